@@ -1,0 +1,204 @@
+"""The DualEMPS: planar PRRRP flexible parallel robot of IRCCyN
+(Briot & Khalil Section 10.7, Tables 10.1-10.2; natural frequencies,
+Section 11.6.1, Table 11.1).
+
+Geometry settled here (the book's figures are missing; this reading
+reproduces Table 11.1, see docs/dualemps.md):
+
+* base frame F_0; both prismatic actuators along z_0 (``r = q11``,
+  ``r = q21``), their axes 0.4 m apart along x_0 (``d21``);
+* all revolute axes along ``z_12 = -y_0``: the plane of motion is
+  (x_0, z_0);
+* each leg's frames lie on one straight line (``x_12``, ``x_22``);
+* leg 2's passive revolute q25 at O25 coincides with O15 (both 0.6 m from
+  their leg's revolute); the loop is cut there with a weld between F25 and
+  F15; P = O18 is a massless point with coordinates ``(x_P, z_P)`` in F_0;
+* bodies 15, 18 and 25 are massless; bodies 13, 16, 23 are planar
+  Euler-Bernoulli beams (4 mm in the plane x 50 mm, duralumin), one element
+  each (3 elastic coordinates: u_x, u_y, theta_z at the free end).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from elements.beam import Material, PlanarBeam, Section
+from elements.rigid import RigidBody
+from flexpkm.description import Closure, Frame, Platform, Robot
+from flexpkm.errors import UnreachablePoseError
+
+PI = np.pi
+
+#: Table 10.1 (d in m). Frames 23 and 24 are printed sigma = 0 with theta = 0
+#: and no coordinate: they are fixed joints (sigma = 2), see docs/typos.md.
+MDH = (
+    # name, a(j), mu, sigma, alpha, d, leg
+    ("11", None, 1, 1, 0.0, 0.0, "1"),
+    ("12", "11", 0, 0, PI / 2, 0.0, "1"),
+    ("13", "12", 0, 2, 0.0, 0.0675, "1"),
+    ("14", "13", 0, 2, 0.0, 0.4505, "1"),
+    ("15", "14", 0, 2, 0.0, 0.082, "1"),
+    ("16", "15", 0, 2, 0.0, 0.065, "1"),
+    ("17", "16", 0, 2, 0.0, 0.14, "1"),
+    ("18", "17", 0, 2, 0.0, 0.035, "1"),
+    ("21", None, 1, 1, 0.0, 0.4, "2"),
+    ("22", "21", 0, 0, PI / 2, 0.0, "2"),
+    ("23", "22", 0, 2, 0.0, 0.0675, "2"),
+    ("24", "23", 0, 2, 0.0, 0.4505, "2"),
+    ("25", "24", 0, 0, 0.0, 0.082, "2"),
+)
+
+#: Table 10.2: m (kg), mx (kg m), zz (kg m^2), fs (N or N m), fv (N s/m or N m s/rad)
+RIGID = {
+    "11": (95.196, 0.000, 0.000, 25.0, 250.0),
+    "12": (0.843, 0.004, 7.06e-4, 0.02, 0.08),
+    "14": (0.396, 0.030, 0.003, 0.0, 0.0),
+    "17": (0.177, 0.006, 2.56e-4, 0.0, 0.0),
+    "21": (95.196, 0.000, 0.000, 25.0, 250.0),
+    "22": (0.843, 0.004, 7.06e-4, 0.02, 0.08),
+    "24": (0.190, 0.011, 9.44e-4, 0.0, 0.0),
+}
+#: friction of the passive revolute q25 (Table 10.2)
+FRICTION_25 = (0.01, 0.005)
+
+#: flexible links: frame -> length (m)
+FLEXIBLE = {"13": 0.4505, "16": 0.14, "23": 0.4505}
+SECTION = Section.rectangle(0.004, 0.050)       # 4 mm in the plane (y), 50 mm (z)
+DURALUMIN = Material(E=74e9, rho=2800.0, nu=0.33)
+
+#: leg lengths from the revolute to O15 (= O25) and to P = O18, m
+L_15 = 0.0675 + 0.4505 + 0.082
+L_18 = L_15 + 0.065 + 0.14 + 0.035
+BASE_GAP = 0.4
+#: actuator stroke (0.25 m, Section 10.7); its position is not given: the
+#: interval below contains the book's trajectories (0 to 0.2 m).
+STROKE = (-0.05, 0.20)
+
+#: Table 11.1, Hz, at q11 = q21 = 0
+TABLE_11_1 = {
+    "Adams": (14.41, 24.92, 49.78, 97.91, 110.86, 219.60),
+    "Model": (14.22, 25.09, 48.22, 92.37, 109.08, 423.39),
+    "Measured": (14.00, 25.00, 48.00, 93.00, 108.00, 163.00),
+}
+#: book's dependent coordinates (Section 10.7); its J_t^f is structurally
+#: singular (see docs/dualemps.md), so the rank-revealing choice is used.
+Q_DEP_BOOK = ("qe13_2", "qe13_3", "qe23_1", "qe23_2", "qe23_3")
+
+
+def robot(gravity=(0.0, -9.81, 0.0), section=SECTION, material=DURALUMIN) -> Robot:
+    """The DualEMPS description. Default gravity is normal to the plane of
+    motion (the prototype's plane is horizontal, Section 11.6.1)."""
+    frames = tuple(Frame(n, a, sigma=s, mu=mu, alpha=al, d=d, leg=leg)
+                   for n, a, mu, s, al, d, leg in MDH)
+    bodies = {}
+    for name, (m, mx, zz, _, _) in RIGID.items():
+        # Table 10.2 gives the in-plane parameters only; out of the plane the
+        # body is taken as a slender rod along x (XX = 0, YY = ZZ), which keeps
+        # its 6x6 inertia physically consistent and does not affect planar motion.
+        bodies[name] = (RigidBody(XX=0, XY=0, XZ=0, YY=zz, YZ=0, ZZ=zz, MX=mx, MY=0, MZ=0, M=m,
+                                  name=f"body {name}"),)
+    for name, length in FLEXIBLE.items():
+        bodies[name] = (PlanarBeam(length, section, material, name=f"beam {name}"),)
+    fs = {n: v[3] for n, v in RIGID.items() if v[3] and n in ("11", "12", "21", "22")}
+    fv = {n: v[4] for n, v in RIGID.items() if v[4] and n in ("11", "12", "21", "22")}
+    fs["25"], fv["25"] = FRICTION_25
+    return Robot(
+        name="DualEMPS",
+        frames=frames,
+        bodies=bodies,
+        platform=Platform(body=None, dofs=(0, 2), dof_names=("x_P", "z_P")),
+        closures=(Closure("18", None, "revolute", leg="1", name="P"),
+                  Closure("25", "15", "weld", leg="2", name="O25=O15")),
+        plane_normal=(0.0, -1.0, 0.0),
+        q_dep=Q_DEP_BOOK,
+        gravity=tuple(gravity),
+        viscous_friction=fv,
+        coulomb_friction=fs,
+    )
+
+
+def check_stroke(q11, q21):
+    """Raise :class:`UnreachablePoseError` when an actuator leaves its stroke."""
+    for name, q in (("q11", q11), ("q21", q21)):
+        q = np.asarray(q, float)
+        if np.any(q < STROKE[0] - 1e-12) or np.any(q > STROKE[1] + 1e-12):
+            raise UnreachablePoseError(
+                f"{name} = {np.round(q, 6)} m is outside the actuator stroke "
+                f"[{STROKE[0]}, {STROKE[1]}] m")
+
+
+def direct_geometric_model(q11, q21, check=True):
+    """Passive joints and P from the actuators (rigid robot, q_e = 0).
+
+    q11, q21 : m, scalars or arrays of the same shape.
+    Returns dict of arrays: q12, q22, q25 (rad), P = (x_P, z_P) in F_0 (m).
+    Raises :class:`UnreachablePoseError` outside the stroke or when the two
+    legs cannot meet (|O12 O22| > 1.2 m).
+    """
+    q11, q21 = np.broadcast_arrays(np.asarray(q11, float), np.asarray(q21, float))
+    if check:
+        check_stroke(q11, q21)
+    dx, dz = BASE_GAP, q21 - q11
+    dist = np.hypot(dx, dz)
+    if np.any(dist >= 2 * L_15):
+        raise UnreachablePoseError(
+            f"the legs cannot be assembled: |O12 O22| = {dist.max():.4f} m >= {2 * L_15} m")
+    h = np.sqrt(L_15 ** 2 - dist ** 2 / 4)
+    ax = dx / 2 - h * dz / dist                 # apex O15 relative to O12 (x, z)
+    az = dz / 2 + h * dx / dist
+    q12 = np.arctan2(az, ax)
+    q22 = np.arctan2(az - dz, ax - dx)
+    q25 = np.angle(np.exp(1j * (q12 - q22)))
+    return {"q12": q12, "q22": q22, "q25": q25,
+            "P": np.stack([L_18 * np.cos(q12), q11 + L_18 * np.sin(q12)], axis=-1)}
+
+
+def inverse_geometric_model(x_P, z_P, check=True):
+    """Actuator positions (q11, q21) that place P at (x_P, z_P) in F_0 (m),
+    with leg 1 above its slider and leg 2 below the apex (the working mode of
+    Table 11.1). Raises :class:`UnreachablePoseError`."""
+    x_P, z_P = np.broadcast_arrays(np.asarray(x_P, float), np.asarray(z_P, float))
+    c = x_P / L_18
+    if np.any(np.abs(c) > 1):
+        raise UnreachablePoseError(f"x_P = {x_P} m is farther than {L_18} m from leg 1's axis")
+    q12 = np.arccos(c)
+    q11 = z_P - L_18 * np.sin(q12)
+    ox, oz = L_15 * np.cos(q12), q11 + L_15 * np.sin(q12)
+    disc = L_15 ** 2 - (ox - BASE_GAP) ** 2
+    if np.any(disc < 0):
+        raise UnreachablePoseError(f"P = ({x_P}, {z_P}) m: leg 2 cannot reach O15")
+    q21 = oz - np.sqrt(disc)
+    if check:
+        check_stroke(q11, q21)
+    return q11, q21
+
+
+def configuration(rob, q11=0.0, q21=0.0):
+    """``q_t`` (n_t,) of the assembled robot at (q11, q21) with q_e = 0."""
+    g = direct_geometric_model(q11, q21)
+    layout = rob.layout
+    q = np.zeros(layout.n_t)
+    for name, value in (("q11", q11), ("q21", q21), ("q12", g["q12"]),
+                        ("q22", g["q22"]), ("q25", g["q25"])):
+        q[layout.index(name)] = value
+    return q
+
+
+# ---- command line ---------------------------------------------------------
+def add_pose_arguments(parser):
+    """``--q-a Q11 Q21`` (m) for ``flexpkm modal dualemps``."""
+    parser.add_argument("--q-a", nargs=2, type=float, metavar=("Q11", "Q21"), default=None,
+                        help="DualEMPS actuator positions, m (default 0 0)")
+
+
+def from_cli(args):
+    """(robot, q_t, pose dict) from parsed CLI arguments."""
+    q11, q21 = args.q_a if getattr(args, "q_a", None) else (0.0, 0.0)
+    rob = robot()
+    return rob, configuration(rob, q11, q21), {"q11": q11, "q21": q21}
+
+
+def reference_frequencies(pose):
+    """Table 11.1 'Model' row at q11 = q21 = 0, else None."""
+    if pose.get("q11") == 0 and pose.get("q21") == 0:
+        return TABLE_11_1["Model"]
+    return None

@@ -1,0 +1,183 @@
+"""Closing the loops (Briot & Khalil Section 10.4.1; Müller Section 3.3).
+
+Every cut joint of the virtual tree (leg end to platform, a frame of one leg
+to a frame of another leg, or a loop inside a leg) gives rows of the
+constraint Jacobian ``J_tot = [J_t, -J_p]`` of Eq. (10.107):
+``J_tot qd_tot = 0``, one row per twist component constrained by the cut
+joint, expressed in the cut frame at its origin. The coordinates are split
+into dependent ``q_dep`` (c of them) and independent ``q`` ones:
+``qd_dep = J_d qd`` with ``J_d = -(J_t^f)^-1 J_t^0`` (10.110) and
+``qd_tot = J qd`` (10.114).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+
+from .description import constrained_rows
+from .errors import InvalidDescriptionError, SingularConfigurationError
+from .platform import selection
+from .spatial import skew
+
+#: J_t^f is treated as singular below this reciprocal condition number
+RCOND_SINGULAR = 1e-10
+
+
+def platform_pose(robot, kin):
+    """Pose of the platform at P from the first closure that reaches it:
+    ``R_0p = R_0k`` of the cut frame k and ``P = O_k - R_0p platform_point``.
+    Returns (R_0p (B, 3, 3), P (B, 3)); identity / zeros without platform."""
+    B = kin.R.shape[0]
+    for c in robot.closures:
+        if c.other is None:
+            k = robot.frame_index[c.frame]
+            R = kin.R[:, k]
+            return R, kin.p[:, k] - R @ np.asarray(c.platform_point, float)
+    return np.broadcast_to(np.eye(3), (B, 3, 3)), np.zeros((B, 3))
+
+
+def constraint_jacobian(robot, kin, P=None):
+    """``J_tot`` of Eq. (10.107) for all closures.
+
+    kin : :class:`flexpkm.tree.TreeKinematics` (B poses).
+    Returns (J_tot (B, c, n_tot), labels: list of ``(closure label, leg,
+    row name)``). Columns follow ``robot.layout`` (``q_tot = [q_t; x_p]``).
+    """
+    layout = robot.layout
+    B = kin.R.shape[0]
+    if P is None:
+        P = platform_pose(robot, kin)[1]
+    S = selection(robot.platform) if robot.platform is not None else None
+    blocks, labels = [], []
+    names = ("v_x", "v_y", "v_z", "w_x", "w_y", "w_z")
+    for c in robot.closures:
+        k = robot.frame_index[c.frame]
+        Ok = kin.p[:, k]
+        _check_planar_cut(robot, kin, c, k)
+        Jv = kin.Jv[:, k].copy()
+        Jw = kin.Jw[:, k].copy()
+        full = np.zeros((B, 6, layout.n_tot))
+        if c.other is not None:
+            g = robot.frame_index[c.other]
+            Jv -= kin.Jv[:, g] - skew(Ok - kin.p[:, g]) @ kin.Jw[:, g]
+            Jw -= kin.Jw[:, g]
+        else:
+            # platform velocity at O_k: v_P + w_p x (O_k - P)   (cf. 10.105)
+            Tp = np.zeros((B, 6, 6))
+            Tp[:, :3, :3] = np.eye(3)
+            Tp[:, 3:, 3:] = np.eye(3)
+            Tp[:, :3, 3:] = -skew(Ok - P)
+            full[:, :, layout.n_t:] = -(Tp @ S)
+        full[:, :3, :layout.n_t] = Jv
+        full[:, 3:, :layout.n_t] = Jw
+        Rt = np.swapaxes(kin.R[:, k], -1, -2)
+        full[:, :3] = Rt @ full[:, :3]
+        full[:, 3:] = Rt @ full[:, 3:]
+        rows = constrained_rows(robot, c)
+        blocks.append(full[:, list(rows)])
+        labels += [(c.label, c.leg, names[r]) for r in rows]
+    if not blocks:
+        return np.zeros((B, 0, layout.n_tot)), labels
+    return np.concatenate(blocks, axis=1), labels
+
+
+def _check_planar_cut(robot, kin, c, k):
+    if robot.plane_normal is None:
+        return
+    z = kin.R[0, k][:, 2]
+    if abs(abs(z @ np.asarray(robot.plane_normal)) - 1) > 1e-6:
+        raise InvalidDescriptionError(
+            f"closure {c.label}: in a planar model the cut frame {c.frame}'s z axis "
+            f"must be normal to the plane of motion (z = {np.round(z, 6)})")
+
+
+@dataclass
+class ClosureSolution:
+    """Dependent / independent split and ``J`` of Eq. (10.114).
+
+    dep, indep : column indices of q_dep and q in q_tot
+    J   : (B, n_tot, n_q)  ``qd_tot = J qd``
+    J_d : (B, c, n_q)      ``qd_dep = J_d qd`` (10.110)
+    choice : ``"book"`` or ``"rank-revealing"``
+    """
+
+    dep: np.ndarray
+    indep: np.ndarray
+    J: np.ndarray
+    J_d: np.ndarray
+    choice: str
+
+
+def choose_dependent(robot, J_tot, labels, q_dep=None):
+    """Pick the c dependent columns of ``J_tot`` (first pose of the batch).
+
+    * ``q_dep`` given (names): used as is; a singular ``J_t^f`` raises
+      :class:`SingularConfigurationError` naming the closures/legs involved.
+    * otherwise the book's choice ``robot.q_dep`` is tried, and when its
+      ``J_t^f`` is singular a rank-revealing choice is made: QR with column
+      pivoting of ``J_tot`` restricted to the non-actuated columns (the
+      actuators stay independent so that they can be locked or driven).
+    Returns (dep indices, choice name).
+    """
+    layout = robot.layout
+    c = J_tot.shape[1]
+    A = J_tot[0]
+    if q_dep is not None:
+        dep = np.array([layout.index(n) for n in q_dep])
+        _assert_invertible(A[:, dep], labels, "J_t^f (requested q_dep)")
+        return dep, "requested"
+    if robot.q_dep is not None:
+        dep = np.array([layout.index(n) for n in robot.q_dep])
+        if len(dep) == c and _rcond(A[:, dep]) > RCOND_SINGULAR:
+            return dep, "book"
+    free = np.array([i for i in range(layout.n_tot) if i not in layout.actuated])
+    _, R, piv = sla.qr(A[:, free], mode="economic", pivoting=True)
+    dep = np.sort(free[piv[:c]])
+    _assert_invertible(A[:, dep], labels, "J_tot (non-actuated columns)")
+    return dep, "rank-revealing"
+
+
+def _rcond(A):
+    s = np.linalg.svd(A, compute_uv=False)
+    return s[-1] / s[0] if s.size and s[0] > 0 else 0.0
+
+
+def _assert_invertible(A, labels, what):
+    if A.shape[0] != A.shape[1]:
+        raise SingularConfigurationError(
+            f"{what}: {A.shape[0]} constraints for {A.shape[1]} dependent coordinates",
+            matrix=what)
+    rc = _rcond(A)
+    if rc > RCOND_SINGULAR:
+        return
+    U, s, Vt = np.linalg.svd(A)
+    weights = np.abs(U[:, -1])
+    rows = [labels[i] for i in np.argsort(weights)[::-1] if weights[i] > 0.1]
+    where = ", ".join(sorted({f"closure {lab} (leg {leg})" if leg else f"closure {lab}"
+                              for lab, leg, _ in rows}))
+    raise SingularConfigurationError(
+        f"singular configuration: {what} has condition number {1 / max(rc, 1e-300):.3g}; "
+        f"the constraints of {where} are degenerate", matrix=what, where=where,
+        cond=1 / max(rc, 1e-300))
+
+
+def solve_closure(robot, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution:
+    """``J_d`` (10.110) and ``J`` (10.114) for every pose of the batch."""
+    layout = robot.layout
+    choice = "given"
+    if dep is None:
+        dep, choice = choose_dependent(robot, J_tot, labels, q_dep)
+    indep = np.array([i for i in range(layout.n_tot) if i not in set(dep)])
+    Jf = J_tot[:, :, dep]
+    J0 = J_tot[:, :, indep]
+    for b in range(J_tot.shape[0]) if J_tot.shape[0] > 1 else ():
+        if _rcond(Jf[b]) < RCOND_SINGULAR:
+            _assert_invertible(Jf[b], labels, f"J_t^f at pose {b}")
+    J_d = -np.linalg.solve(Jf, J0)
+    B = J_tot.shape[0]
+    J = np.zeros((B, layout.n_tot, len(indep)))
+    J[:, indep, np.arange(len(indep))] = 1.0
+    J[:, dep, :] = J_d
+    return ClosureSolution(dep, indep, J, J_d, choice)

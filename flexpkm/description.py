@@ -1,0 +1,259 @@
+"""Immutable description of a flexible parallel robot (Briot & Khalil Ch. 4
+and Section 10.3): the *virtual tree structure* as modified Denavit-Hartenberg
+(MDH) frames with antecedents a(j), the bodies carried by the frames, a rigid
+(possibly massless) platform and the closures that rebuild the actual robot.
+
+Data only: everything computed lives in the arrays returned by
+:mod:`flexpkm.tree`, :mod:`flexpkm.closure`, :mod:`flexpkm.modal`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
+
+import numpy as np
+
+from .errors import InvalidDescriptionError
+
+REVOLUTE, PRISMATIC, FIXED = 0, 1, 2
+
+#: twist components [v_x, v_y, v_z, w_x, w_y, w_z] constrained by each cut
+#: joint, in the cut frame (joint axis = z of the cut frame; universal joint:
+#: rotations about z and x free).
+CUT_JOINT_ROWS = {
+    "weld": (0, 1, 2, 3, 4, 5),
+    "revolute": (0, 1, 2, 3, 4),
+    "prismatic": (0, 1, 3, 4, 5),
+    "universal": (0, 1, 2, 4),
+    "spherical": (0, 1, 2),
+}
+#: in-plane twist components of a planar model (cut frame z normal to the plane)
+PLANAR_ROWS = (0, 1, 5)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One MDH frame F_j of the virtual tree and the joint that moves it.
+
+    Parameters (Khalil-Kleinfinger MDH, Ch. 4): ``gamma, b, alpha, d`` place
+    the joint on the antecedent a(j), ``theta, r`` are the rotation about and
+    offset along the joint axis z_j. The joint coordinate ``q`` adds to
+    ``theta`` (revolute, sigma = 0) or to ``r`` (prismatic, sigma = 1); a fixed
+    joint (sigma = 2) has no coordinate. ``mu = 1`` marks an actuated joint.
+
+    name : str             e.g. ``"12"``
+    antecedent : str/None  name of a(j); None for the base (frame 0)
+    leg : str              the leg the frame belongs to (for messages)
+    """
+
+    name: str
+    antecedent: Optional[str]
+    sigma: int
+    mu: int = 0
+    gamma: float = 0.0
+    b: float = 0.0
+    alpha: float = 0.0
+    d: float = 0.0
+    theta: float = 0.0
+    r: float = 0.0
+    leg: str = ""
+
+    @property
+    def has_coordinate(self) -> bool:
+        return self.sigma in (REVOLUTE, PRISMATIC)
+
+
+@dataclass(frozen=True)
+class Platform:
+    """The rigid moving platform, a free body detached from the tree.
+
+    body : a rigid body model (inertial parameters at P, in the platform
+           frame), or None for a massless platform / point.
+    dofs : indices into the base-frame twist ``[v_x, v_y, v_z, w_x, w_y, w_z]``
+           of P that are platform coordinates (all 6 for a spatial robot; the
+           in-plane ones for a planar one).
+    dof_names : one name per dof (e.g. ``("x", "y")``).
+    """
+
+    body: object = None
+    dofs: tuple = (0, 1, 2, 3, 4, 5)
+    dof_names: tuple = ("x", "y", "z", "rx", "ry", "rz")
+
+
+@dataclass(frozen=True)
+class Closure:
+    """A cut joint that closes a loop of the virtual tree.
+
+    frame : the cut frame (a tree frame). The constraint rows are the relative
+            twist components of :data:`CUT_JOINT_ROWS` in this frame, at its
+            origin.
+    other : another tree frame, or None for the platform.
+    joint : ``"weld" | "revolute" | "prismatic" | "universal" | "spherical"``.
+    leg   : the leg this closure belongs to (named in singularity messages).
+    platform_point : position of the attachment in the platform frame (m);
+            used only with ``other=None``.
+    """
+
+    frame: str
+    other: Optional[str]
+    joint: str
+    leg: str = ""
+    name: str = ""
+    platform_point: tuple = (0.0, 0.0, 0.0)
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{self.frame}-{self.other or 'platform'}"
+
+
+@dataclass(frozen=True)
+class Robot:
+    """A flexible parallel robot: virtual tree + platform + closures.
+
+    frames   : MDH frames, antecedents before descendants.
+    bodies   : frame name -> sequence of bodies carried by that frame (at most
+               one flexible body per frame; rigid bodies and point masses may
+               be added freely).
+    platform : :class:`Platform` or None.
+    closures : :class:`Closure` list.
+    plane_normal : for a planar model, the base-frame unit normal of the plane
+               of motion (every cut frame's z axis must be along it); None for a
+               spatial model.
+    q_dep    : names of the dependent coordinates chosen by the book (tried
+               first; a rank-revealing choice is used when singular).
+    gravity  : base-frame gravity vector, m/s^2.
+    rotor_inertia, viscous_friction, coulomb_friction, joint_stiffness :
+               joint name -> value (kg m^2 or kg; N s/m or N m s/rad; N or N m;
+               N/m or N m/rad for a spring between the joint's two bodies).
+    """
+
+    name: str
+    frames: tuple
+    bodies: Mapping = field(default_factory=dict)
+    platform: Optional[Platform] = None
+    closures: tuple = ()
+    plane_normal: Optional[tuple] = None
+    q_dep: Optional[tuple] = None
+    gravity: tuple = (0.0, 0.0, 0.0)
+    rotor_inertia: Mapping = field(default_factory=dict)
+    viscous_friction: Mapping = field(default_factory=dict)
+    coulomb_friction: Mapping = field(default_factory=dict)
+    joint_stiffness: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        validate(self)
+
+    # ---- derived indexing (cheap, computed on demand) -------------------
+    @property
+    def frame_index(self) -> dict:
+        return {f.name: i for i, f in enumerate(self.frames)}
+
+    def flexible_body(self, frame_name):
+        """The flexible body carried by a frame, or None."""
+        for body in self.bodies.get(frame_name, ()):
+            if body.n_e > 0:
+                return body
+        return None
+
+    @property
+    def layout(self) -> "CoordinateLayout":
+        return CoordinateLayout.of(self)
+
+
+@dataclass(frozen=True)
+class CoordinateLayout:
+    """Where each coordinate sits in ``q_tot = [q_t; x_p]``.
+
+    ``q_t`` = joint coordinates (frames with sigma 0/1, in frame order) then
+    the elastic coordinates of the flexible bodies (frame order); ``x_p`` =
+    the platform coordinates.
+    """
+
+    names: tuple
+    joint_index: Mapping      # frame name -> column of its joint coordinate
+    elastic_slice: Mapping    # frame name -> slice of its elastic coordinates
+    n_t: int
+    n_p: int
+    actuated: tuple           # columns of the actuated joints (mu = 1)
+
+    @property
+    def n_tot(self) -> int:
+        return self.n_t + self.n_p
+
+    @staticmethod
+    def of(robot: Robot) -> "CoordinateLayout":
+        names, joint_index, elastic_slice, actuated = [], {}, {}, []
+        for f in robot.frames:
+            if f.has_coordinate:
+                joint_index[f.name] = len(names)
+                if f.mu:
+                    actuated.append(len(names))
+                names.append(f"q{f.name}")
+        for f in robot.frames:
+            body = robot.flexible_body(f.name)
+            if body is not None:
+                start = len(names)
+                names += [f"qe{f.name}_{k + 1}" for k in range(body.n_e)]
+                elastic_slice[f.name] = slice(start, len(names))
+        n_t = len(names)
+        n_p = 0
+        if robot.platform is not None:
+            names += list(robot.platform.dof_names)
+            n_p = len(robot.platform.dofs)
+        return CoordinateLayout(tuple(names), joint_index, elastic_slice,
+                                n_t, n_p, tuple(actuated))
+
+    def index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise InvalidDescriptionError(
+                f"unknown coordinate {name!r}; known: {', '.join(self.names)}") from None
+
+
+def validate(robot: Robot) -> None:
+    """Raise :class:`InvalidDescriptionError` naming the first inconsistency."""
+    seen = set()
+    for f in robot.frames:
+        if f.name in seen:
+            raise InvalidDescriptionError(f"frame {f.name!r} is defined twice")
+        if f.antecedent is not None and f.antecedent not in seen:
+            raise InvalidDescriptionError(
+                f"frame {f.name!r}: antecedent {f.antecedent!r} is not defined before it")
+        if f.sigma not in (REVOLUTE, PRISMATIC, FIXED):
+            raise InvalidDescriptionError(f"frame {f.name!r}: sigma must be 0, 1 or 2, got {f.sigma}")
+        if f.mu and not f.has_coordinate:
+            raise InvalidDescriptionError(f"frame {f.name!r}: a fixed joint cannot be actuated")
+        seen.add(f.name)
+    for name, bodies in robot.bodies.items():
+        if name not in seen:
+            raise InvalidDescriptionError(f"bodies given for unknown frame {name!r}")
+        if sum(b.n_e > 0 for b in bodies) > 1:
+            raise InvalidDescriptionError(f"frame {name!r} carries more than one flexible body")
+    for c in robot.closures:
+        if c.joint not in CUT_JOINT_ROWS:
+            raise InvalidDescriptionError(
+                f"closure {c.label}: unknown cut joint {c.joint!r} "
+                f"(use one of {', '.join(CUT_JOINT_ROWS)})")
+        for fr in (c.frame, c.other):
+            if fr is not None and fr not in seen:
+                raise InvalidDescriptionError(f"closure {c.label}: unknown frame {fr!r}")
+        if c.other is None and robot.platform is None:
+            raise InvalidDescriptionError(f"closure {c.label} reaches a platform but the robot has none")
+    if robot.plane_normal is not None:
+        n = np.asarray(robot.plane_normal, float)
+        if n.shape != (3,) or abs(np.linalg.norm(n) - 1) > 1e-9:
+            raise InvalidDescriptionError("plane_normal must be a unit 3-vector")
+    if robot.q_dep is not None:
+        layout = CoordinateLayout.of(robot)
+        for nm in robot.q_dep:
+            layout.index(nm)
+
+
+def constrained_rows(robot: Robot, closure: Closure) -> tuple:
+    """Twist components (in the cut frame) constrained by a closure: those of
+    its joint type, restricted to the plane's components for a planar model."""
+    rows = CUT_JOINT_ROWS[closure.joint]
+    if robot.plane_normal is not None:
+        rows = tuple(r for r in rows if r in PLANAR_ROWS)
+    return rows

@@ -1,0 +1,40 @@
+"""Exceptions of flexpkm: one base class, one subclass per kind of bad input.
+
+Every exception says *what* is wrong and *where* (which frame, leg, closure,
+matrix) so that a command-line user reads one meaningful line.
+"""
+
+
+class FlexPKMError(Exception):
+    """Base class of every error raised on purpose by flexpkm."""
+
+
+class InvalidDescriptionError(FlexPKMError, ValueError):
+    """The robot description is inconsistent (unknown antecedent, bad sigma,
+    a cut joint that does not match the model's plane, wrong array shapes...)."""
+
+
+class UnreachablePoseError(FlexPKMError, ValueError):
+    """A geometric model has no real solution (pose outside the workspace,
+    actuator coordinate outside its stroke)."""
+
+
+class SingularConfigurationError(FlexPKMError, ArithmeticError):
+    """A matrix that must be inverted is singular at this configuration.
+
+    Attributes
+    ----------
+    matrix : str    name of the matrix (e.g. ``"J_t^f"``, ``"J_tot"``)
+    where : str     the leg / closure / body concerned
+    cond : float    its condition number (``inf`` when rank deficient)
+    """
+
+    def __init__(self, message, matrix="", where="", cond=float("inf")):
+        super().__init__(message)
+        self.matrix = matrix
+        self.where = where
+        self.cond = cond
+
+
+class IndefiniteMassMatrixError(FlexPKMError, ArithmeticError):
+    """A mass matrix that must be symmetric positive definite is not."""

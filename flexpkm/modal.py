@@ -1,0 +1,150 @@
+"""Stiffness and inertia matrices of the PKM and its natural frequencies
+(Briot & Khalil Chapter 11; Steps 0-4 of Section 11.5).
+
+At a nominal configuration (q_a, q_d, q_e = 0):
+
+* Step 1-2: ``M_tot``, ``K_tot`` of the virtual system (11.21)-(11.23);
+* Step 3: ``J`` from the closures (10.114); ``M_r = E_q J^T M_tot J E_q^T``,
+  ``K_r = E_q J^T K_tot J E_q^T`` (11.26)-(11.27), ordered ``q_r = [q_a, q_c]``;
+* Step 4: actuators locked -> ``(omega^2 M_cc - K_cc) q_c = 0`` (11.34); with
+  actuator elasticity ``K_a`` -> ``(omega^2 M_r - (K_r + diag(K_a, 0))) q_r = 0``
+  (11.38)-(11.41).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .closure import constraint_jacobian, platform_pose, solve_closure
+from .errors import IndefiniteMassMatrixError, SingularConfigurationError
+from .tree import as_batch, tree_kinematics
+from .virtual_system import virtual_mass_matrix, virtual_stiffness_matrix
+
+#: a locked robot whose lowest eigenvalue of K is below this fraction of the
+#: largest is at a singular configuration (a zero-stiffness motion)
+ZERO_STIFFNESS = 1e-11
+
+
+@dataclass
+class ReducedModel:
+    """``M_r``, ``K_r`` of Eqs. (11.26)-(11.27) over ``q_r = [q_a, q_c]``.
+
+    M_r, K_r : (B, n_q, n_q)
+    names    : names of q_r (actuated first)
+    n_a      : number of actuated coordinates
+    J        : (B, n_tot, n_q) maps q_r to all coordinates q_tot (columns in
+               q_r order), i.e. ``J E_q^T``
+    choice   : how q_dep was chosen (``"book"``, ``"rank-revealing"``...)
+    dep_names: the dependent coordinates
+    """
+
+    M_r: np.ndarray
+    K_r: np.ndarray
+    names: tuple
+    n_a: int
+    J: np.ndarray
+    choice: str
+    dep_names: tuple
+
+
+def reduced_matrices(robot, q_t, q_dep=None) -> ReducedModel:
+    """Steps 0-3 of Section 11.5 at ``q_t`` (joint coordinates of the
+    assembled robot; elastic coordinates are set to 0).
+
+    q_t : (n_t,) or (B, n_t). Raises :class:`SingularConfigurationError` when
+    the closure cannot be solved (see :func:`flexpkm.closure.choose_dependent`).
+    """
+    layout = robot.layout
+    q = as_batch(q_t, layout.n_t).copy()
+    for sl in layout.elastic_slice.values():
+        q[:, sl] = 0.0
+    kin = tree_kinematics(robot, q)
+    R_0p, P = platform_pose(robot, kin)
+    J_tot, labels = constraint_jacobian(robot, kin, P)
+    sol = solve_closure(robot, J_tot, labels, q_dep=q_dep)
+    act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
+    rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
+    order = act + rest                                   # E_q
+    J = sol.J[:, :, order]
+    M_tot = virtual_mass_matrix(robot, q, R_0p, kin)
+    K_tot = virtual_stiffness_matrix(robot)
+    M_r = np.einsum("bki,bkl,blj->bij", J, M_tot, J, optimize=True)
+    K_r = np.einsum("bki,kl,blj->bij", J, K_tot, J, optimize=True)
+    names = tuple(layout.names[sol.indep[k]] for k in order)
+    return ReducedModel(_sym(M_r), _sym(K_r), names, len(act), J, sol.choice,
+                        tuple(layout.names[i] for i in sol.dep))
+
+
+def _sym(A):
+    return 0.5 * (A + np.swapaxes(A, -1, -2))
+
+
+@dataclass
+class Modes:
+    """Natural frequencies and mode shapes (B poses, n modes).
+
+    frequencies_hz : (B, n) ascending, Hz
+    shapes_q : (B, n_q, n) mass-normalised eigenvectors over ``names``
+    shapes_tot : (B, n_tot, n) the same expanded to every coordinate through J
+    names : coordinates of ``shapes_q``
+    """
+
+    frequencies_hz: np.ndarray
+    shapes_q: np.ndarray
+    shapes_tot: np.ndarray
+    names: tuple
+    reduced: ReducedModel
+
+
+def generalized_eigh(K, M, where="M"):
+    """Batched ``K x = lambda M x`` for symmetric K and SPD M, (B, n, n).
+
+    Returns (lambda (B, n) ascending, X (B, n, n) with ``X^T M X = 1``).
+    Raises :class:`IndefiniteMassMatrixError` when M is not positive definite.
+    """
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        w = np.linalg.eigvalsh(M)
+        bad = int(np.argmin(w.min(axis=-1)))
+        raise IndefiniteMassMatrixError(
+            f"{where} is not positive definite (pose {bad}: smallest eigenvalue "
+            f"{w[bad].min():.3g}); a coordinate carries no inertia") from None
+    Linv = np.linalg.inv(L)
+    A = Linv @ K @ np.swapaxes(Linv, -1, -2)
+    lam, V = np.linalg.eigh(_sym(A))
+    return lam, np.swapaxes(Linv, -1, -2) @ V
+
+
+def natural_frequencies(robot, q_t, n_modes=None, actuator_stiffness=None,
+                        q_dep=None, allow_zero=False) -> Modes:
+    """Natural frequencies and mode shapes at the configuration ``q_t``
+    (Eqs. 11.34-11.35; with ``actuator_stiffness`` (n_a,) in N/m or N m/rad,
+    Eqs. 11.38-11.42).
+
+    Raises :class:`SingularConfigurationError` when the locked robot has a
+    zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``.
+    """
+    red = reduced_matrices(robot, q_t, q_dep=q_dep)
+    na = red.n_a
+    if actuator_stiffness is None:
+        M, K, names, J = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:], red.J[:, :, na:]
+        where = "M_cc"
+    else:
+        M, K, names, J = red.M_r, red.K_r.copy(), red.names, red.J
+        K[:, range(na), range(na)] += np.asarray(actuator_stiffness, float)
+        where = "M_r"
+    lam, X = generalized_eigh(K, M, where)
+    kmax = np.abs(np.linalg.eigvalsh(K)).max(axis=-1)
+    if not allow_zero:
+        low = lam[:, 0] * np.ones(1) <= ZERO_STIFFNESS * kmax / np.abs(M).max(axis=(-1, -2))
+        if np.any(low):
+            b = int(np.argmax(low))
+            raise SingularConfigurationError(
+                f"singular configuration: with the actuators locked the robot has a "
+                f"zero-stiffness motion at pose {b} (lowest eigenvalue {lam[b, 0]:.3g}); "
+                f"this is a Type 2 (parallel) singularity", matrix="K_cc", cond=np.inf)
+    f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
+    n = f.shape[1] if n_modes is None else min(int(n_modes), f.shape[1])
+    return Modes(f[:, :n], X[:, :, :n], J @ X[:, :, :n], names, red)

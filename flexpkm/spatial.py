@@ -1,0 +1,149 @@
+"""Rotations, cross-product matrices and the modified Denavit-Hartenberg
+transform, vectorised over any leading batch axes.
+
+Conventions (written once for the whole package):
+
+* a twist is ``t = [v; omega]`` (linear velocity of the frame origin, angular
+  velocity), a wrench ``[f; m]``;
+* ``R`` maps components in the child frame to the parent frame
+  (``x_parent = R x_child``); positions are in m, angles in rad.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def skew(v):
+    """Cross-product matrix: ``skew(v) @ w == cross(v, w)``.
+
+    v : (..., 3). Returns (..., 3, 3).
+    """
+    v = np.asarray(v, dtype=float)
+    out = np.zeros(v.shape[:-1] + (3, 3))
+    out[..., 0, 1] = -v[..., 2]
+    out[..., 0, 2] = v[..., 1]
+    out[..., 1, 0] = v[..., 2]
+    out[..., 1, 2] = -v[..., 0]
+    out[..., 2, 0] = -v[..., 1]
+    out[..., 2, 1] = v[..., 0]
+    return out
+
+
+def _rot(angle, i, j):
+    a = np.asarray(angle, dtype=float)
+    c, s = np.cos(a), np.sin(a)
+    out = np.zeros(a.shape + (3, 3))
+    k = 3 - i - j
+    out[..., k, k] = 1.0
+    out[..., i, i] = c
+    out[..., j, j] = c
+    out[..., i, j] = -s
+    out[..., j, i] = s
+    return out
+
+
+def rot_x(angle):
+    """Rotation about x by ``angle`` (rad), shape ``angle.shape + (3, 3)``."""
+    return _rot(angle, 1, 2)
+
+
+def rot_y(angle):
+    """Rotation about y by ``angle`` (rad)."""
+    return _rot(angle, 2, 0)
+
+
+def rot_z(angle):
+    """Rotation about z by ``angle`` (rad)."""
+    return _rot(angle, 0, 1)
+
+
+def mdh_transform(gamma, b, alpha, d, theta, r):
+    """Modified Denavit-Hartenberg transform of a frame w.r.t. its antecedent
+    (Khalil & Kleinfinger; Briot & Khalil Ch. 4, Eq. (4.4) with gamma, b for
+    tree structures):  ``Rot(z, gamma) Trans(z, b) Rot(x, alpha) Trans(x, d)
+    Rot(z, theta) Trans(z, r)``.
+
+    All arguments broadcast together (rad, m). Returns
+
+    * ``R_att`` (..., 3, 3), ``p_att`` (..., 3): the attachment frame
+      ``Rot(z, gamma) Trans(z, b) Rot(x, alpha) Trans(x, d)`` (where the joint
+      sits on the antecedent body),
+    * ``R_joint`` (..., 3, 3) = ``Rot(z, theta)`` and ``r`` (...,) the offset
+      along the joint axis, so that the frame's rotation is
+      ``R_att @ R_joint`` and its origin ``p_att + r * (R_att @ e_z)``.
+    """
+    gamma, b, alpha, d, theta, r = np.broadcast_arrays(
+        *[np.asarray(x, dtype=float) for x in (gamma, b, alpha, d, theta, r)])
+    Rg = rot_z(gamma)
+    R_att = Rg @ rot_x(alpha)
+    p_att = b[..., None] * Rg[..., :, 2] + d[..., None] * R_att[..., :, 0]
+    return R_att, p_att, rot_z(theta), r
+
+
+def euler_xyz(angles):
+    """``rot(x, phi) rot(y, theta) rot(z, psi)`` of Eq. (10.6).
+
+    angles : (..., 3) = (phi, theta, psi), rad. Returns (..., 3, 3).
+    """
+    angles = np.asarray(angles, dtype=float)
+    return rot_x(angles[..., 0]) @ rot_y(angles[..., 1]) @ rot_z(angles[..., 2])
+
+
+def euler_xyz_rate_matrix(angles):
+    """Matrix E with ``omega = E(angles) d(angles)/dt``: the angular velocity
+    of ``euler_xyz(angles)`` projected in the parent frame.
+
+    ``E = [e_x, Rx e_y, Rx Ry e_z]``; E = identity at zero angles, which is the
+    book's first-order relation ``omega_e = Phi_r qdot_e`` (10.8).
+    angles : (..., 3). Returns (..., 3, 3).
+    """
+    angles = np.asarray(angles, dtype=float)
+    Rx = rot_x(angles[..., 0])
+    Rxy = Rx @ rot_y(angles[..., 1])
+    E = np.zeros(angles.shape[:-1] + (3, 3))
+    E[..., 0, 0] = 1.0
+    E[..., :, 1] = Rx[..., :, 1]
+    E[..., :, 2] = Rxy[..., :, 2]
+    return E
+
+
+def euler_xyz_rate_bias(angles, rates):
+    """``dE/dt @ rates`` for :func:`euler_xyz_rate_matrix` (parent frame).
+
+    angles, rates : (..., 3). Returns (..., 3), rad/s^2.
+    """
+    angles = np.asarray(angles, dtype=float)
+    rates = np.asarray(rates, dtype=float)
+    Rx = rot_x(angles[..., 0])
+    Rxy = Rx @ rot_y(angles[..., 1])
+    ex = np.zeros_like(rates)
+    ex[..., 0] = 1.0
+    w_x = rates[..., 0:1] * ex
+    w_xy = w_x + rates[..., 1:2] * Rx[..., :, 1]
+    return (rates[..., 1:2] * np.cross(w_x, Rx[..., :, 1])
+            + rates[..., 2:3] * np.cross(w_xy, Rxy[..., :, 2]))
+
+
+def twist_transform(R, r):
+    """The 6x6 matrix ``T-bar`` of Eq. (10.98) (Eq. 3.13): moves a twist from
+    point O_a to point O_b = O_a + r and projects it with R.
+
+    ``[v_b; w] = [[R, -R hat(r)], [0, R]] [v_a; w]`` where r (..., 3) is
+    O_a->O_b in the *source* frame and R (..., 3, 3) maps source components
+    to target components. Returns (..., 6, 6).
+    """
+    R = np.asarray(R, dtype=float)
+    out = np.zeros(R.shape[:-2] + (6, 6))
+    out[..., :3, :3] = R
+    out[..., 3:, 3:] = R
+    out[..., :3, 3:] = -R @ skew(r)
+    return out
+
+
+def block_rotation(R):
+    """``R-bar = diag(R, R)`` of Eq. (10.97), shape (..., 6, 6)."""
+    R = np.asarray(R, dtype=float)
+    out = np.zeros(R.shape[:-2] + (6, 6))
+    out[..., :3, :3] = R
+    out[..., 3:, 3:] = R
+    return out

@@ -1,0 +1,133 @@
+"""Elastodynamic model of the virtual system: the flexible tree structure plus
+the free platform (Briot & Khalil Sections 10.3.4 and 11.2).
+
+``M_t = sum_ij J_ij^T M_ij J_ij`` (10.99, 11.19) with the body Jacobian
+``J_ij = [J_tij; O_qeij]`` (10.80); the stiffness ``K_tot`` gathers the bodies'
+``K_ee`` (11.22) and the joint springs; the platform adds ``^0M_p`` (10.102).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from elements import newton_euler as ne
+
+from .platform import platform_mass_matrix, platform_wrench, selection
+from .tree import as_batch, tree_kinematics
+
+
+def bodies_of(robot):
+    """[(frame index, frame name, body, elastic slice or None)] of all bodies."""
+    layout = robot.layout
+    out = []
+    for j, f in enumerate(robot.frames):
+        for body in robot.bodies.get(f.name, ()):
+            sl = layout.elastic_slice.get(f.name) if body.n_e > 0 else None
+            out.append((j, f.name, body, sl))
+    return out
+
+
+def body_jacobian(kin, j, sl, n_t) -> np.ndarray:
+    """``J_ij = [J_tij; O_qeij]`` (10.80), (B, 6 + N, n_t)."""
+    Jt = kin.body_jacobian(j)
+    if sl is None:
+        return Jt
+    B = Jt.shape[0]
+    O = np.zeros((B, sl.stop - sl.start, n_t))
+    O[:, :, sl] = np.eye(sl.stop - sl.start)
+    return np.concatenate([Jt, O], axis=1)
+
+
+def tree_mass_matrix(robot, q_t, kin=None) -> np.ndarray:
+    """``M_t = sum J_ij^T M_ij(q_e) J_ij + I_t`` (10.99, 10.103, 11.19, 11.23),
+    (B, n_t, n_t), joint then elastic coordinates; includes rotor inertia."""
+    layout = robot.layout
+    q = as_batch(q_t, layout.n_t)
+    kin = kin or tree_kinematics(robot, q)
+    M = np.zeros((q.shape[0], layout.n_t, layout.n_t))
+    for j, _, body, sl in bodies_of(robot):
+        J = body_jacobian(kin, j, sl, layout.n_t)
+        qe = q[:, sl] if sl is not None else np.zeros((q.shape[0], 0))
+        Mj = ne.mass_matrix(body.invariants, qe)
+        M += np.einsum("bki,bkl,blj->bij", J, Mj, J, optimize=True)
+    for name, inertia in robot.rotor_inertia.items():
+        c = layout.joint_index[name]
+        M[:, c, c] += inertia
+    return M
+
+
+def tree_stiffness_matrix(robot) -> np.ndarray:
+    """``sum O_qe^T K_ee O_qe`` (11.18) plus joint springs, (n_t, n_t), N/m, N m/rad."""
+    layout = robot.layout
+    K = np.zeros((layout.n_t, layout.n_t))
+    for _, name, body, sl in bodies_of(robot):
+        if sl is not None:
+            K[sl, sl] += body.invariants.K_ee
+    for name, k in robot.joint_stiffness.items():
+        c = layout.joint_index[name]
+        K[c, c] += k
+    return K
+
+
+def virtual_mass_matrix(robot, q_t, R_0p, kin=None) -> np.ndarray:
+    """``M_tot`` (10.102)-(10.103), (11.21)-(11.23): (B, n_tot, n_tot) over
+    ``q_tot = [q_t; x_p]``; ``R_0p`` (B, 3, 3) platform orientation."""
+    layout = robot.layout
+    Mt = tree_mass_matrix(robot, q_t, kin)
+    B = Mt.shape[0]
+    M = np.zeros((B, layout.n_tot, layout.n_tot))
+    M[:, :layout.n_t, :layout.n_t] = Mt
+    if robot.platform is not None:
+        S = selection(robot.platform)
+        M[:, layout.n_t:, layout.n_t:] = S.T @ platform_mass_matrix(robot.platform, R_0p) @ S
+    return M
+
+
+def virtual_stiffness_matrix(robot) -> np.ndarray:
+    """``K_tot`` of Eq. (11.22), (n_tot, n_tot)."""
+    layout = robot.layout
+    K = np.zeros((layout.n_tot, layout.n_tot))
+    K[:layout.n_t, :layout.n_t] = tree_stiffness_matrix(robot)
+    return K
+
+
+def tree_bias_forces(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
+                     coulomb_smoothing=0.0) -> np.ndarray:
+    """``c_t`` of Eqs. (10.99)-(10.100), (10.103): ``sum J_ij^T (c_ij +
+    M_ij g^s_ij)`` + viscous and Coulomb friction, (B, n_t), N or N m.
+
+    Gravity enters through the base acceleration ``-g`` (model 10.68).
+    ``coulomb_smoothing`` > 0 replaces sign(qd) by tanh(qd / smoothing).
+    """
+    layout = robot.layout
+    q = as_batch(q_t, layout.n_t)
+    qd = as_batch(qd_t, layout.n_t) * np.ones((q.shape[0], 1))
+    kin = kin if kin is not None and kin.a_bias is not None else tree_kinematics(
+        robot, q, qd, gravity=gravity)
+    B = q.shape[0]
+    c = np.zeros((B, layout.n_t))
+    for j, _, body, sl in bodies_of(robot):
+        J = body_jacobian(kin, j, sl, layout.n_t)
+        Jt = J[:, :6]
+        omega = np.einsum("bij,bj->bi", Jt[:, 3:], qd)
+        if sl is not None:
+            qe, qde = q[:, sl], qd[:, sl]
+        else:
+            qe = qde = np.zeros((B, 0))
+        w = ne.ne_wrench(body.invariants, kin.body_bias(j), np.zeros_like(qe), omega, qe, qde)
+        c += np.einsum("bki,bk->bi", J, w)
+    if friction:
+        for name, fv in robot.viscous_friction.items():
+            col = layout.joint_index[name]
+            c[:, col] += fv * qd[:, col]
+        for name, fs in robot.coulomb_friction.items():
+            col = layout.joint_index[name]
+            v = qd[:, col]
+            c[:, col] += fs * (np.tanh(v / coulomb_smoothing) if coulomb_smoothing > 0 else np.sign(v))
+    return c
+
+
+def platform_bias_forces(robot, R_0p, t_p, gravity=None) -> np.ndarray:
+    """``S_p^T ^0c_p`` (10.101), (B, n_p): platform wrench at zero acceleration."""
+    g = np.asarray(robot.gravity if gravity is None else gravity, float)
+    w = platform_wrench(robot.platform, R_0p, t_p, np.zeros_like(t_p), g)
+    return w @ selection(robot.platform)

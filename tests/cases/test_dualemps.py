@@ -1,0 +1,54 @@
+"""DualEMPS natural frequencies (Section 11.6.1): Table 11.1 'Model' row and
+an independent OpenSeesPy frame model of the same structure."""
+import numpy as np
+import pytest
+
+from cases import dualemps as D
+from flexpkm.errors import SingularConfigurationError, UnreachablePoseError
+from flexpkm.modal import natural_frequencies, reduced_matrices
+
+
+def freqs(q11=0.0, q21=0.0):
+    robot = D.robot()
+    return natural_frequencies(robot, D.configuration(robot, q11, q21)).frequencies_hz[0]
+
+
+def test_table_11_1_model_row():
+    f = freqs()
+    book = np.array(D.TABLE_11_1["Model"])
+    rel = np.abs(f[:6] - book) / book
+    tol = np.array([0.006, 0.006, 0.006, 0.006, 0.015, 0.035])
+    assert f.size == 9
+    assert np.all(rel < tol), rel
+
+
+@pytest.mark.parametrize("q", [(0.0, 0.0), (0.1, 0.0), (0.05, 0.2), (-0.04, 0.15)])
+def test_independent_opensees_model(q):
+    ops = pytest.importorskip("tests.independent.opensees_dualemps")
+    f_ops = ops.dualemps_frequencies(*q, n_modes=9)
+    f = freqs(*q)
+    np.testing.assert_allclose(f, f_ops, rtol=3e-3)
+
+
+def test_reduced_matrices_are_symmetric_definite():
+    robot = D.robot()
+    red = reduced_matrices(robot, D.configuration(robot, 0.05, 0.1))
+    M, K = red.M_r[0], red.K_r[0]
+    np.testing.assert_allclose(M, M.T, atol=1e-15)
+    np.testing.assert_allclose(K, K.T, atol=1e-9 * np.abs(K).max())
+    assert np.linalg.eigvalsh(M).min() > 0
+    assert np.linalg.eigvalsh(K).min() > -1e-9 * np.abs(K).max()
+    assert red.names[:2] == ("q11", "q21") and len(red.names) == 11
+
+
+def test_geometric_models_round_trip():
+    q11, q21 = np.array([0.0, 0.1, -0.03]), np.array([0.0, 0.05, 0.18])
+    g = D.direct_geometric_model(q11, q21)
+    b11, b21 = D.inverse_geometric_model(g["P"][:, 0], g["P"][:, 1])
+    np.testing.assert_allclose(b11, q11, atol=1e-12)
+    np.testing.assert_allclose(b21, q21, atol=1e-12)
+
+
+def test_outside_stroke_raises():
+    with pytest.raises(UnreachablePoseError, match="stroke"):
+        freqs(0.5, 0.0)

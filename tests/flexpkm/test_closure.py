@@ -1,0 +1,91 @@
+"""Closure (Section 10.4.1) on the DualEMPS: J_tot J = 0, the loop equations
+stay satisfied to second order along J's columns, J_d equals the derivative of
+a numerical solution of the geometric loop equations, singular choices raise."""
+import numpy as np
+import pytest
+import scipy.optimize as so
+
+from cases import dualemps as D
+from flexpkm.closure import constraint_jacobian, platform_pose, solve_closure
+from flexpkm.errors import SingularConfigurationError
+from flexpkm.tree import tree_kinematics
+
+
+def loop_residual(robot, q_tot):
+    """Geometric loop equations of the DualEMPS (planar components):
+    O25 = O15, x25 = x15 (weld), O18 = P."""
+    layout = robot.layout
+    k = tree_kinematics(robot, q_tot[:layout.n_t])
+    i = robot.frame_index
+    R25, R15 = k.R[0, i["25"]], k.R[0, i["15"]]
+    d = k.p[0, i["25"]] - k.p[0, i["15"]]
+    P = np.array([q_tot[layout.index("x_P")], 0.0, q_tot[layout.index("z_P")]])
+    e = k.p[0, i["18"]] - P
+    return np.array([d[0], d[2], R15[:, 0] @ R25[:, 1], e[0], e[2]])
+
+
+def assembled(robot, q11=0.02, q21=0.05, seed=0):
+    q_t = D.configuration(robot, q11, q21)
+    g = D.direct_geometric_model(q11, q21)
+    return np.concatenate([q_t, g["P"]])
+
+
+@pytest.fixture
+def setup():
+    robot = D.robot()
+    q_tot = assembled(robot)
+    kin = tree_kinematics(robot, q_tot[:robot.layout.n_t])
+    J_tot, labels = constraint_jacobian(robot, kin)
+    sol = solve_closure(robot, J_tot, labels)
+    return robot, q_tot, J_tot, sol
+
+
+def test_assembled_configuration_satisfies_loops(setup):
+    robot, q_tot, _, _ = setup
+    assert np.abs(loop_residual(robot, q_tot)).max() < 1e-12
+
+
+def test_constraint_jacobian_annihilates_J(setup):
+    robot, _, J_tot, sol = setup
+    assert J_tot.shape[1] == 5
+    assert np.abs(J_tot[0] @ sol.J[0]).max() < 1e-10
+
+
+def test_loops_stay_closed_along_J(setup):
+    robot, q_tot, _, sol = setup
+    rng = np.random.default_rng(1)
+    dq = sol.J[0] @ rng.normal(size=sol.J.shape[2])
+    for eps in (1e-3, 1e-4):
+        r = np.abs(loop_residual(robot, q_tot + eps * dq)).max()
+        assert r < 50 * eps ** 2          # first-order closure: O(eps^2) residual
+
+
+def test_J_d_matches_numerical_loop_solution(setup):
+    robot, q_tot, _, sol = setup
+    dep, indep = sol.dep, sol.indep
+    eps = 1e-6
+
+    def solve_dep(q_ind):
+        def f(x):
+            q = q_tot.copy()
+            q[indep] = q_ind
+            q[dep] = x
+            return loop_residual(robot, q)
+        return so.fsolve(f, q_tot[dep], xtol=1e-14)
+
+    for k in range(len(indep)):
+        qp = q_tot[indep].copy()
+        qm = q_tot[indep].copy()
+        qp[k] += eps
+        qm[k] -= eps
+        col = (solve_dep(qp) - solve_dep(qm)) / (2 * eps)
+        np.testing.assert_allclose(col, sol.J_d[0][:, k], atol=1e-5 * max(1, np.abs(col).max()))
+
+
+def test_book_choice_is_singular_and_replaced(setup):
+    robot, _, J_tot, sol = setup
+    assert sol.choice == "rank-revealing"
+    with pytest.raises(SingularConfigurationError, match="leg 1"):
+        solve_closure(robot, J_tot, constraint_jacobian(
+            robot, tree_kinematics(robot, D.configuration(robot, 0.02, 0.05)))[1],
+            q_dep=D.Q_DEP_BOOK)

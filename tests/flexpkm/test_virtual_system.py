@@ -1,0 +1,86 @@
+"""M_t and c_t of the virtual tree (10.99)-(10.103): M_t is the Hessian of the
+kinetic energy computed from finite-differenced frame poses; c_t satisfies
+Lagrange's equations (Coriolis/centrifugal from dM/dq, gravity from the
+potential energy of the centres of mass, elasticity from K_ee)."""
+import numpy as np
+
+from elements import newton_euler as ne
+from flexpkm.tree import tree_kinematics
+from flexpkm.virtual_system import (bodies_of, tree_bias_forces, tree_mass_matrix,
+                                    tree_stiffness_matrix)
+
+from .conftest import random_state, spatial_tree
+
+
+def kinetic_energy_fd(robot, q, qd, eps=1e-6):
+    """Kinetic energy from finite differences of the frame poses (no Jacobian)."""
+    kp = tree_kinematics(robot, q + eps * qd)
+    km = tree_kinematics(robot, q - eps * qd)
+    k0 = tree_kinematics(robot, q)
+    T = 0.0
+    for j, _, body, sl in bodies_of(robot):
+        R = k0.R[0, j]
+        v = R.T @ (kp.p[0, j] - km.p[0, j]) / (2 * eps)
+        W = R.T @ (kp.R[0, j] - km.R[0, j]) / (2 * eps)
+        w = np.array([W[2, 1], W[0, 2], W[1, 0]])
+        qe = q[sl] if sl is not None else np.zeros(0)
+        qde = qd[sl] if sl is not None else np.zeros(0)
+        T += ne.kinetic_energy(body.invariants, np.concatenate([v, w]), qe, qde)
+    return float(T)
+
+
+def potential_energy(robot, q, g):
+    """Gravity + elastic potential energy from the frame poses."""
+    k = tree_kinematics(robot, q)
+    V = 0.5 * q @ tree_stiffness_matrix(robot) @ q
+    for j, _, body, sl in bodies_of(robot):
+        inv = body.invariants
+        ms = inv.ms_r + (inv.MS_de @ q[sl] if sl is not None else 0.0)
+        V -= g @ (inv.m * k.p[0, j] + k.R[0, j] @ ms)
+    return V
+
+
+def test_mass_matrix_is_kinetic_energy_hessian():
+    robot = spatial_tree()
+    q, _, _ = random_state(robot, seed=5)
+    M = tree_mass_matrix(robot, q)[0]
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        qd = rng.uniform(-1, 1, q.size)
+        assert abs(0.5 * qd @ M @ qd - kinetic_energy_fd(robot, q, qd)) < 1e-7 * (qd @ M @ qd)
+    np.testing.assert_allclose(M, M.T, atol=1e-14)
+    assert np.linalg.eigvalsh(M).min() > 0
+
+
+def test_bias_forces_satisfy_lagrange_equations():
+    g = np.array([0.3, -1.0, -9.81])
+    robot = spatial_tree(gravity=g)
+    q, qd, _ = random_state(robot, seed=6)
+    c = tree_bias_forces(robot, q, qd, friction=False)[0]
+    n = q.size
+    eps = 1e-6
+    # d/dt (M qd) - dT/dq + dV/dq with qdd = 0
+    Mdot = (tree_mass_matrix(robot, q + eps * qd)[0] - tree_mass_matrix(robot, q - eps * qd)[0]) / (2 * eps)
+    dT = np.zeros(n)
+    dV = np.zeros(n)
+    for i in range(n):
+        e = np.zeros(n)
+        e[i] = eps
+        Mp, Mm = tree_mass_matrix(robot, q + e)[0], tree_mass_matrix(robot, q - e)[0]
+        dT[i] = 0.5 * qd @ (Mp - Mm) @ qd / (2 * eps)
+        dV[i] = (potential_energy(robot, q + e, g) - potential_energy(robot, q - e, g)) / (2 * eps)
+    lagrange = Mdot @ qd - dT + dV
+    assert np.max(np.abs(c - lagrange)) < 1e-6 * np.abs(lagrange).max()
+
+
+def test_power_balance_without_gravity():
+    robot = spatial_tree(gravity=(0.0, 0.0, 0.0))
+    q, qd, _ = random_state(robot, seed=7)
+    c = tree_bias_forces(robot, q, qd, friction=False)[0]
+    eps = 1e-6
+    Mdot = (tree_mass_matrix(robot, q + eps * qd)[0] - tree_mass_matrix(robot, q - eps * qd)[0]) / (2 * eps)
+    K = tree_stiffness_matrix(robot)
+    # tau . qd = dE/dt with qdd = 0: qd^T c = 1/2 qd^T Mdot qd + qd^T K q
+    lhs = qd @ c
+    rhs = 0.5 * qd @ Mdot @ qd + qd @ K @ q
+    assert abs(lhs - rhs) < 1e-7 * abs(rhs)
