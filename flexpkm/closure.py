@@ -124,6 +124,8 @@ def choose_dependent(robot, J_tot, labels, q_dep=None):
     layout = robot.layout
     c = J_tot.shape[1]
     A = J_tot[0]
+    if c == 0:
+        return np.zeros(0, dtype=int), "no closure"
     if q_dep is not None:
         dep = np.array([layout.index(n) for n in q_dep])
         _assert_invertible(A[:, dep], labels, "J_t^f (requested q_dep)")
@@ -172,10 +174,13 @@ def solve_closure(robot, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution
     indep = np.array([i for i in range(layout.n_tot) if i not in set(dep)])
     Jf = J_tot[:, :, dep]
     J0 = J_tot[:, :, indep]
-    for b in range(J_tot.shape[0]) if J_tot.shape[0] > 1 else ():
-        if _rcond(Jf[b]) < RCOND_SINGULAR:
-            _assert_invertible(Jf[b], labels, f"J_t^f at pose {b}")
-    J_d = -np.linalg.solve(Jf, J0)
+    if len(dep):
+        for b in range(J_tot.shape[0]) if J_tot.shape[0] > 1 else ():
+            if _rcond(Jf[b]) < RCOND_SINGULAR:
+                _assert_invertible(Jf[b], labels, f"J_t^f at pose {b}")
+        J_d = -np.linalg.solve(Jf, J0)
+    else:
+        J_d = np.zeros((J_tot.shape[0], 0, len(indep)))
     B = J_tot.shape[0]
     J = np.zeros((B, layout.n_tot, len(indep)))
     J[:, indep, np.arange(len(indep))] = 1.0

@@ -132,13 +132,18 @@ def natural_frequencies(robot, q_t, n_modes=None, actuator_stiffness=None,
         M, K, names, J = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:], red.J[:, :, na:]
         where = "M_cc"
     else:
-        M, K, names, J = red.M_r, red.K_r.copy(), red.names, red.J
+        # (11.36)-(11.39): the rotors sit on the motor side, which is locked
+        # (delta q_M = 0): their inertia leaves M_aa, the gearbox spring K_a
+        # joins K_aa.
+        M, K, names, J = red.M_r.copy(), red.K_r.copy(), red.names, red.J
         K[:, range(na), range(na)] += np.asarray(actuator_stiffness, float)
+        for k, name in enumerate(names[:na]):
+            M[:, k, k] -= robot.rotor_inertia.get(name[1:], 0.0)
         where = "M_r"
     lam, X = generalized_eigh(K, M, where)
     kmax = np.abs(np.linalg.eigvalsh(K)).max(axis=-1)
     if not allow_zero:
-        low = lam[:, 0] * np.ones(1) <= ZERO_STIFFNESS * kmax / np.abs(M).max(axis=(-1, -2))
+        low = lam[:, 0] <= ZERO_STIFFNESS * kmax / np.abs(M).max(axis=(-1, -2))
         if np.any(low):
             b = int(np.argmax(low))
             raise SingularConfigurationError(

@@ -52,3 +52,18 @@ def test_geometric_models_round_trip():
 def test_outside_stroke_raises():
     with pytest.raises(UnreachablePoseError, match="stroke"):
         freqs(0.5, 0.0)
+
+
+def test_actuator_elasticity_limits():
+    """(11.38)-(11.42): a stiff gearbox gives back the locked spectrum plus two
+    high modes; a soft one gives two slow modes of the sliders."""
+    robot = D.robot()
+    q = D.configuration(robot, 0.0, 0.0)
+    locked = natural_frequencies(robot, q).frequencies_hz[0]
+    stiff = natural_frequencies(robot, q, actuator_stiffness=[1e13, 1e13]).frequencies_hz[0]
+    assert stiff.size == 11
+    np.testing.assert_allclose(stiff[:9], locked, rtol=1e-4)
+    soft = natural_frequencies(robot, q, actuator_stiffness=[1e2, 1e2]).frequencies_hz[0]
+    m_slider = D.RIGID["11"][0]          # the 95 kg sliders on 100 N/m springs
+    np.testing.assert_allclose(soft[:2], np.sqrt(1e2 / m_slider) / (2 * np.pi), rtol=0.05)
+    np.testing.assert_allclose(soft[2:7], locked[:5], rtol=1e-2)

@@ -140,6 +140,10 @@ def test_section_table_11_3():
     # square: exact 0.140577 a^4
     assert rectangle_torsion_constant(1.0, 1.0, "series") == pytest.approx(0.140577, rel=1e-5)
     assert rectangle_torsion_constant(0.024, 0.01) == rectangle_torsion_constant(0.01, 0.024)
+    # row i5: a 40 mm (y) x 10 mm (z) rectangle; printed Iy = 3.333e-8 is a typo
+    s5 = Section.rectangle(0.040, 0.010)
+    assert (s5.A, s5.Iz, s5.I0) == pytest.approx((4e-4, 5.333e-8, 1.123e-8), rel=5e-4)
+    assert s5.Iy == pytest.approx(3.333e-9, rel=1e-3)
     with pytest.raises(ValueError):
         rectangle_torsion_constant(0.01, 0.02, "bogus")
 

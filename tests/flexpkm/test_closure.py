@@ -71,7 +71,7 @@ def test_J_d_matches_numerical_loop_solution(setup):
             q[indep] = q_ind
             q[dep] = x
             return loop_residual(robot, q)
-        return so.fsolve(f, q_tot[dep], xtol=1e-14)
+        return so.fsolve(f, q_tot[dep], xtol=1e-12)
 
     for k in range(len(indep)):
         qp = q_tot[indep].copy()
