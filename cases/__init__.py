@@ -1,7 +1,7 @@
 """Robot definitions with their published data: DualEMPS (Briot & Khalil
 Section 10.7, Table 11.1) and NaVARo (Section 11.6.2)."""
 
-CASES = ("dualemps",)
+CASES = ("dualemps", "navaro")
 
 
 def get(name):

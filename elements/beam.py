@@ -267,7 +267,7 @@ class _Beam(Body):
         (eps12 = 1/2 (du_x/dy + du_y/dx)), per unit coordinate.
         """
         y, z, S, dS = self._split(points)
-        _, _, _, rx, ry, rz = np.moveaxis(S, -2, 0)
+        ry, rz = S[..., 4, :], S[..., 5, :]
         ddx, ddy, ddz, drx, dry, drz = np.moveaxis(dS, -2, 0)
         zero = np.zeros_like(ddx + y + z)
         return np.stack([
@@ -276,7 +276,7 @@ class _Beam(Body):
             zero,                                  # du_z/dz
             0.5 * (-rz + ddy - z * drx),           # (du_x/dy + du_y/dx) / 2
             0.5 * (ry + ddz + y * drx),            # (du_x/dz + du_z/dx) / 2
-            0.5 * (-rx + rx) + zero,               # (du_y/dz + du_z/dy) / 2
+            zero,                                  # (-Phi_rx + Phi_rx) / 2
         ], axis=-2)
 
 

@@ -9,6 +9,7 @@ Data only: everything computed lives in the arrays returned by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping, Optional, Sequence
 
 import numpy as np
@@ -143,10 +144,18 @@ class Robot:
     def __post_init__(self):
         validate(self)
 
-    # ---- derived indexing (cheap, computed on demand) -------------------
-    @property
+    # ---- derived constants, computed once on first use -------------------
+    @cached_property
     def frame_index(self) -> dict:
         return {f.name: i for i, f in enumerate(self.frames)}
+
+    def cached(self, key, factory):
+        """Constant derived data (e.g. Step 0 of Section 10.6), computed once
+        by ``factory(self)`` and kept with this immutable description."""
+        cache = self.__dict__.setdefault("_derived", {})
+        if key not in cache:
+            cache[key] = factory(self)
+        return cache[key]
 
     def flexible_body(self, frame_name):
         """The flexible body carried by a frame, or None."""
@@ -155,7 +164,7 @@ class Robot:
                 return body
         return None
 
-    @property
+    @cached_property
     def layout(self) -> "CoordinateLayout":
         return CoordinateLayout.of(self)
 

@@ -67,10 +67,11 @@ def reduced_matrices(robot, q_t, q_dep=None) -> ReducedModel:
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
     J = sol.J[:, :, order]
-    M_tot = virtual_mass_matrix(robot, q, R_0p, kin)
+    M_tot = virtual_mass_matrix(robot, q, R_0p, kin, undeformed=True)
     K_tot = virtual_stiffness_matrix(robot)
-    M_r = np.einsum("bki,bkl,blj->bij", J, M_tot, J, optimize=True)
-    K_r = np.einsum("bki,kl,blj->bij", J, K_tot, J, optimize=True)
+    Jt = np.swapaxes(J, -1, -2)
+    M_r = Jt @ M_tot @ J
+    K_r = Jt @ K_tot @ J
     names = tuple(layout.names[sol.indep[k]] for k in order)
     return ReducedModel(_sym(M_r), _sym(K_r), names, len(act), J, sol.choice,
                         tuple(layout.names[i] for i in sol.dep))

@@ -31,7 +31,7 @@ import numpy as np
 
 from .description import PRISMATIC, REVOLUTE, Robot
 from .spatial import (euler_xyz, euler_xyz_rate_bias, euler_xyz_rate_matrix,
-                      mdh_transform, skew)
+                      mdh_transform, rot_z, skew)
 
 
 @dataclass
@@ -77,20 +77,42 @@ def as_batch(x, n):
     return x
 
 
-def attachment_shapes(robot: Robot):
-    """Step 0 constants: for every frame j whose antecedent carries a flexible
-    body, ``(slice of q_e(a), Phi_d(A_j), Phi_r(A_j))`` with A_j the joint's
-    attachment point in F_a (Eq. 10.8). Returns a list (None where rigid)."""
-    layout = robot.layout
-    out = []
-    for f in robot.frames:
-        body = robot.flexible_body(f.antecedent) if f.antecedent else None
-        if body is None:
-            out.append(None)
-            continue
-        _, p_att, _, _ = mdh_transform(f.gamma, f.b, f.alpha, f.d, 0.0, 0.0)
-        out.append((layout.elastic_slice[f.antecedent], body.phi_d(p_att), body.phi_r(p_att)))
-    return out
+@dataclass(frozen=True)
+class FrameConstants:
+    """Step 0 of Section 10.6 for one frame: what does not depend on q.
+
+    antecedent : index of a(j) or -1 (base)
+    R_fix : (3, 3) ``R_att Rot(z, theta)`` of the MDH transform with the joint
+            variable at 0; p_att (3,) the attachment point A_j in F_a
+    col : column of the joint coordinate in q_t, or -1
+    shapes : (slice of q_e(a), Phi_d(A_j) (3, N), Phi_r(A_j) (3, N)) when the
+            antecedent carries a flexible body (Eq. 10.8), else None
+    """
+
+    antecedent: int
+    sigma: int
+    R_fix: np.ndarray
+    p_att: np.ndarray
+    r: float
+    col: int
+    shapes: tuple = None
+
+
+def frame_constants(robot: Robot):
+    """:class:`FrameConstants` of every frame (computed once per robot)."""
+    def build(robot):
+        layout = robot.layout
+        out = []
+        for f in robot.frames:
+            R_att, p_att, R_joint, r = mdh_transform(f.gamma, f.b, f.alpha, f.d, f.theta, f.r)
+            body = robot.flexible_body(f.antecedent) if f.antecedent else None
+            shapes = None if body is None else (
+                layout.elastic_slice[f.antecedent], body.phi_d(p_att), body.phi_r(p_att))
+            out.append(FrameConstants(
+                robot.frame_index[f.antecedent] if f.antecedent else -1, f.sigma,
+                R_att @ R_joint, p_att, float(r), layout.joint_index.get(f.name, -1), shapes))
+        return out
+    return robot.cached("frame_constants", build)
 
 
 def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematics:
@@ -101,58 +123,55 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
     qd_t : same shape or None; when given, the acceleration bias is computed.
     gravity : base-frame gravity (3,), default ``robot.gravity``; enters as
           the base acceleration ``-g``.
+    Raises ValueError on wrong shapes.
     """
-    layout = robot.layout
-    n_t = layout.n_t
+    n_t = robot.layout.n_t
     q = as_batch(q_t, n_t)
     B = q.shape[0]
     qd = None if qd_t is None else as_batch(qd_t, n_t) * np.ones((B, 1))
-    idx = robot.frame_index
     nf = len(robot.frames)
-    R = np.zeros((B, nf, 3, 3))
-    p = np.zeros((B, nf, 3))
+    R = np.empty((B, nf, 3, 3))
+    p = np.empty((B, nf, 3))
     Jv = np.zeros((B, nf, 3, n_t))
     Jw = np.zeros((B, nf, 3, n_t))
     if qd is not None:
         g = np.asarray(robot.gravity if gravity is None else gravity, dtype=float)
-        a_b = np.zeros((B, nf, 3))
-        al_b = np.zeros((B, nf, 3))
-    shapes = attachment_shapes(robot)
+        a_b = np.empty((B, nf, 3))
+        al_b = np.empty((B, nf, 3))
     eye = np.broadcast_to(np.eye(3), (B, 3, 3))
     zero3 = np.zeros((B, 3))
     zeroJ = np.zeros((B, 3, n_t))
-    for j, f in enumerate(robot.frames):
-        if f.antecedent is None:
+    for j, fc in enumerate(frame_constants(robot)):
+        a = fc.antecedent
+        if a < 0:
             Ra, pa, Jva, Jwa = eye, zero3, zeroJ, zeroJ
             if qd is not None:
                 aa, ala, wa = np.broadcast_to(-g, (B, 3)), zero3, zero3
         else:
-            a = idx[f.antecedent]
             Ra, pa, Jva, Jwa = R[:, a], p[:, a], Jv[:, a], Jw[:, a]
             if qd is not None:
                 aa, ala = a_b[:, a], al_b[:, a]
-                wa = np.einsum("bij,bj->bi", Jwa, qd)
-        qj = q[:, layout.joint_index[f.name]] if f.has_coordinate else np.zeros(B)
-        theta = f.theta + (qj if f.sigma == REVOLUTE else 0.0)
-        r = f.r + (qj if f.sigma == PRISMATIC else np.zeros(B))
-        R_att, p_att, R_joint, r = mdh_transform(f.gamma, f.b, f.alpha, f.d, theta, r)
-        R_att = np.broadcast_to(R_att, (B, 3, 3))
-        sh = shapes[j]
+                wa = (Jwa @ qd[:, :, None])[..., 0]
+        R_loc = fc.R_fix
+        r = np.full(B, fc.r)
+        if fc.sigma == REVOLUTE:
+            R_loc = fc.R_fix @ rot_z(q[:, fc.col])
+        elif fc.sigma == PRISMATIC:
+            r = r + q[:, fc.col]
+        sh = fc.shapes
         if sh is not None:
             sl, Phid, Phir = sh
             qe = q[:, sl]
-            u = qe @ Phid.T
             ang = qe @ Phir.T
-            Re = euler_xyz(ang)
             RaE = Ra @ euler_xyz_rate_matrix(ang)
             RaPhid = Ra @ Phid
             RaEPhir = RaE @ Phir
+            Rj = Ra @ euler_xyz(ang) @ R_loc
+            s = ((Ra @ (fc.p_att + qe @ Phid.T)[:, :, None]))[..., 0]
         else:
-            u = 0.0
-            Re = eye
-        Rj = Ra @ Re @ R_att @ R_joint
+            Rj = Ra @ R_loc
+            s = Ra @ fc.p_att
         z = Rj[:, :, 2]
-        s = np.einsum("bij,bj->bi", Ra, p_att + u)
         rho = r[:, None] * z
         R[:, j] = Rj
         p[:, j] = pa + s + rho
@@ -161,25 +180,23 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
         if sh is not None:
             Jw[:, j, :, sl] += RaEPhir
             Jv[:, j, :, sl] += RaPhid - skew(rho) @ RaEPhir
-        if f.has_coordinate:
-            col = layout.joint_index[f.name]
-            if f.sigma == PRISMATIC:
-                Jv[:, j, :, col] += z
-            else:
-                Jw[:, j, :, col] += z
+        if fc.sigma == PRISMATIC:
+            Jv[:, j, :, fc.col] += z
+        elif fc.sigma == REVOLUTE:
+            Jw[:, j, :, fc.col] += z
         if qd is not None:
             if sh is not None:
                 qde = qd[:, sl]
-                w_e = np.einsum("bij,bj->bi", RaEPhir, qde)
-                udot = np.einsum("bij,bj->bi", RaPhid, qde)
-                w_bias = np.cross(wa, w_e) + np.einsum(
-                    "bij,bj->bi", Ra, euler_xyz_rate_bias(ang, qde @ Phir.T))
+                w_e = (RaEPhir @ qde[:, :, None])[..., 0]
+                udot = (RaPhid @ qde[:, :, None])[..., 0]
+                w_bias = np.cross(wa, w_e) + (
+                    Ra @ euler_xyz_rate_bias(ang, qde @ Phir.T)[:, :, None])[..., 0]
             else:
                 w_e = udot = w_bias = zero3
             wA = wa + w_e
-            qdj = qd[:, layout.joint_index[f.name]][:, None] if f.has_coordinate else 0.0
-            sig = 1.0 if f.sigma == PRISMATIC else 0.0
-            sigbar = 1.0 if f.sigma == REVOLUTE else 0.0
+            qdj = qd[:, fc.col][:, None] if fc.col >= 0 else 0.0
+            sig = 1.0 if fc.sigma == PRISMATIC else 0.0
+            sigbar = 1.0 if fc.sigma == REVOLUTE else 0.0
             wAxz = np.cross(wA, z)
             al_b[:, j] = ala + w_bias + sigbar * qdj * wAxz
             a_b[:, j] = (aa + np.cross(ala, s + rho) + np.cross(wa, np.cross(wa, s) + 2 * udot)

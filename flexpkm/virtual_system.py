@@ -17,6 +17,10 @@ from .tree import as_batch, tree_kinematics
 
 def bodies_of(robot):
     """[(frame index, frame name, body, elastic slice or None)] of all bodies."""
+    return robot.cached("bodies_of", _bodies_of)
+
+
+def _bodies_of(robot):
     layout = robot.layout
     out = []
     for j, f in enumerate(robot.frames):
@@ -37,22 +41,45 @@ def body_jacobian(kin, j, sl, n_t) -> np.ndarray:
     return np.concatenate([Jt, O], axis=1)
 
 
-def tree_mass_matrix(robot, q_t, kin=None) -> np.ndarray:
+def tree_mass_matrix(robot, q_t, kin=None, undeformed=False) -> np.ndarray:
     """``M_t = sum J_ij^T M_ij(q_e) J_ij + I_t`` (10.99, 10.103, 11.19, 11.23),
-    (B, n_t, n_t), joint then elastic coordinates; includes rotor inertia."""
+    (B, n_t, n_t), joint then elastic coordinates; includes rotor inertia.
+
+    ``undeformed=True`` uses the constant ``M_ij0`` of Eq. (11.11) (q_e = 0,
+    the modal analysis), assembled as one block-diagonal product.
+    """
     layout = robot.layout
     q = as_batch(q_t, layout.n_t)
     kin = kin or tree_kinematics(robot, q)
-    M = np.zeros((q.shape[0], layout.n_t, layout.n_t))
-    for j, _, body, sl in bodies_of(robot):
-        J = body_jacobian(kin, j, sl, layout.n_t)
-        qe = q[:, sl] if sl is not None else np.zeros((q.shape[0], 0))
-        Mj = ne.mass_matrix(body.invariants, qe)
-        M += np.einsum("bki,bkl,blj->bij", J, Mj, J, optimize=True)
+    bodies = bodies_of(robot)
+    J = np.concatenate([body_jacobian(kin, j, sl, layout.n_t) for j, _, _, sl in bodies], axis=1)
+    if undeformed:
+        Mb = robot.cached("body_mass_matrices_0", _undeformed_block)
+    else:
+        Mb = np.zeros((q.shape[0],) + (J.shape[1],) * 2)
+        k = 0
+        for j, _, body, sl in bodies:
+            qe = q[:, sl] if sl is not None else np.zeros((q.shape[0], 0))
+            n = 6 + body.n_e
+            Mb[:, k:k + n, k:k + n] = ne.mass_matrix(body.invariants, qe)
+            k += n
+    M = np.swapaxes(J, -1, -2) @ Mb @ J
     for name, inertia in robot.rotor_inertia.items():
         c = layout.joint_index[name]
         M[:, c, c] += inertia
     return M
+
+
+def _undeformed_block(robot):
+    """Block-diagonal ``diag(M_ij0)`` (11.11) of all bodies, constant."""
+    blocks = [ne.mass_matrix(b.invariants, np.zeros(b.n_e)) for _, _, b, _ in bodies_of(robot)]
+    n = sum(b.shape[0] for b in blocks)
+    out = np.zeros((n, n))
+    k = 0
+    for b in blocks:
+        out[k:k + b.shape[0], k:k + b.shape[0]] = b
+        k += b.shape[0]
+    return out
 
 
 def tree_stiffness_matrix(robot) -> np.ndarray:
@@ -68,11 +95,11 @@ def tree_stiffness_matrix(robot) -> np.ndarray:
     return K
 
 
-def virtual_mass_matrix(robot, q_t, R_0p, kin=None) -> np.ndarray:
+def virtual_mass_matrix(robot, q_t, R_0p, kin=None, undeformed=False) -> np.ndarray:
     """``M_tot`` (10.102)-(10.103), (11.21)-(11.23): (B, n_tot, n_tot) over
     ``q_tot = [q_t; x_p]``; ``R_0p`` (B, 3, 3) platform orientation."""
     layout = robot.layout
-    Mt = tree_mass_matrix(robot, q_t, kin)
+    Mt = tree_mass_matrix(robot, q_t, kin, undeformed)
     B = Mt.shape[0]
     M = np.zeros((B, layout.n_tot, layout.n_tot))
     M[:, :layout.n_t, :layout.n_t] = Mt

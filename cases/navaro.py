@@ -1,0 +1,349 @@
+"""The NaVARo (Nantes Variable Actuation Robot): planar 3-DOF parallel robot
+with three parallelogram legs, modelled as a spatial flexible mechanism
+(Briot & Khalil Section 11.6.2, Tables 11.2-11.4, Fig. 11.3).
+
+Description (frames of leg i, Table 11.2; every joint axis along z_0):
+
+* A_i = 0.4041 m (cos gamma_i, sin gamma_i), gamma_i = pi/2, -5pi/6, -pi/6
+  (O at the centre of the equilateral triangle A_1 A_2 A_3);
+* frames i1 and i2 on the base at A_i: ``gamma_i``, ``d = 0.4041``,
+  ``theta = q_ij - gamma_i``, so that q_i1 and q_i2 are the angles of links
+  i1 (A_iD_i) and i2 (A_iB_i) from x_0;
+* i3 (B_i, ant i2, d = 0.21, q_i3), i4 (C_i, ant i3, d = 0.21, q_i4),
+  i5 (E_i, d = 0.42 from C_i along link i4, q_i5); link i4 = C_iE_i passes
+  through D_i at its middle and A_iB_iC_iD_i is a parallelogram, so
+  ``E_i = A_i + 0.21 (u(q_i1) - u(q_i2))``, ``u(a) = (cos a, sin a)``;
+* link i5 = E_iP (0.2027 m), the three segments welded at the massless point
+  P (a :class:`flexpkm.description.Platform` without body, 6 dofs).
+
+Flexible model (Section 11.6.2.1): one :class:`elements.beam.Beam3D` per link
+i1, i2, i3, i5, two per link i4 (C_iD_i carried by frame i4, D_iE_i by the
+fixed frame i4D at D_i). Cut joints: a revolute about z at D_i between the
+fixed frame i1D (end of link i1) and frame i4D, and a weld at P between the
+fixed frame i5P (end of link i5) and the platform. Spatial model:
+108 elastic + 15 joint + 6 platform coordinates, 33 constraints; with both
+clutches locked (q_i1, q_i2 locked) 90 independent coordinates (the book's
+90; see docs/navaro.md for the bookkeeping of the book's 144).
+
+The unknowns the book does not state were settled with Table 11.4 (pose 1
+within 0.1 %, see docs/navaro.md): the platform segments point from P
+towards A_i at theta = 0, working mode +1 in every leg, link i5 is 40 mm in
+the plane of motion x 10 mm (so that Iz = 5.333e-8 as printed, Iy =
+3.333e-9), G = 28.9 GPa as printed.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from elements.beam import Beam3D, Material, Section
+from elements.rigid import RigidBody
+from flexpkm.description import FIXED, REVOLUTE, Closure, Frame, Platform
+from flexpkm.errors import (InvalidDescriptionError, SingularConfigurationError,
+                            UnreachablePoseError)
+from flexpkm.limbs import Limb, Mount, assemble
+
+PI = np.pi
+LEGS = ("1", "2", "3")
+#: gamma_i of Table 11.2, rad
+GAMMA = (PI / 2, -5 * PI / 6, -PI / 6)
+#: |O A_i| (d_1 of Table 11.2), m
+D_1 = 0.4041
+#: link lengths |A_iB_i| = |B_iC_i| = |A_iD_i| = |C_iD_i| = |D_iE_i|, m
+L_LINK = 0.21
+#: platform circumradius |E_iP| (l_5i), m
+L_5 = 0.2027
+#: largest |A_iE_i| (leg fully extended), m
+REACH = 2 * L_LINK
+
+#: duralumin, Section 11.6.2.1 (E and G as printed; nu = E / 2G - 1 = 0.280)
+DURALUMIN = Material(E=74e9, rho=2800.0, G=28.9e9)
+#: Table 11.3, links i1-i4: 10 mm in the plane (y_j) x 24 mm along z_0 (z_j);
+#: the book's torsion constant I0 = 5.902e-9 m^4 is kept (rectangle: 5.905e-9)
+SECTION_LINK = replace(Section.rectangle(0.010, 0.024), I0=5.902e-9)
+#: Table 11.3, link i5: 40 mm in the plane x 10 mm (Iz = 5.333e-8 as printed;
+#: the printed Iy = 3.333e-8 and Ip = 8.666e-8 are typos for 3.333e-9 and
+#: 5.667e-8; I0 = 1.123e-8 as printed, = the rectangle's)
+SECTION_I5 = Section.rectangle(0.040, 0.010)
+#: Table 11.3 as printed, for reference (A, Iy, Iz, Ip, I0)
+TABLE_11_3 = {"i1-i4": (2.4e-4, 1.152e-8, 2.000e-9, 1.352e-8, 5.902e-9),
+              "i5": (4e-4, 3.333e-8, 5.333e-8, 8.666e-8, 1.123e-8)}
+
+#: refined model (Section 11.6.2.3): mass of each passive joint B, C, D, E
+#: (kg) and clutch stiffness (N m/rad) between the base and links i1, i2
+JOINT_MASS = 0.3
+CLUTCH_STIFFNESS = 2000.0
+
+#: direction of E_i from P at theta = 0: towards A_i (+1) (settled, see module doc)
+PLATFORM_TOWARDS_A = 1.0
+#: working mode of each leg (sign of the elbow, see :func:`leg_angles`)
+WORKING_MODES = (1, 1, 1)
+
+#: Table 11.4, pose 1 (x = y = theta = 0), both clutches locked, Hz
+TABLE_11_4_POSE_1 = (44.10, 44.10, 53.98, 60.63, 95.62)
+#: Fig. 11.3 poses as printed: (x_p (m), y_p (m), theta_p (rad))
+FIG_11_3 = {1: (0.0, 0.0, 0.0), 2: (0.0, 0.0, -PI / 3), 3: (0.117, 0.068, -PI / 3),
+            4: (0.182, 0.105, PI / 3), 5: (0.117, 0.068, -PI / 3),
+            6: (0.182, 0.105, -PI / 3), 7: (0.0, 0.135, -PI / 3), 8: (0.0, 0.21, -PI / 3)}
+#: book's own count (Section 11.6.2.1): 144 = 108 elastic + 12 passive joints
+#: + 18 intermediary + 6 platform coordinates, 90 independent
+BOOK_COUNTS = {"elastic": 108, "passive joints": 12, "intermediary": 18,
+               "platform": 6, "total": 144, "independent": 90}
+
+
+def parse_actuation(actuation):
+    """Normalise an actuation mode.
+
+    ``"locked"`` (both clutches of every leg locked: the book's test
+    condition, Table 11.4) -> ``"locked"``; three digits ``(1, 2, 1)`` or
+    ``"121"`` (per leg, 1 = q_i1 actuated, 2 = q_i2 actuated: the 8 actuation
+    modes of Section 11.6.2.1) -> tuple of ints. Raises
+    :class:`InvalidDescriptionError` otherwise.
+    """
+    if isinstance(actuation, str) and actuation.strip().lower() == "locked":
+        return "locked"
+    digits = list(actuation.replace(" ", "")) if isinstance(actuation, str) else list(actuation)
+    try:
+        modes = tuple(int(c) for c in digits)
+    except (TypeError, ValueError):
+        modes = ()
+    if len(modes) != 3 or any(m not in (1, 2) for m in modes):
+        raise InvalidDescriptionError(
+            f"NaVARo actuation must be 'locked' or three digits in {{1, 2}} "
+            f"(actuated joint q_i1 or q_i2 of legs 1, 2, 3), got {actuation!r}")
+    return modes
+
+
+def limb(section_link=SECTION_LINK, section_i5=SECTION_I5, material=DURALUMIN,
+         refined=False, joint_mass=JOINT_MASS, clutch_stiffness=CLUTCH_STIFFNESS) -> Limb:
+    """The representative leg with local frames 1, 1D, 2, 3, 4, 4D, 5, 5P
+    (root frames 1 and 2 at A_i, placed by the leg's mount).
+
+    refined : adds a point mass ``joint_mass`` (kg) at B_i, C_i, D_i, E_i
+              (frames 3, 4, 4D, 5) and clutch springs ``clutch_stiffness``
+              (N m/rad) on q_1, q_2.
+    """
+    L = L_LINK
+    frames = (
+        Frame("1", None, sigma=REVOLUTE),                       # link A D
+        Frame("1D", "1", sigma=FIXED, d=L),                     # D_i on link i1
+        Frame("2", None, sigma=REVOLUTE),                       # link A B
+        Frame("3", "2", sigma=REVOLUTE, d=L),                   # B_i, link B C
+        Frame("4", "3", sigma=REVOLUTE, d=L),                   # C_i, link C D
+        Frame("4D", "4", sigma=FIXED, d=L),                     # D_i on link i4, link D E
+        Frame("5", "4D", sigma=REVOLUTE, d=L),                  # E_i, link E P
+        Frame("5P", "5", sigma=FIXED, d=L_5),                   # P on link i5
+    )
+    beam = lambda n, length, sec: (Beam3D(length, sec, material, name=f"link {n}"),)
+    bodies = {"1": beam("1", L, section_link), "2": beam("2", L, section_link),
+              "3": beam("3", L, section_link), "4": beam("4 (C-D)", L, section_link),
+              "4D": beam("4 (D-E)", L, section_link), "5": beam("5", L_5, section_i5)}
+    stiffness = {}
+    if refined:
+        for n, joint in (("3", "B"), ("4", "C"), ("4D", "D"), ("5", "E")):
+            bodies[n] = bodies[n] + (RigidBody.point_mass(joint_mass, name=f"joint {joint}"),)
+        stiffness = {"1": clutch_stiffness, "2": clutch_stiffness}
+    closures = (Closure("4D", "1D", "revolute", name="D"),
+                Closure("5P", None, "weld", name="P"))
+    return Limb(frames, bodies, closures, joint_stiffness=stiffness)
+
+
+def robot(actuation="locked", refined=False, section_link=SECTION_LINK,
+          section_i5=SECTION_I5, material=DURALUMIN, joint_mass=JOINT_MASS,
+          clutch_stiffness=CLUTCH_STIFFNESS, gravity=(0.0, 0.0, -9.81)):
+    """The NaVARo description (three placed copies of :func:`limb`).
+
+    actuation : ``"locked"`` (default: q_i1 and q_i2 both locked, the test
+        condition of Table 11.4) or one of the 8 modes, e.g. ``(1, 2, 1)``
+        (see :func:`parse_actuation`); the actuated joints have ``mu = 1``
+        and are locked by :func:`flexpkm.modal.natural_frequencies`.
+    refined : the refined model of Section 11.6.2.3: point masses at the
+        passive joints and clutch springs on q_i1 and q_i2, which are then
+        not locked (``actuation`` is ignored, every ``mu = 0``).
+    gravity : base frame, m/s^2 (the robot lies in a horizontal plane; no
+        effect on the natural frequencies).
+    Returns a :class:`flexpkm.description.Robot` (spatial, ``plane_normal``
+    None) with frames ``i1, i1D, i2, i3, i4, i4D, i5, i5P`` per leg.
+    """
+    rl = limb(section_link, section_i5, material, refined, joint_mass, clutch_stiffness)
+    mode = parse_actuation(actuation)
+    legs = []
+    for leg, g, m in zip(LEGS, GAMMA, ("locked",) * 3 if mode == "locked" else mode):
+        if refined:
+            act = ()
+        else:
+            act = ("1", "2") if m == "locked" else (str(m),)
+        legs.append(rl.place(leg, Mount(gamma=g, d=D_1, theta=-g), actuated=act))
+    return assemble("NaVARo" + (" (refined)" if refined else ""), legs,
+                    platform=Platform(body=None), gravity=tuple(gravity))
+
+
+def coordinate_counts(rob):
+    """Coordinates by kind: dict with elastic, joint, platform, total,
+    constraints, actuated (locked), independent (after locking), and the
+    book's count for comparison (``book``)."""
+    from flexpkm.description import constrained_rows
+    layout = rob.layout
+    n_el = sum(s.stop - s.start for s in layout.elastic_slice.values())
+    n_c = sum(len(constrained_rows(rob, c)) for c in rob.closures)
+    n_a = len(layout.actuated)
+    return {"elastic": n_el, "joint": len(layout.joint_index), "platform": layout.n_p,
+            "total": layout.n_tot, "constraints": n_c, "actuated": n_a,
+            "independent": layout.n_tot - n_c - n_a, "book": dict(BOOK_COUNTS)}
+
+
+# ---- geometric models ------------------------------------------------------
+def base_points():
+    """A_i, (3, 2) in F_0, m."""
+    g = np.array(GAMMA)
+    return D_1 * np.stack([np.cos(g), np.sin(g)], -1)
+
+
+def platform_points(x, y, theta):
+    """E_i = P + R(theta) e_i, (..., 3, 2), m; e_i = 0.2027 m u(gamma_i) (from
+    P towards A_i at theta = 0, see :data:`PLATFORM_TOWARDS_A`)."""
+    x, y, theta = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, y, theta)))
+    a = np.array(GAMMA) + theta[..., None] + (0.0 if PLATFORM_TOWARDS_A > 0 else PI)
+    return np.stack([x, y], -1)[..., None, :] + L_5 * np.stack([np.cos(a), np.sin(a)], -1)
+
+
+def _wrap(a):
+    return np.angle(np.exp(1j * a))
+
+
+def leg_angles(v, s, leg):
+    """Angles (q_1, q_2) of one leg with ``v = A_iE_i`` (..., 2) (m) and working
+    mode s = +1/-1: ``v = L_LINK (u(q_1) - u(q_2))``; u(q_1) makes the angle
+    ``s arccos(|v| / 0.42)`` with v. Raises :class:`UnreachablePoseError`
+    when |v| > 0.42 m and :class:`SingularConfigurationError` at the leg's
+    singularities |v| = 0 (folded) and |v| = 0.42 m (extended), both naming
+    the leg."""
+    n = np.linalg.norm(v, axis=-1)
+    if np.any(n > REACH * (1 + 1e-12)):
+        raise UnreachablePoseError(
+            f"NaVARo leg {leg}: |A{leg}E{leg}| = {n.max():.6g} m > {REACH} m, "
+            f"the leg cannot reach its platform point E{leg}")
+    tol = 1e-9 * REACH
+    n1 = np.atleast_1d(n)
+    bad = n1[(n1 < tol) | (n1 > REACH - tol)]
+    if bad.size:
+        what = "folded (E on A)" if bad[0] < tol else "fully extended"
+        raise SingularConfigurationError(
+            f"NaVARo leg {leg} is at a singularity: |A{leg}E{leg}| = {bad[0]:.6g} m, "
+            f"the leg is {what}", matrix="leg inverse geometric model", where=f"leg {leg}")
+    phi = np.arctan2(v[..., 1], v[..., 0])
+    beta = s * np.arccos(np.clip(n / REACH, -1, 1))
+    return _wrap(phi + beta), _wrap(phi - beta + PI)
+
+
+def inverse_geometric_model(x, y, theta, working_modes=WORKING_MODES):
+    """Joint angles of the rigid robot placing P at (x, y) (m, F_0) with the
+    orientation theta (rad) of x_p from x_0.
+
+    x, y, theta : scalars or arrays broadcasting together (batch shape S).
+    working_modes : three signs (+1/-1), one per leg (:func:`leg_angles`).
+    Returns dict ``"q<i><j>"`` -> array of shape S (rad, i = leg, j = 1..5),
+    and ``"A", "B", "C", "D", "E"`` -> (S + (3, 2)) joint points in F_0 (m).
+    Raises :class:`UnreachablePoseError` / :class:`SingularConfigurationError`
+    naming the leg.
+    """
+    s = np.asarray(working_modes, float)
+    if s.shape != (3,) or np.any(np.abs(s) != 1):
+        raise InvalidDescriptionError(f"working modes must be three signs +1/-1, got {working_modes!r}")
+    E = platform_points(x, y, theta)
+    A = base_points()
+    theta = np.broadcast_to(np.asarray(theta, float), E.shape[:-2])
+    out = {"A": np.broadcast_to(A, E.shape), "E": E}
+    pts = {k: [] for k in "BCD"}
+    u = lambda a: np.stack([np.cos(a), np.sin(a)], -1)
+    for i, leg in enumerate(LEGS):
+        q1, q2 = leg_angles(E[..., i, :] - A[i], s[i], leg)
+        out[f"q{leg}1"], out[f"q{leg}2"] = q1, q2
+        out[f"q{leg}3"] = _wrap(q1 - q2)
+        out[f"q{leg}4"] = _wrap(q2 + PI - q1)
+        out[f"q{leg}5"] = _wrap(GAMMA[i] + theta - q2)   # x_i5 along E_i -> P
+        pts["B"].append(A[i] + L_LINK * u(q2))
+        pts["D"].append(A[i] + L_LINK * u(q1))
+        pts["C"].append(pts["B"][-1] + L_LINK * u(q1))
+    out.update({k: np.stack(v, -2) for k, v in pts.items()})
+    return out
+
+
+def configuration(rob, x=0.0, y=0.0, theta=0.0, working_modes=WORKING_MODES):
+    """``q_t`` of the assembled robot at the platform pose(s), q_e = 0.
+
+    x, y (m), theta (rad): scalars -> (n_t,); arrays of shape (B,) -> (B, n_t).
+    """
+    g = inverse_geometric_model(x, y, theta, working_modes)
+    layout = rob.layout
+    shape = np.shape(g["q11"])
+    q = np.zeros(shape + (layout.n_t,))
+    for leg in LEGS:
+        for j in range(1, 6):
+            q[..., layout.index(f"q{leg}{j}")] = g[f"q{leg}{j}"]
+    return q
+
+
+def pose_configurations(rob, poses, working_modes=WORKING_MODES):
+    """``q_t`` (B, n_t) for platform poses (B, 3) = (x, y, theta) rows."""
+    p = np.atleast_2d(np.asarray(poses, float))
+    if p.shape[-1] != 3:
+        raise InvalidDescriptionError(f"poses must be (B, 3) rows (x, y, theta), got {p.shape}")
+    return configuration(rob, p[:, 0], p[:, 1], p[:, 2], working_modes)
+
+
+def rotate_pose(pose, k=1):
+    """The pose of the robot turned by k x 120 deg about z_0, which maps leg i
+    onto leg i + k: ``(x, y) -> R(2 pi k / 3) (x, y)``, ``theta -> theta +
+    2 pi k / 3``. pose (..., 3) -> (..., 3)."""
+    p = np.asarray(pose, float)
+    a = 2 * PI * k / 3
+    c, s = np.cos(a), np.sin(a)
+    return np.stack([c * p[..., 0] - s * p[..., 1], s * p[..., 0] + c * p[..., 1],
+                     _wrap(p[..., 2] + a)], -1)
+
+
+# ---- command line ----------------------------------------------------------
+def add_pose_arguments(parser):
+    """NaVARo options of ``flexpkm modal navaro``: ``--pose X Y THETA`` (m, m,
+    rad; default 0 0 0), ``--working-modes S1 S2 S3`` (+1/-1), ``--actuation
+    locked | D1 D2 D3`` (1 = q_i1, 2 = q_i2 actuated), ``--refined``."""
+    parser.add_argument("--pose", nargs=3, type=float, metavar=("X", "Y", "THETA"),
+                        dest="navaro_pose", default=None,
+                        help="NaVARo platform pose x_p, y_p (m), theta_p (rad) (default 0 0 0)")
+    parser.add_argument("--working-modes", nargs=3, type=int, metavar=("S1", "S2", "S3"),
+                        dest="navaro_working_modes", default=None,
+                        help="NaVARo working mode (+1/-1) of legs 1-3 (default 1 1 1)")
+    parser.add_argument("--actuation", nargs="+", dest="navaro_actuation", default=None,
+                        metavar="MODE",
+                        help="NaVARo actuation: 'locked' (both clutches locked, default) or "
+                             "three digits 1/2 (actuated q_i1 or q_i2 of legs 1-3)")
+    parser.add_argument("--refined", action="store_true", dest="navaro_refined",
+                        help="NaVARo refined model: joint masses and clutch springs")
+
+
+def from_cli(args):
+    """(robot, q_t, pose dict) from parsed CLI arguments. The pose dict holds
+    numbers only: x, y, theta, s1-s3, actuation (0 = locked, else e.g. 121),
+    refined (0/1)."""
+    x, y, theta = getattr(args, "navaro_pose", None) or (0.0, 0.0, 0.0)
+    modes = tuple(getattr(args, "navaro_working_modes", None) or WORKING_MODES)
+    act = getattr(args, "navaro_actuation", None) or ["locked"]
+    act = parse_actuation(act[0] if len(act) == 1 else "".join(act))
+    refined = bool(getattr(args, "navaro_refined", False))
+    rob = robot(actuation=act, refined=refined)
+    pose = {"x": x, "y": y, "theta": theta, "s1": modes[0], "s2": modes[1], "s3": modes[2],
+            "actuation": 0 if act == "locked" else int("".join(map(str, act))),
+            "refined": int(refined)}
+    return rob, configuration(rob, x, y, theta, modes), pose
+
+
+def reference_frequencies(pose):
+    """Table 11.4 at pose 1 with both clutches locked (default working
+    modes, not refined), else None."""
+    if (pose.get("x"), pose.get("y"), pose.get("theta")) == (0, 0, 0) \
+            and pose.get("actuation", 0) == 0 and not pose.get("refined", 0) \
+            and tuple(pose.get(k, 1) for k in ("s1", "s2", "s3")) == tuple(WORKING_MODES):
+        return TABLE_11_4_POSE_1
+    return None
