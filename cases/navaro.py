@@ -57,8 +57,13 @@ L_5 = 0.2027
 #: largest |A_iE_i| (leg fully extended), m
 REACH = 2 * L_LINK
 
-#: duralumin, Section 11.6.2.1 (E and G as printed; nu = E / 2G - 1 = 0.280)
-DURALUMIN = Material(E=74e9, rho=2800.0, G=28.9e9)
+#: duralumin, Section 11.6.2.1: E and rho as printed; G = E / (2 (1 + nu)) with
+#: nu = 0.33, i.e. 27.82 GPa, not the printed 28.9 GPa (which puts f_4 of
+#: Table 11.4 0.88 % too high; see docs/navaro.md)
+NU = 0.33
+DURALUMIN = Material(E=74e9, rho=2800.0, nu=NU)
+#: the printed shear modulus, Pa (not used by default)
+G_PRINTED = 28.9e9
 #: Table 11.3, links i1-i4: 10 mm in the plane (y_j) x 24 mm along z_0 (z_j);
 #: the book's torsion constant I0 = 5.902e-9 m^4 is kept (rectangle: 5.905e-9)
 SECTION_LINK = replace(Section.rectangle(0.010, 0.024), I0=5.902e-9)
@@ -75,10 +80,13 @@ TABLE_11_3 = {"i1-i4": (2.4e-4, 1.152e-8, 2.000e-9, 1.352e-8, 5.902e-9),
 JOINT_MASS = 0.3
 CLUTCH_STIFFNESS = 2000.0
 
-#: direction of E_i from P at theta = 0: towards A_i (+1) (settled, see module doc)
-PLATFORM_TOWARDS_A = 1.0
-#: working mode of each leg (sign of the elbow, see :func:`leg_angles`)
-WORKING_MODES = (1, 1, 1)
+#: angle from OA_i to PE_i at theta = 0, rad: e_i = l_5 u(gamma_i + pi/3), so
+#: that at theta = -pi/3 (pose 2) every E_i points towards A_i (settled with
+#: Table 11.4 and the reachability of Fig. 11.3's poses, see docs/navaro.md)
+PLATFORM_ANGLE = PI / 3
+#: working mode of each leg (see :func:`leg_angles`): -1 = link i1 (A_iD_i)
+#: clockwise from A_iE_i, the mode of Table 11.4
+WORKING_MODES = (-1, -1, -1)
 
 #: Table 11.4, pose 1 (x = y = theta = 0), both clutches locked, Hz
 TABLE_11_4_POSE_1 = (44.10, 44.10, 53.98, 60.63, 95.62)
@@ -201,10 +209,10 @@ def base_points():
 
 
 def platform_points(x, y, theta):
-    """E_i = P + R(theta) e_i, (..., 3, 2), m; e_i = 0.2027 m u(gamma_i) (from
-    P towards A_i at theta = 0, see :data:`PLATFORM_TOWARDS_A`)."""
+    """E_i = P + R(theta) e_i, (..., 3, 2), m, with e_i = 0.2027 m
+    u(gamma_i + :data:`PLATFORM_ANGLE`) in F_p."""
     x, y, theta = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, y, theta)))
-    a = np.array(GAMMA) + theta[..., None] + (0.0 if PLATFORM_TOWARDS_A > 0 else PI)
+    a = np.array(GAMMA) + PLATFORM_ANGLE + theta[..., None]
     return np.stack([x, y], -1)[..., None, :] + L_5 * np.stack([np.cos(a), np.sin(a)], -1)
 
 
@@ -262,7 +270,7 @@ def inverse_geometric_model(x, y, theta, working_modes=WORKING_MODES):
         out[f"q{leg}1"], out[f"q{leg}2"] = q1, q2
         out[f"q{leg}3"] = _wrap(q1 - q2)
         out[f"q{leg}4"] = _wrap(q2 + PI - q1)
-        out[f"q{leg}5"] = _wrap(GAMMA[i] + theta - q2)   # x_i5 along E_i -> P
+        out[f"q{leg}5"] = _wrap(GAMMA[i] + PLATFORM_ANGLE + theta - q2)   # x_i5 along E_i -> P
         pts["B"].append(A[i] + L_LINK * u(q2))
         pts["D"].append(A[i] + L_LINK * u(q1))
         pts["C"].append(pts["B"][-1] + L_LINK * u(q1))
@@ -294,14 +302,21 @@ def pose_configurations(rob, poses, working_modes=WORKING_MODES):
 
 
 def rotate_pose(pose, k=1):
-    """The pose of the robot turned by k x 120 deg about z_0, which maps leg i
-    onto leg i + k: ``(x, y) -> R(2 pi k / 3) (x, y)``, ``theta -> theta +
-    2 pi k / 3``. pose (..., 3) -> (..., 3)."""
+    """The pose of the robot turned by k x 120 deg about z_0 (legs relabelled:
+    leg i takes the place of leg i + k): ``(x, y) -> R(2 pi k / 3) (x, y)``
+    and theta *unchanged*. Indeed with E_i = P + R(theta) e_i and
+    e_{i+1} = R(120 deg) e_i, turning the robot gives E'_{i+1} = R E_i =
+    R P + R(theta) e_{i+1}: the platform angle theta (measured on the
+    labelled vertices) does not change, as in Fig. 11.3 where poses 3, 5, 7
+    all have theta = -pi/3. (Mapping theta to theta + 120 deg instead connects
+    leg i to the vertex next to A_{i+1}: another, in practice unreachable,
+    configuration.) pose (..., 3) -> (..., 3). With non-uniform working
+    modes, the modes are permuted too: (s_1, s_2, s_3) -> (s_3, s_1, s_2)
+    for k = 1."""
     p = np.asarray(pose, float)
     a = 2 * PI * k / 3
     c, s = np.cos(a), np.sin(a)
-    return np.stack([c * p[..., 0] - s * p[..., 1], s * p[..., 0] + c * p[..., 1],
-                     _wrap(p[..., 2] + a)], -1)
+    return np.stack([c * p[..., 0] - s * p[..., 1], s * p[..., 0] + c * p[..., 1], p[..., 2]], -1)
 
 
 # ---- command line ----------------------------------------------------------

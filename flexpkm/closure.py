@@ -83,6 +83,53 @@ def constraint_jacobian(robot, kin, P=None):
     return np.concatenate(blocks, axis=1), labels
 
 
+def constraint_bias(robot, kin, qd_tot, P=None):
+    """``dJ_tot/dt qd_tot`` (the ``b'`` of Eqs. 10.116-10.117): the constraint
+    rows' time derivative at zero accelerations, same rows as
+    :func:`constraint_jacobian`.
+
+    kin : tree kinematics computed with ``qd_t`` (acceleration bias present).
+    qd_tot : (B, n_tot) velocities of all coordinates. Returns (B, c).
+
+    For a closure between frame k and body g (another frame, or the platform
+    at P) with ``D = [v_k - v_g - w_g x (O_k - O_g); w_k - w_g]`` (base frame),
+    the rows are ``S R-bar_k^T D`` and their derivative is
+    ``S (R-bar_k^T dD/dt - diag(hat(w_k), hat(w_k)) R-bar_k^T D)`` in F_k.
+    """
+    layout = robot.layout
+    B = kin.R.shape[0]
+    qd_t = qd_tot[:, :layout.n_t]
+    if P is None:
+        P = platform_pose(robot, kin)[1]
+    g_add = np.asarray(kin.gravity, float)          # a_bias contains -g: add it back
+    out = []
+    vel = lambda J, k: (J[:, k] @ qd_t[:, :, None])[..., 0]
+    for c in robot.closures:
+        k = robot.frame_index[c.frame]
+        Ok, vk, wk = kin.p[:, k], vel(kin.Jv, k), vel(kin.Jw, k)
+        ak, alk = kin.a_bias[:, k] + g_add, kin.alpha_bias[:, k]
+        if c.other is not None:
+            g = robot.frame_index[c.other]
+            Og, vg, wg = kin.p[:, g], vel(kin.Jv, g), vel(kin.Jw, g)
+            ag, alg = kin.a_bias[:, g] + g_add, kin.alpha_bias[:, g]
+        else:
+            tp = qd_tot[:, layout.n_t:] @ selection(robot.platform).T
+            Og, vg, wg = P, tp[:, :3], tp[:, 3:]
+            ag = alg = np.zeros((B, 3))
+        r = Ok - Og
+        Dv = vk - vg - np.cross(wg, r)
+        Dw = wk - wg
+        dDv = ak - ag - np.cross(alg, r) - np.cross(wg, vk - vg)
+        dDw = alk - alg
+        Rt = np.swapaxes(kin.R[:, k], -1, -2)
+        loc = lambda x: (Rt @ x[:, :, None])[..., 0]
+        wl = loc(wk)
+        rows = np.concatenate([loc(dDv) - np.cross(wl, loc(Dv)),
+                               loc(dDw) - np.cross(wl, loc(Dw))], axis=-1)
+        out.append(rows[:, list(constrained_rows(robot, c))])
+    return np.concatenate(out, axis=1) if out else np.zeros((B, 0))
+
+
 def _check_planar_cut(robot, kin, c, k):
     if robot.plane_normal is None:
         return

@@ -44,6 +44,7 @@ class TreeKinematics:
                         base-frame components, per unit qd_t
     a_bias, alpha_bias : (B, nf, 3) or None  accelerations at qdd_t = 0
                         (including -g), base frame, m/s^2 and rad/s^2
+    gravity : (3,) the g used for a_bias
     """
 
     R: np.ndarray
@@ -52,6 +53,7 @@ class TreeKinematics:
     Jw: np.ndarray
     a_bias: np.ndarray = None
     alpha_bias: np.ndarray = None
+    gravity: np.ndarray = None
 
     def body_jacobian(self, j):
         """J_tj of Eq. (10.78): ``^j t_j = J_tj qd_t``, twist of F_j at O_j
@@ -204,5 +206,5 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
                          + 2 * sig * qdj * wAxz)
     kin = TreeKinematics(R, p, Jv, Jw)
     if qd is not None:
-        kin.a_bias, kin.alpha_bias = a_b, al_b
+        kin.a_bias, kin.alpha_bias, kin.gravity = a_b, al_b, g
     return kin

@@ -1,0 +1,127 @@
+"""Full elastodynamic model of the actual parallel robot (Briot & Khalil
+Sections 10.4.2-10.5; Steps 2-4 of Section 10.6).
+
+At a state (all coordinates ``q_tot`` assembled, independent velocities
+``qd_r = [qd_a; qd_c]``):
+
+* ``qd_tot = J qd_r`` (10.114), ``qdd_tot = J qdd_r + b`` (10.119) with
+  ``b_dep = -(J_t^f)^-1 b'`` (10.118, sign corrected: docs/typos.md);
+* ``M = J^T M_tot J``, ``c = J^T (M_tot b + c_tot)`` (10.123);
+* inverse problem: ``qdd_c = -M_cc^-1 (M_ca qdd_a + c_c)``,
+  ``tau = M_aa qdd_a + M_ac qdd_c + c_a`` (10.124);
+* direct problem: ``qdd_r = M^-1 ([tau; 0] - c)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .closure import (constraint_bias, constraint_jacobian, platform_pose,
+                      solve_closure)
+from .errors import IndefiniteMassMatrixError
+from .platform import selection
+from .tree import as_batch, tree_kinematics
+from .virtual_system import platform_bias_forces, tree_bias_forces, virtual_mass_matrix
+
+
+@dataclass
+class FullModel:
+    """``M qdd_r + c = [tau; 0]`` at one batch of states (10.123).
+
+    M : (B, n_r, n_r), c : (B, n_r) over ``q_r = [q_a; q_c]`` (``names``)
+    J : (B, n_tot, n_r)  ``qd_tot = J qd_r``;  b : (B, n_tot)  (10.119)
+    r_index : columns of q_r in q_tot;  dep : columns of q_dep
+    n_a : number of actuated coordinates
+    """
+
+    M: np.ndarray
+    c: np.ndarray
+    J: np.ndarray
+    b: np.ndarray
+    r_index: np.ndarray
+    dep: np.ndarray
+    n_a: int
+    names: tuple
+
+
+def r_ordering(robot, indep):
+    """``E_q``: q_tot columns of ``q_r = [q_a; q_c]`` from the independent ones."""
+    act = [i for i in indep if i in robot.layout.actuated]
+    return np.array(act + [i for i in indep if i not in robot.layout.actuated]), len(act)
+
+
+def full_model(robot, q_tot, qd_r, dep=None, gravity=None, friction=True,
+               coulomb_smoothing=0.0) -> FullModel:
+    """Steps 1-3 of Section 10.6 at a state.
+
+    q_tot : (n_tot,) or (B, n_tot) all coordinates (must satisfy the loops).
+    qd_r  : (n_r,) or (B, n_r) independent velocities, order of ``r_ordering``.
+    dep   : dependent columns (default: chosen as in
+            :func:`flexpkm.closure.choose_dependent`; keep it fixed along a
+            simulation).
+    """
+    layout = robot.layout
+    q = as_batch(q_tot, layout.n_tot)
+    n_t = layout.n_t
+    kin0 = tree_kinematics(robot, q[:, :n_t])
+    R_0p, P = platform_pose(robot, kin0)
+    J_tot, labels = constraint_jacobian(robot, kin0, P)
+    sol = solve_closure(robot, J_tot, labels, dep=dep)
+    r_index, n_a = r_ordering(robot, sol.indep)
+    col = {i: k for k, i in enumerate(sol.indep)}
+    J = sol.J[:, :, [col[i] for i in r_index]]
+    qd_r = as_batch(qd_r, len(r_index)) * np.ones((q.shape[0], 1))
+    qd_tot = (J @ qd_r[:, :, None])[..., 0]
+    kin = tree_kinematics(robot, q[:, :n_t], qd_tot[:, :n_t], gravity=gravity)
+    bprime = constraint_bias(robot, kin, qd_tot, P)
+    b = np.zeros_like(qd_tot)
+    if len(sol.dep):
+        b[:, sol.dep] = -np.linalg.solve(J_tot[:, :, sol.dep], bprime[:, :, None])[..., 0]
+    M_tot = virtual_mass_matrix(robot, q[:, :n_t], R_0p, kin)
+    c_tot = np.zeros_like(qd_tot)
+    c_tot[:, :n_t] = tree_bias_forces(robot, q[:, :n_t], qd_tot[:, :n_t], kin=kin,
+                                      friction=friction, coulomb_smoothing=coulomb_smoothing)
+    if robot.platform is not None:
+        t_p = qd_tot[:, n_t:] @ selection(robot.platform).T
+        c_tot[:, n_t:] = platform_bias_forces(robot, R_0p, t_p, kin.gravity)
+    Jt = np.swapaxes(J, -1, -2)
+    M = Jt @ M_tot @ J
+    c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]
+    return FullModel(0.5 * (M + np.swapaxes(M, -1, -2)), c, J, b, r_index, sol.dep, n_a,
+                     tuple(layout.names[i] for i in r_index))
+
+
+def _solve_spd(M, rhs, what):
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise IndefiniteMassMatrixError(f"{what} is not positive definite") from None
+    y = np.linalg.solve(L, rhs[..., None])
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+
+
+def inverse_dynamics(model: FullModel, qdd_a):
+    """Inverse problem of Section 10.4.3: given ``qdd_a`` (B, n_a), return
+    ``(tau (B, n_a), qdd_c (B, n_c))`` from the two rows of (10.124)."""
+    na = model.n_a
+    qdd_a = np.asarray(qdd_a, float).reshape(model.c.shape[0], na)
+    M, c = model.M, model.c
+    rhs = -(c[:, na:] + (M[:, na:, :na] @ qdd_a[:, :, None])[..., 0])
+    qdd_c = _solve_spd(M[:, na:, na:], rhs, "M_cc")
+    tau = (M[:, :na, :na] @ qdd_a[:, :, None])[..., 0] + (M[:, :na, na:] @ qdd_c[:, :, None])[..., 0] + c[:, :na]
+    return tau, qdd_c
+
+
+def direct_dynamics(model: FullModel, tau):
+    """Direct problem of Section 10.4.3: ``qdd_r`` (B, n_r) for actuator
+    efforts ``tau`` (B, n_a) (N or N m), from (10.123)."""
+    B, n = model.c.shape
+    rhs = -model.c.copy()
+    rhs[:, :model.n_a] += np.asarray(tau, float).reshape(B, model.n_a)
+    return _solve_spd(model.M, rhs, "M")
+
+
+def accelerations_tot(model: FullModel, qdd_r):
+    """``qdd_tot = J qdd_r + b`` (10.119), (B, n_tot)."""
+    return (model.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.b

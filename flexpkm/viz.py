@@ -1,0 +1,246 @@
+"""Off-screen pictures of mode shapes with pyvista: one PNG per mode (mode
+number and frequency in the title, the undeformed robot as a translucent
+ghost, the deformed robot coloured by its relative displacement) and
+animated GIFs (written with Pillow, so imageio is not needed).
+
+Camera (:func:`camera_view`): a planar model (``Robot.plane_normal``) is
+seen along its plane normal with a parallel projection; a spatial one from
+an isometric-ish point above (``+z_0`` up, or ``-gravity`` when gravity is
+given). The geometry comes from :mod:`flexpkm.geometry`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .geometry import JOINT, KINDS, RobotGeometry, auto_scale, mode_geometry
+
+WINDOW = (1200, 900)
+BACKGROUND = "white"
+GHOST = dict(color="#9aa5b1", opacity=0.25)
+JOINT_COLOR = "#3d4450"
+CMAP = "plasma"
+#: direction of the isometric-ish view (from the focal point to the camera,
+#: in the frame whose third axis is "up")
+ISO_DIRECTION = (1.0, -1.4, 1.3)
+
+
+def pyvista():
+    """Import pyvista for off-screen rendering (``pyvista.OFF_SCREEN``) and
+    silence VTK's harmless 'bad X server connection' warnings."""
+    import pyvista as pv
+    try:
+        from vtkmodules.vtkCommonCore import vtkLogger
+        vtkLogger.SetStderrVerbosity(vtkLogger.VERBOSITY_ERROR)
+    except ImportError:                         # pragma: no cover
+        pass
+    pv.OFF_SCREEN = True
+    return pv
+
+
+def to_pyvista(geometry: RobotGeometry, scale: float = 1.0, deformed: bool = True,
+               kinds=None):
+    """A ``pyvista.UnstructuredGrid`` of hexahedra of the parts.
+
+    scale : multiplies the displacement when ``deformed``.
+    kinds : subset of :data:`flexpkm.geometry.KINDS` to keep (default all).
+    Point data: ``displacement`` (n, 3) m and ``rotation`` (n, 3) rad, both
+    times ``scale``; ``relative |u|`` (n,) = |u| / max |u| over the whole
+    robot (0 when nothing moves). Cell data: ``part``, ``kind``.
+    """
+    pv = pyvista()
+    mesh = geometry.mesh()
+    keep = np.isin(mesh.cell_kind, [KINDS.index(k) for k in (kinds or KINDS)])
+    pts = mesh.reference + (scale * mesh.displacement if deformed else 0.0)
+    grid = pv.UnstructuredGrid({pv.CellType.HEXAHEDRON: mesh.cells[keep]}, pts)
+    u = scale * mesh.displacement
+    norm = np.linalg.norm(u, axis=-1)
+    grid.point_data["displacement"] = u
+    grid.point_data["rotation"] = scale * mesh.rotation
+    grid.point_data["relative |u|"] = norm / norm.max() if norm.max() > 0 else norm
+    grid.cell_data["part"] = mesh.cell_part[keep]
+    grid.cell_data["kind"] = mesh.cell_kind[keep]
+    return grid
+
+
+@dataclass(frozen=True)
+class View:
+    """Camera: unit direction from the focal point to the camera and the
+    view-up vector (base frame), and whether the projection is parallel."""
+
+    direction: tuple
+    up: tuple
+    parallel: bool
+
+
+def camera_view(robot, view: str = "auto") -> View:
+    """The camera of :func:`render_mode` for a robot.
+
+    view : ``"auto"`` (``"normal"`` for a planar model, else ``"iso"``),
+    ``"normal"`` (along ``robot.plane_normal``, up = the in-plane projection
+    of z_0, else of x_0), ``"iso"`` (from above, up = -gravity or z_0).
+    Raises ValueError for an unknown view or ``"normal"`` without a plane.
+    """
+    if view == "auto":
+        view = "normal" if robot.plane_normal is not None else "iso"
+    if view == "normal":
+        if robot.plane_normal is None:
+            raise ValueError(f"{robot.name} is not planar: no plane normal to look along")
+        n = np.asarray(robot.plane_normal, float)
+        for axis in (np.eye(3)[2], np.eye(3)[0]):
+            up = axis - (axis @ n) * n
+            if np.linalg.norm(up) > 1e-6:
+                return View(tuple(n), tuple(up / np.linalg.norm(up)), True)
+    if view == "iso":
+        g = np.asarray(robot.gravity, float)
+        up = -g / np.linalg.norm(g) if np.linalg.norm(g) > 0 else np.eye(3)[2]
+        a = np.eye(3)[0] - (np.eye(3)[0] @ up) * up
+        if np.linalg.norm(a) < 1e-6:
+            a = np.eye(3)[1] - (np.eye(3)[1] @ up) * up
+        a /= np.linalg.norm(a)
+        frame = np.column_stack([a, np.cross(up, a), up])
+        d = frame @ np.asarray(ISO_DIRECTION)
+        return View(tuple(d / np.linalg.norm(d)), tuple(up), False)
+    raise ValueError(f"unknown view {view!r} (use 'auto', 'normal' or 'iso')")
+
+
+def _plotter(window_size):
+    pv = pyvista()
+    pl = pv.Plotter(off_screen=True, window_size=list(window_size))
+    pl.set_background(BACKGROUND)
+    return pl
+
+
+def _place_camera(pl, view: View, bounds: np.ndarray, zoom: float = 1.0):
+    """Point the camera along ``view`` and fit the box ``bounds`` (2, 3)."""
+    centre = bounds.mean(axis=0)
+    diag = float(np.linalg.norm(np.ptp(bounds, axis=0))) or 1.0
+    pl.camera.focal_point = tuple(centre)
+    pl.camera.position = tuple(centre + 3 * diag * np.asarray(view.direction))
+    pl.camera.up = view.up
+    if view.parallel:
+        pl.enable_parallel_projection()
+    pl.reset_camera(bounds=bounds.T.ravel())
+    pl.camera.zoom(zoom)
+
+
+def _scene(pl, geometry: RobotGeometry, scale: float, ghost: bool):
+    """Add the ghost and the deformed robot; returns the deformed meshes
+    (coloured parts, joints) for animation."""
+    if ghost:
+        pl.add_mesh(to_pyvista(geometry, deformed=False), **GHOST, show_scalar_bar=False)
+    body = to_pyvista(geometry, scale, kinds=[k for k in KINDS if k != JOINT])
+    joints = to_pyvista(geometry, scale, kinds=[JOINT])
+    pl.add_mesh(body, scalars="relative |u|", cmap=CMAP, clim=(0.0, 1.0),
+                scalar_bar_args=dict(title="relative displacement", n_labels=3, fmt="%.1f",
+                                     vertical=True, position_x=0.88, position_y=0.25,
+                                     height=0.5, width=0.05, color="black"))
+    if joints.n_cells:
+        pl.add_mesh(joints, color=JOINT_COLOR, show_scalar_bar=False)
+    return body, joints
+
+
+def _frame_bounds(geometry: RobotGeometry, scale: float) -> np.ndarray:
+    """Box holding the robot at amplitudes -scale..scale (2, 3)."""
+    mesh = geometry.mesh()
+    pts = np.concatenate([mesh.reference + scale * mesh.displacement,
+                          mesh.reference - scale * mesh.displacement])
+    return np.stack([pts.min(axis=0), pts.max(axis=0)])
+
+
+def _texts(pl, title: str, subtitle: str):
+    pl.add_text(title, position="upper_edge", font_size=14, color="black")
+    if subtitle:
+        pl.add_text(subtitle, position="lower_left", font_size=9, color="black")
+
+
+def render_mode(robot, geometry: RobotGeometry, scale: float, path, title: str = "",
+                subtitle: str = "", view: str = "auto", ghost: bool = True,
+                window_size=WINDOW) -> Path:
+    """Write a PNG of ``geometry`` deformed by ``scale`` times its
+    displacement (a :func:`flexpkm.geometry.mode_geometry` field), with the
+    undeformed robot as a ghost. Returns the path (parent folders made)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pl = _plotter(window_size)
+    _scene(pl, geometry, scale, ghost)
+    _texts(pl, title, subtitle)
+    _place_camera(pl, camera_view(robot, view), _frame_bounds(geometry, scale))
+    pl.screenshot(str(path))
+    pl.close()
+    return path
+
+
+def animate_mode(robot, geometry: RobotGeometry, scale: float, path, title: str = "",
+                 subtitle: str = "", view: str = "auto", ghost: bool = True,
+                 n_frames: int = 24, fps: float = 12.0, window_size=(800, 600)) -> Path:
+    """Write an animated GIF (Pillow) of one period of the mode: amplitude
+    ``scale * sin(2 pi k / n_frames)``, fixed camera, looping forever."""
+    from PIL import Image
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pl = _plotter(window_size)
+    body, joints = _scene(pl, geometry, scale, ghost)
+    _texts(pl, title, subtitle)
+    _place_camera(pl, camera_view(robot, view), _frame_bounds(geometry, scale))
+    refs = [(m, m.points - m.point_data["displacement"], np.array(m.point_data["displacement"]),
+             np.array(m.point_data["relative |u|"])) for m in (body, joints)]
+    frames = []
+    for k in range(int(n_frames)):
+        a = np.sin(2 * np.pi * k / n_frames)
+        for m, ref, u, rel in refs:
+            m.points = ref + a * u
+            m.point_data["relative |u|"] = abs(a) * rel
+        pl.render()
+        frames.append(Image.fromarray(pl.screenshot(None, return_img=True)))
+    pl.close()
+    frames[0].save(path, save_all=True, append_images=frames[1:], loop=0,
+                   duration=int(round(1000 / fps)), optimize=False)
+    return path
+
+
+def mode_title(robot, number: int, frequency_hz: float) -> str:
+    """``"DualEMPS - mode 1: 14.21 Hz"``."""
+    return f"{robot.name} - mode {number}: {frequency_hz:.2f} Hz"
+
+
+def pose_text(pose: dict) -> str:
+    """``"q11 = 0, q21 = 0"`` from a pose dict."""
+    return ", ".join(f"{k} = {v:g}" for k, v in pose.items())
+
+
+def scale_text(geometry: RobotGeometry, scale: float) -> str:
+    """``"scale 0.0478: largest displacement 79.2 mm, rotation 20.0 deg"``."""
+    return (f"scale {scale:.3g}: largest displacement {1e3 * scale * geometry.max_displacement:.3g} mm, "
+            f"rotation {np.degrees(scale * geometry.max_rotation):.3g} deg")
+
+
+def render_modes(robot, q_tot, modes, numbers, directory, prefix: str, fraction: float = 0.1,
+                 scale: float | None = None, gif: bool = False, pose: dict | None = None,
+                 view: str = "auto") -> list:
+    """PNGs (and GIFs) ``directory/{prefix}_mode_{k}.png`` of the modes.
+
+    q_tot : nominal state (n_tot,) or (n_t,) of the first pose of ``modes``
+            (a :class:`flexpkm.modal.Modes`); numbers : 1-based mode numbers.
+    scale : displacement factor, default :func:`flexpkm.geometry.auto_scale`
+            with ``fraction`` (largest displacement / robot size).
+    Returns the written paths. Raises ValueError for a mode number out of
+    ``1..n_modes``.
+    """
+    n = modes.frequencies_hz.shape[1]
+    out = []
+    for k in numbers:
+        if not 1 <= k <= n:
+            raise ValueError(f"mode {k} is not available (1..{n})")
+        geo = mode_geometry(robot, q_tot, modes.shapes_tot[0, :, k - 1])
+        s = auto_scale(geo, fraction) if scale is None else float(scale)
+        title = mode_title(robot, k, modes.frequencies_hz[0, k - 1])
+        sub = (pose_text(pose) + " | " if pose else "") + scale_text(geo, s)
+        out.append(render_mode(robot, geo, s, Path(directory) / f"{prefix}_mode_{k}.png",
+                               title, sub, view))
+        if gif:
+            out.append(animate_mode(robot, geo, s, Path(directory) / f"{prefix}_mode_{k}.gif",
+                                    title, sub, view))
+    return out

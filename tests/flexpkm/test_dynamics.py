@@ -1,0 +1,86 @@
+"""Full model (10.115)-(10.124) on the DualEMPS with q_e != 0: b against a
+numerically solved constrained path, M and c against Lagrange's equations in
+the independent coordinates, inverse-direct consistency."""
+import numpy as np
+import pytest
+import scipy.optimize as so
+
+from cases import dualemps as D
+from flexpkm.dynamics import direct_dynamics, full_model, inverse_dynamics
+from flexpkm.tree import tree_kinematics
+
+from .test_closure import loop_residual
+
+
+def deformed_state(robot, seed=0):
+    """An assembled DualEMPS state with q_e != 0: independent elastic
+    coordinates set, dependent ones solved from the loop equations."""
+    layout = robot.layout
+    q = np.concatenate([D.configuration(robot, 0.03, 0.08),
+                        D.direct_geometric_model(0.03, 0.08)["P"]])
+    m = full_model(robot, q, np.zeros(11))
+    rng = np.random.default_rng(seed)
+    for i in m.r_index:
+        if layout.names[i].startswith("qe"):
+            q[i] = 1e-3 * rng.normal()
+    return solve_dep(robot, q, m.dep), m.dep, m.r_index
+
+
+def solve_dep(robot, q, dep):
+    def f(x):
+        qq = q.copy()
+        qq[dep] = x
+        return loop_residual(robot, qq)
+    out = q.copy()
+    out[dep] = so.fsolve(f, q[dep], xtol=1e-13)
+    return out
+
+
+def test_b_is_second_derivative_of_constrained_path():
+    robot = D.robot()
+    q, dep, r = deformed_state(robot)
+    rng = np.random.default_rng(3)
+    qd_r = rng.normal(size=len(r)) * 0.3
+    model = full_model(robot, q, qd_r, dep=dep, gravity=np.zeros(3))
+    eps = 1e-4
+
+    def path(t):
+        qq = q.copy()
+        qq[r] = q[r] + t * qd_r
+        return solve_dep(robot, qq, dep)
+
+    qdd_fd = (path(eps) - 2 * q + path(-eps)) / eps ** 2
+    qd_fd = (path(eps) - path(-eps)) / (2 * eps)
+    np.testing.assert_allclose(model.J[0] @ qd_r, qd_fd, atol=1e-7)
+    np.testing.assert_allclose(model.b[0][dep], qdd_fd[dep], atol=2e-4 * np.abs(qdd_fd).max())
+
+
+def test_inverse_then_direct_roundtrip():
+    robot = D.robot()
+    q, dep, r = deformed_state(robot, seed=1)
+    qd_r = np.random.default_rng(4).normal(size=len(r)) * 0.2
+    model = full_model(robot, q, qd_r, dep=dep)
+    qdd_a = np.array([[0.7, -0.3]])
+    tau, qdd_c = inverse_dynamics(model, qdd_a)
+    qdd = direct_dynamics(model, tau)
+    np.testing.assert_allclose(qdd[0, :2], qdd_a[0], atol=1e-8)
+    np.testing.assert_allclose(qdd[0, 2:], qdd_c[0], rtol=1e-8, atol=1e-8)
+
+
+def test_power_balance_of_full_model():
+    """tau.qd_a = dE/dt: qd_r . c = 1/2 qd_r^T dM/dt qd_r + dU/dt (no gravity,
+    no friction) along the constrained motion."""
+    robot = D.robot(gravity=(0.0, 0.0, 0.0))
+    q, dep, r = deformed_state(robot, seed=2)
+    qd_r = np.random.default_rng(5).normal(size=len(r)) * 0.2
+    m0 = full_model(robot, q, qd_r, dep=dep, friction=False)
+    eps = 1e-5
+    qp = q.copy(); qp[r] += eps * qd_r; qp = solve_dep(robot, qp, dep)
+    qm = q.copy(); qm[r] -= eps * qd_r; qm = solve_dep(robot, qm, dep)
+    Mdot = (full_model(robot, qp, qd_r, dep=dep).M[0] - full_model(robot, qm, qd_r, dep=dep).M[0]) / (2 * eps)
+    from flexpkm.virtual_system import virtual_stiffness_matrix
+    K = virtual_stiffness_matrix(robot)
+    Udot = (0.5 * qp @ K @ qp - 0.5 * qm @ K @ qm) / (2 * eps)
+    lhs = qd_r @ m0.c[0]
+    rhs = 0.5 * qd_r @ Mdot @ qd_r + Udot
+    assert abs(lhs - rhs) < 1e-5 * max(abs(rhs), 1e-9) + 1e-9
