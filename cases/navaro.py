@@ -25,11 +25,14 @@ fixed frame i5P (end of link i5) and the platform. Spatial model:
 clutches locked (q_i1, q_i2 locked) 90 independent coordinates (the book's
 90; see docs/navaro.md for the bookkeeping of the book's 144).
 
-The unknowns the book does not state were settled with Table 11.4 (pose 1
-within 0.1 %, see docs/navaro.md): the platform segments point from P
-towards A_i at theta = 0, working mode +1 in every leg, link i5 is 40 mm in
-the plane of motion x 10 mm (so that Iz = 5.333e-8 as printed, Iy =
-3.333e-9), G = 28.9 GPa as printed.
+The unknowns the book does not state were settled with Table 11.4 (pose 1,
+every frequency within 0.01 %) and the reachability of Fig. 11.3's poses,
+see docs/navaro.md: e_i = PE_i makes the angle +pi/3 with OA_i at theta = 0
+(:data:`PLATFORM_ANGLE`; at theta = -pi/3, pose 2, every E_i points towards
+A_i), working mode -1 in every leg (:data:`WORKING_MODES`), link i5 is 40 mm
+in the plane of motion x 10 mm (Iz = 5.333e-8 m^4 as printed, Iy = 3.333e-9,
+the printed 3.333e-8 is a typo), G = E / (2 (1 + 0.33)) = 27.82 GPa (the
+printed 28.9 GPa puts f_4 0.9 % off).
 """
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ import numpy as np
 
 from elements.beam import Beam3D, Material, Section
 from elements.rigid import RigidBody
-from flexpkm.description import FIXED, REVOLUTE, Closure, Frame, Platform
+from flexpkm.description import FIXED, REVOLUTE, Closure, Frame, Platform, constrained_rows
 from flexpkm.errors import (InvalidDescriptionError, SingularConfigurationError,
                             UnreachablePoseError)
 from flexpkm.limbs import Limb, Mount, assemble
@@ -191,7 +194,6 @@ def coordinate_counts(rob):
     """Coordinates by kind: dict with elastic, joint, platform, total,
     constraints, actuated (locked), independent (after locking), and the
     book's count for comparison (``book``)."""
-    from flexpkm.description import constrained_rows
     layout = rob.layout
     n_el = sum(s.stop - s.start for s in layout.elastic_slice.values())
     n_c = sum(len(constrained_rows(rob, c)) for c in rob.closures)
@@ -228,10 +230,12 @@ def leg_angles(v, s, leg):
     singularities |v| = 0 (folded) and |v| = 0.42 m (extended), both naming
     the leg."""
     n = np.linalg.norm(v, axis=-1)
-    if np.any(n > REACH * (1 + 1e-12)):
+    far = np.atleast_1d(n > REACH * (1 + 1e-12))
+    if np.any(far):
+        where = f" (pose {int(np.argmax(far))} of the batch)" if np.ndim(n) else ""
         raise UnreachablePoseError(
-            f"NaVARo leg {leg}: |A{leg}E{leg}| = {n.max():.6g} m > {REACH} m, "
-            f"the leg cannot reach its platform point E{leg}")
+            f"NaVARo leg {leg}: |A{leg}E{leg}| = {np.max(n):.6g} m > {REACH} m, "
+            f"the leg cannot reach its platform point E{leg}{where}")
     tol = 1e-9 * REACH
     n1 = np.atleast_1d(n)
     bad = n1[(n1 < tol) | (n1 > REACH - tol)]

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flexpkm.spatial import cross, skew
+
 from .base import BodyInvariants
 
 __all__ = ["DerivedInvariants", "derived", "skew", "mass_matrix",
@@ -38,15 +40,6 @@ __all__ = ["DerivedInvariants", "derived", "skew", "mass_matrix",
 _EPS = np.zeros((3, 3, 3))
 _EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
 _EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
-
-
-def skew(v) -> np.ndarray:
-    """Cross-product matrix: ``skew(a) @ b == a x b``.
-
-    v : (..., 3). Returns (..., 3, 3). Frame: same as ``v``.
-    """
-    v = np.asarray(v, dtype=float)
-    return np.einsum("pij,...i->...pj", _EPS, v)
 
 
 @dataclass(frozen=True)
@@ -194,8 +187,8 @@ def velocity_terms(inv: BodyInvariants, omega, q_e=None, qd_e=None) -> np.ndarra
     qd = _vec(qd_e, n, "qd_e")
     d = derived(inv)
     ms, I_O, _ = _state_terms(inv, q)
-    f_in = np.cross(w, np.cross(w, ms) + 2.0 * qd @ inv.MS_de.T)
-    c_in = (np.cross(w, np.einsum("...ab,...b->...a", I_O, w))
+    f_in = cross(w, cross(w, ms) + 2.0 * qd @ inv.MS_de.T)
+    c_in = (cross(w, np.einsum("...ab,...b->...a", I_O, w))
             + 2.0 * np.einsum("kab,...b,...k->...a", d.I_re, w, qd)
             + 2.0 * np.einsum("ikab,...b,...i,...k->...a", d.I_ee, w, q, qd))
     s_in = (2.0 * np.einsum("kia,...a,...k->...i", d.lam, w, qd)

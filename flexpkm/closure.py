@@ -19,7 +19,8 @@ import scipy.linalg as sla
 from .description import constrained_rows
 from .errors import InvalidDescriptionError, SingularConfigurationError
 from .platform import selection
-from .spatial import skew
+from .spatial import cross, skew
+from .tree import tree_kinematics
 
 #: J_t^f is treated as singular below this reciprocal condition number
 RCOND_SINGULAR = 1e-10
@@ -117,17 +118,81 @@ def constraint_bias(robot, kin, qd_tot, P=None):
             Og, vg, wg = P, tp[:, :3], tp[:, 3:]
             ag = alg = np.zeros((B, 3))
         r = Ok - Og
-        Dv = vk - vg - np.cross(wg, r)
+        Dv = vk - vg - cross(wg, r)
         Dw = wk - wg
-        dDv = ak - ag - np.cross(alg, r) - np.cross(wg, vk - vg)
+        dDv = ak - ag - cross(alg, r) - cross(wg, vk - vg)
         dDw = alk - alg
         Rt = np.swapaxes(kin.R[:, k], -1, -2)
         loc = lambda x: (Rt @ x[:, :, None])[..., 0]
         wl = loc(wk)
-        rows = np.concatenate([loc(dDv) - np.cross(wl, loc(Dv)),
-                               loc(dDw) - np.cross(wl, loc(Dw))], axis=-1)
+        rows = np.concatenate([loc(dDv) - cross(wl, loc(Dv)),
+                               loc(dDw) - cross(wl, loc(Dw))], axis=-1)
         out.append(rows[:, list(constrained_rows(robot, c))])
     return np.concatenate(out, axis=1) if out else np.zeros((B, 0))
+
+
+def closure_residual(robot, q_tot, kin=None):
+    """Geometric loop equations, the position-level counterpart of
+    :func:`constraint_jacobian` (same rows): for each closure, the position of
+    O_k relative to the other body's point and the small rotation
+    ``vee(R_k^T R_g - R_g^T R_k) / 2`` between the cut frames, in F_k.
+
+    The cut frames must coincide at assembly. The platform point is
+    ``P + R_p platform_point`` with P's translational coordinates taken from
+    ``q_tot`` (its other components and R_p from the first platform closure's
+    frame); rotational platform coordinates are not supported here.
+    q_tot : (B, n_tot). Returns (B, c): m and rad.
+    """
+    layout = robot.layout
+    q = np.asarray(q_tot, float).reshape(-1, layout.n_tot)
+    kin = kin or tree_kinematics(robot, q[:, :layout.n_t])
+    R_p, P = platform_pose(robot, kin)
+    if robot.platform is not None:
+        dofs = list(robot.platform.dofs)
+        if any(d >= 3 for d in dofs):
+            raise InvalidDescriptionError(
+                "closure_residual: rotational platform coordinates are not supported")
+        P = P.copy()
+        P[:, dofs] = q[:, layout.n_t:]
+    out = []
+    for c in robot.closures:
+        k = robot.frame_index[c.frame]
+        if c.other is None:
+            Og, Rg = P + R_p @ np.asarray(c.platform_point, float), R_p
+        else:
+            g = robot.frame_index[c.other]
+            Og, Rg = kin.p[:, g], kin.R[:, g]
+        Rk = kin.R[:, k]
+        Rt = np.swapaxes(Rk, -1, -2)
+        dp = (Rt @ (kin.p[:, k] - Og)[:, :, None])[..., 0]
+        A = Rt @ Rg
+        W = 0.5 * (A - np.swapaxes(A, -1, -2))
+        rot = np.stack([W[:, 2, 1], W[:, 0, 2], W[:, 1, 0]], axis=-1)
+        out.append(np.concatenate([dp, -rot], axis=-1)[:, list(constrained_rows(robot, c))])
+    return np.concatenate(out, axis=1) if out else np.zeros((q.shape[0], 0))
+
+
+def project_on_loops(robot, q_tot, dep, tol=1e-12, max_iter=20):
+    """Correct the dependent coordinates so that the loops close:
+    Newton iterations on :func:`closure_residual` with ``J_t^f`` (the
+    velocity-level Jacobian, exact at the solution).
+
+    q_tot : (n_tot,) ; dep : dependent columns. Returns (q_tot, residual norm).
+    Raises :class:`SingularConfigurationError` when it does not converge.
+    """
+    layout = robot.layout
+    q = np.array(q_tot, float).reshape(1, layout.n_tot)
+    for _ in range(max_iter):
+        kin = tree_kinematics(robot, q[:, :layout.n_t])
+        r = closure_residual(robot, q, kin)
+        err = np.abs(r).max() if r.size else 0.0
+        if err < tol:
+            return q[0], err
+        J_tot, _ = constraint_jacobian(robot, kin)
+        q[0, dep] -= np.linalg.solve(J_tot[0][:, dep], r[0])
+    raise SingularConfigurationError(
+        f"the loops cannot be closed (residual {err:.3g} after {max_iter} iterations)",
+        matrix="J_t^f")
 
 
 def _check_planar_cut(robot, kin, c, k):

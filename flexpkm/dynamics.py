@@ -21,8 +21,8 @@ from .closure import (constraint_bias, constraint_jacobian, platform_pose,
                       solve_closure)
 from .errors import IndefiniteMassMatrixError
 from .platform import selection
-from .tree import as_batch, tree_kinematics
-from .virtual_system import platform_bias_forces, tree_bias_forces, virtual_mass_matrix
+from .tree import add_acceleration_bias, as_batch, tree_kinematics
+from .virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
 
 
 @dataclass
@@ -33,6 +33,7 @@ class FullModel:
     J : (B, n_tot, n_r)  ``qd_tot = J qd_r``;  b : (B, n_tot)  (10.119)
     r_index : columns of q_r in q_tot;  dep : columns of q_dep
     n_a : number of actuated coordinates
+    kin : the tree kinematics of the state (with its acceleration bias)
     """
 
     M: np.ndarray
@@ -43,6 +44,7 @@ class FullModel:
     dep: np.ndarray
     n_a: int
     names: tuple
+    kin: object = None
 
 
 def r_ordering(robot, indep):
@@ -71,17 +73,19 @@ def full_model(robot, q_tot, qd_r, dep=None, gravity=None, friction=True,
     r_index, n_a = r_ordering(robot, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
     J = sol.J[:, :, [col[i] for i in r_index]]
-    qd_r = as_batch(qd_r, len(r_index)) * np.ones((q.shape[0], 1))
+    qd_r = as_batch(np.broadcast_to(qd_r, qd_r.shape if np.ndim(qd_r) else (len(r_index),)),
+                    len(r_index)) * np.ones((q.shape[0], 1))
     qd_tot = (J @ qd_r[:, :, None])[..., 0]
-    kin = tree_kinematics(robot, q[:, :n_t], qd_tot[:, :n_t], gravity=gravity)
+    kin = add_acceleration_bias(robot, kin0, qd_tot[:, :n_t], gravity=gravity)
     bprime = constraint_bias(robot, kin, qd_tot, P)
     b = np.zeros_like(qd_tot)
     if len(sol.dep):
         b[:, sol.dep] = -np.linalg.solve(J_tot[:, :, sol.dep], bprime[:, :, None])[..., 0]
-    M_tot = virtual_mass_matrix(robot, q[:, :n_t], R_0p, kin)
+    M_t, c_t = tree_dynamics(robot, q[:, :n_t], qd_tot[:, :n_t], kin=kin, friction=friction,
+                             coulomb_smoothing=coulomb_smoothing)
+    M_tot = virtual_mass_matrix(robot, None, R_0p, M_t=M_t)
     c_tot = np.zeros_like(qd_tot)
-    c_tot[:, :n_t] = tree_bias_forces(robot, q[:, :n_t], qd_tot[:, :n_t], kin=kin,
-                                      friction=friction, coulomb_smoothing=coulomb_smoothing)
+    c_tot[:, :n_t] = c_t
     if robot.platform is not None:
         t_p = qd_tot[:, n_t:] @ selection(robot.platform).T
         c_tot[:, n_t:] = platform_bias_forces(robot, R_0p, t_p, kin.gravity)
@@ -89,7 +93,7 @@ def full_model(robot, q_tot, qd_r, dep=None, gravity=None, friction=True,
     M = Jt @ M_tot @ J
     c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]
     return FullModel(0.5 * (M + np.swapaxes(M, -1, -2)), c, J, b, r_index, sol.dep, n_a,
-                     tuple(layout.names[i] for i in r_index))
+                     tuple(layout.names[i] for i in r_index), kin)
 
 
 def _solve_spd(M, rhs, what):
@@ -125,3 +129,16 @@ def direct_dynamics(model: FullModel, tau):
 def accelerations_tot(model: FullModel, qdd_r):
     """``qdd_tot = J qdd_r + b`` (10.119), (B, n_tot)."""
     return (model.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.b
+
+
+def point_acceleration(robot, model: FullModel, qdd_r, frame, axis_frame=None, axis=None):
+    """Absolute acceleration of the origin of ``frame`` (m/s^2, base frame,
+    (B, 3)), or its component along ``axis`` (3,) of ``axis_frame`` (B,)."""
+    kin = model.kin
+    j = robot.frame_index[frame]
+    qdd_t = accelerations_tot(model, qdd_r)[:, :robot.layout.n_t]
+    a = (kin.Jv[:, j] @ qdd_t[:, :, None])[..., 0] + kin.a_bias[:, j] + kin.gravity
+    if axis_frame is None:
+        return a
+    u = kin.R[:, robot.frame_index[axis_frame]] @ np.asarray(axis, float)
+    return np.sum(a * u, axis=-1)

@@ -373,7 +373,7 @@ def _joint_specs(f, size, style):
         rail = partial(_Poses.attachment, name=f.name)
         return [_along_z(f"joint {f.name}", f.name, pose, 1.5 * half, rectangle(2 * rad, 2 * rad)),
                 _along_z(f"rail {f.name}", f.name, rail, style.rail_length * size / 2,
-                         rectangle(0.6 * rad, 0.6 * rad))]
+                         rectangle(0.45 * rad, 0.45 * rad))]
     return []
 
 

@@ -29,6 +29,16 @@ def skew(v):
     return out
 
 
+def cross(a, b):
+    """``a x b`` over the last axis (..., 3); a faster ``np.cross`` for the
+    small batched vectors of the recursions."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
 def _rot(angle, i, j):
     a = np.asarray(angle, dtype=float)
     c, s = np.cos(a), np.sin(a)

@@ -31,7 +31,7 @@ import numpy as np
 
 from .description import PRISMATIC, REVOLUTE, Robot
 from .spatial import (euler_xyz, euler_xyz_rate_bias, euler_xyz_rate_matrix,
-                      mdh_transform, rot_z, skew)
+                      cross, mdh_transform, rot_z, skew)
 
 
 @dataclass
@@ -122,7 +122,8 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
 
     q_t : (n_t,) or (B, n_t) joint then elastic coordinates
           (:class:`flexpkm.description.CoordinateLayout`), m / rad.
-    qd_t : same shape or None; when given, the acceleration bias is computed.
+    qd_t : same shape or None; when given, the acceleration bias is computed
+          (:func:`add_acceleration_bias`).
     gravity : base-frame gravity (3,), default ``robot.gravity``; enters as
           the base acceleration ``-g``.
     Raises ValueError on wrong shapes.
@@ -130,30 +131,21 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
     n_t = robot.layout.n_t
     q = as_batch(q_t, n_t)
     B = q.shape[0]
-    qd = None if qd_t is None else as_batch(qd_t, n_t) * np.ones((B, 1))
     nf = len(robot.frames)
     R = np.empty((B, nf, 3, 3))
     p = np.empty((B, nf, 3))
     Jv = np.zeros((B, nf, 3, n_t))
     Jw = np.zeros((B, nf, 3, n_t))
-    if qd is not None:
-        g = np.asarray(robot.gravity if gravity is None else gravity, dtype=float)
-        a_b = np.empty((B, nf, 3))
-        al_b = np.empty((B, nf, 3))
     eye = np.broadcast_to(np.eye(3), (B, 3, 3))
     zero3 = np.zeros((B, 3))
     zeroJ = np.zeros((B, 3, n_t))
+    local = []
     for j, fc in enumerate(frame_constants(robot)):
         a = fc.antecedent
         if a < 0:
             Ra, pa, Jva, Jwa = eye, zero3, zeroJ, zeroJ
-            if qd is not None:
-                aa, ala, wa = np.broadcast_to(-g, (B, 3)), zero3, zero3
         else:
             Ra, pa, Jva, Jwa = R[:, a], p[:, a], Jv[:, a], Jw[:, a]
-            if qd is not None:
-                aa, ala = a_b[:, a], al_b[:, a]
-                wa = (Jwa @ qd[:, :, None])[..., 0]
         R_loc = fc.R_fix
         r = np.full(B, fc.r)
         if fc.sigma == REVOLUTE:
@@ -161,15 +153,16 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
         elif fc.sigma == PRISMATIC:
             r = r + q[:, fc.col]
         sh = fc.shapes
+        elastic = None
         if sh is not None:
             sl, Phid, Phir = sh
             qe = q[:, sl]
             ang = qe @ Phir.T
-            RaE = Ra @ euler_xyz_rate_matrix(ang)
             RaPhid = Ra @ Phid
-            RaEPhir = RaE @ Phir
+            RaEPhir = Ra @ euler_xyz_rate_matrix(ang) @ Phir
             Rj = Ra @ euler_xyz(ang) @ R_loc
-            s = ((Ra @ (fc.p_att + qe @ Phid.T)[:, :, None]))[..., 0]
+            s = (Ra @ (fc.p_att + qe @ Phid.T)[:, :, None])[..., 0]
+            elastic = (ang, RaPhid, RaEPhir)
         else:
             Rj = Ra @ R_loc
             s = Ra @ fc.p_att
@@ -186,25 +179,60 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
             Jv[:, j, :, fc.col] += z
         elif fc.sigma == REVOLUTE:
             Jw[:, j, :, fc.col] += z
-        if qd is not None:
-            if sh is not None:
-                qde = qd[:, sl]
-                w_e = (RaEPhir @ qde[:, :, None])[..., 0]
-                udot = (RaPhid @ qde[:, :, None])[..., 0]
-                w_bias = np.cross(wa, w_e) + (
-                    Ra @ euler_xyz_rate_bias(ang, qde @ Phir.T)[:, :, None])[..., 0]
-            else:
-                w_e = udot = w_bias = zero3
-            wA = wa + w_e
-            qdj = qd[:, fc.col][:, None] if fc.col >= 0 else 0.0
-            sig = 1.0 if fc.sigma == PRISMATIC else 0.0
-            sigbar = 1.0 if fc.sigma == REVOLUTE else 0.0
-            wAxz = np.cross(wA, z)
-            al_b[:, j] = ala + w_bias + sigbar * qdj * wAxz
-            a_b[:, j] = (aa + np.cross(ala, s + rho) + np.cross(wa, np.cross(wa, s) + 2 * udot)
-                         + np.cross(w_bias, rho) + np.cross(wA, np.cross(wA, rho))
-                         + 2 * sig * qdj * wAxz)
+        local.append((Ra, s, rho, z, elastic))
     kin = TreeKinematics(R, p, Jv, Jw)
-    if qd is not None:
-        kin.a_bias, kin.alpha_bias, kin.gravity = a_b, al_b, g
+    kin._local = local
+    if qd_t is not None:
+        add_acceleration_bias(robot, kin, qd_t, gravity)
+    return kin
+
+
+def add_acceleration_bias(robot: Robot, kin: TreeKinematics, qd_t, gravity=None):
+    """Second pass of the recurrence: accelerations at ``qdd_t = 0``
+    ((10.81)-(10.85) with the base acceleration ``-g``), stored in ``kin``.
+
+    qd_t : (n_t,) or (B, n_t). Returns ``kin``.
+    """
+    B = kin.R.shape[0]
+    qd = as_batch(qd_t, robot.layout.n_t) * np.ones((B, 1))
+    g = np.asarray(robot.gravity if gravity is None else gravity, dtype=float)
+    nf = kin.R.shape[1]
+    omega = (kin.Jw @ qd[:, None, :, None])[..., 0]          # (B, nf, 3)
+    a_b = np.empty((B, nf, 3))
+    al_b = np.empty((B, nf, 3))
+    zero3 = np.zeros((B, 3))
+    minus_g = np.broadcast_to(-g, (B, 3))
+    for j, fc in enumerate(frame_constants(robot)):
+        Ra, s, rho, z, elastic = kin._local[j]
+        a = fc.antecedent
+        if a < 0:
+            aa, ala, wa = minus_g, zero3, zero3
+        else:
+            aa, ala, wa = a_b[:, a], al_b[:, a], omega[:, a]
+        if elastic is not None:
+            ang, RaPhid, RaEPhir = elastic
+            sl, _, Phir = fc.shapes
+            qde = qd[:, sl]
+            w_e = (RaEPhir @ qde[:, :, None])[..., 0]
+            udot = (RaPhid @ qde[:, :, None])[..., 0]
+            w_bias = cross(wa, w_e) + (
+                Ra @ euler_xyz_rate_bias(ang, qde @ Phir.T)[:, :, None])[..., 0]
+            wA = wa + w_e
+        else:
+            udot = w_bias = zero3
+            wA = wa
+        acc = aa + cross(ala, s + rho) + cross(wa, cross(wa, s) + 2 * udot)
+        ang_acc = ala + w_bias
+        if fc.col >= 0:
+            qdj = qd[:, fc.col][:, None]
+            wAxz = cross(wA, z)
+            if fc.sigma == REVOLUTE:
+                ang_acc = ang_acc + qdj * wAxz
+            else:
+                acc = acc + 2 * qdj * wAxz
+        if fc.r != 0.0 or fc.sigma == PRISMATIC:
+            acc = acc + cross(w_bias, rho) + cross(wA, cross(wA, rho))
+        a_b[:, j] = acc
+        al_b[:, j] = ang_acc
+    kin.a_bias, kin.alpha_bias, kin.gravity = a_b, al_b, g
     return kin

@@ -95,11 +95,12 @@ def tree_stiffness_matrix(robot) -> np.ndarray:
     return K
 
 
-def virtual_mass_matrix(robot, q_t, R_0p, kin=None, undeformed=False) -> np.ndarray:
+def virtual_mass_matrix(robot, q_t, R_0p, kin=None, undeformed=False, M_t=None) -> np.ndarray:
     """``M_tot`` (10.102)-(10.103), (11.21)-(11.23): (B, n_tot, n_tot) over
-    ``q_tot = [q_t; x_p]``; ``R_0p`` (B, 3, 3) platform orientation."""
+    ``q_tot = [q_t; x_p]``; ``R_0p`` (B, 3, 3) platform orientation; ``M_t``
+    the tree's mass matrix when already computed."""
     layout = robot.layout
-    Mt = tree_mass_matrix(robot, q_t, kin, undeformed)
+    Mt = tree_mass_matrix(robot, q_t, kin, undeformed) if M_t is None else M_t
     B = Mt.shape[0]
     M = np.zeros((B, layout.n_tot, layout.n_tot))
     M[:, :layout.n_t, :layout.n_t] = Mt
@@ -117,31 +118,45 @@ def virtual_stiffness_matrix(robot) -> np.ndarray:
     return K
 
 
-def tree_bias_forces(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
-                     coulomb_smoothing=0.0) -> np.ndarray:
-    """``c_t`` of Eqs. (10.99)-(10.100), (10.103): ``sum J_ij^T (c_ij +
-    M_ij g^s_ij)`` + viscous and Coulomb friction, (B, n_t), N or N m.
+def tree_dynamics(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
+                  coulomb_smoothing=0.0):
+    """``M_t`` and ``c_t`` of Eqs. (10.99)-(10.103) in one pass:
+    ``M_t = J^T diag(M_ij) J + I_t`` and ``c_t = J^T (diag(M_ij) g^s + c_in)
+    + K q + friction``, with the bodies' Jacobians stacked in J (10.80).
 
-    Gravity enters through the base acceleration ``-g`` (model 10.68).
-    ``coulomb_smoothing`` > 0 replaces sign(qd) by tanh(qd / smoothing).
+    q_t, qd_t : (n_t,) or (B, n_t). Gravity enters through the base
+    acceleration ``-g`` (model 10.68). ``coulomb_smoothing`` > 0 replaces
+    sign(qd) by tanh(qd / smoothing). Returns (M_t (B, n_t, n_t), c_t (B, n_t)).
     """
     layout = robot.layout
     q = as_batch(q_t, layout.n_t)
-    qd = as_batch(qd_t, layout.n_t) * np.ones((q.shape[0], 1))
-    kin = kin if kin is not None and kin.a_bias is not None else tree_kinematics(
-        robot, q, qd, gravity=gravity)
     B = q.shape[0]
-    c = np.zeros((B, layout.n_t))
-    for j, _, body, sl in bodies_of(robot):
-        J = body_jacobian(kin, j, sl, layout.n_t)
-        Jt = J[:, :6]
-        omega = np.einsum("bij,bj->bi", Jt[:, 3:], qd)
-        if sl is not None:
-            qe, qde = q[:, sl], qd[:, sl]
-        else:
-            qe = qde = np.zeros((B, 0))
-        w = ne.ne_wrench(body.invariants, kin.body_bias(j), np.zeros_like(qe), omega, qe, qde)
-        c += np.einsum("bki,bk->bi", J, w)
+    qd = as_batch(qd_t, layout.n_t) * np.ones((B, 1))
+    if kin is None or kin.a_bias is None:
+        kin = tree_kinematics(robot, q, qd, gravity=gravity)
+    bodies = bodies_of(robot)
+    J = np.concatenate([body_jacobian(kin, j, sl, layout.n_t) for j, _, _, sl in bodies], axis=1)
+    nr = J.shape[1]
+    Mb = np.zeros((B, nr, nr))
+    acc = np.zeros((B, nr))
+    vel = np.zeros((B, nr))
+    k = 0
+    t_all = (J @ qd[:, :, None])[..., 0]
+    for j, _, body, sl in bodies:
+        n = 6 + body.n_e
+        qe = q[:, sl] if sl is not None else np.zeros((B, 0))
+        qde = qd[:, sl] if sl is not None else np.zeros((B, 0))
+        Mb[:, k:k + n, k:k + n] = ne.mass_matrix(body.invariants, qe)
+        acc[:, k:k + 6] = kin.body_bias(j)
+        vel[:, k:k + n] = ne.velocity_terms(body.invariants, t_all[:, k + 3:k + 6], qe, qde)
+        k += n
+    Jt = np.swapaxes(J, -1, -2)
+    M = Jt @ Mb @ J
+    c = (Jt @ ((Mb @ acc[:, :, None])[..., 0] + vel)[:, :, None])[..., 0]
+    c += q @ tree_stiffness_matrix(robot).T
+    for name, inertia in robot.rotor_inertia.items():
+        col = layout.joint_index[name]
+        M[:, col, col] += inertia
     if friction:
         for name, fv in robot.viscous_friction.items():
             col = layout.joint_index[name]
@@ -150,7 +165,14 @@ def tree_bias_forces(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
             col = layout.joint_index[name]
             v = qd[:, col]
             c[:, col] += fs * (np.tanh(v / coulomb_smoothing) if coulomb_smoothing > 0 else np.sign(v))
-    return c
+    return M, c
+
+
+def tree_bias_forces(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
+                     coulomb_smoothing=0.0) -> np.ndarray:
+    """``c_t`` of Eqs. (10.99)-(10.100), (10.103), (B, n_t), N or N m
+    (see :func:`tree_dynamics`)."""
+    return tree_dynamics(robot, q_t, qd_t, kin, gravity, friction, coulomb_smoothing)[1]
 
 
 def platform_bias_forces(robot, R_0p, t_p, gravity=None) -> np.ndarray:

@@ -102,7 +102,7 @@ def camera_view(robot, view: str = "auto") -> View:
         a /= np.linalg.norm(a)
         frame = np.column_stack([a, np.cross(up, a), up])
         d = frame @ np.asarray(ISO_DIRECTION)
-        return View(tuple(d / np.linalg.norm(d)), tuple(up), False)
+        return View(tuple(d / np.linalg.norm(d)), tuple(up), True)
     raise ValueError(f"unknown view {view!r} (use 'auto', 'normal' or 'iso')")
 
 
@@ -113,17 +113,45 @@ def _plotter(window_size):
     return pl
 
 
-def _place_camera(pl, view: View, bounds: np.ndarray, zoom: float = 1.0):
-    """Point the camera along ``view`` and fit the box ``bounds`` (2, 3)."""
-    centre = bounds.mean(axis=0)
-    diag = float(np.linalg.norm(np.ptp(bounds, axis=0))) or 1.0
+#: fractions of the window used by the robot (the rest: title, text, colour bar)
+_USED_HEIGHT, _USED_WIDTH = 0.82, 0.72
+
+
+def _screen_box(view: View, points: np.ndarray):
+    """(centre (3,), width, height) of the points (n, 3) seen along
+    ``view`` (m): the centre of their screen-aligned box."""
+    up = np.asarray(view.up)
+    d = np.asarray(view.direction)
+    right = np.cross(-d, up)
+    axes = np.stack([right, up, d])
+    lo, hi = (points @ axes.T).min(axis=0), (points @ axes.T).max(axis=0)
+    return axes.T @ (0.5 * (lo + hi)), float(hi[0] - lo[0]), float(hi[1] - lo[1])
+
+
+def window_for(view: View, points: np.ndarray, height: int = WINDOW[1]) -> tuple:
+    """Window (width, height) px fitting the aspect ratio of the points
+    (n, 3) seen along ``view`` (width within 900..1800 px)."""
+    _, w, h = _screen_box(view, points)
+    width = _USED_HEIGHT * height * w / max(h, 1e-12) / _USED_WIDTH
+    return int(np.clip(round(width), 900, 1800)), int(height)
+
+
+def _place_camera(pl, view: View, points: np.ndarray):
+    """Point the camera along ``view`` and fit the points (n, 3) into the
+    part of the window left by the title, text and colour bar."""
+    centre, w, h = _screen_box(view, points)
+    dist = 3 * (float(np.linalg.norm(np.ptp(points, axis=0))) or 1.0)
     pl.camera.focal_point = tuple(centre)
-    pl.camera.position = tuple(centre + 3 * diag * np.asarray(view.direction))
+    pl.camera.position = tuple(centre + dist * np.asarray(view.direction))
     pl.camera.up = view.up
+    pl.reset_camera_clipping_range()
+    W, H = pl.window_size
+    half = 0.5 * max(h / _USED_HEIGHT, w * H / (W * _USED_WIDTH))
     if view.parallel:
         pl.enable_parallel_projection()
-    pl.reset_camera(bounds=bounds.T.ravel())
-    pl.camera.zoom(zoom)
+        pl.camera.parallel_scale = half
+    else:
+        pl.camera.view_angle = 2 * np.degrees(np.arctan(half / dist))
 
 
 def _scene(pl, geometry: RobotGeometry, scale: float, ghost: bool):
@@ -134,20 +162,19 @@ def _scene(pl, geometry: RobotGeometry, scale: float, ghost: bool):
     body = to_pyvista(geometry, scale, kinds=[k for k in KINDS if k != JOINT])
     joints = to_pyvista(geometry, scale, kinds=[JOINT])
     pl.add_mesh(body, scalars="relative |u|", cmap=CMAP, clim=(0.0, 1.0),
-                scalar_bar_args=dict(title="relative displacement", n_labels=3, fmt="%.1f",
-                                     vertical=True, position_x=0.88, position_y=0.25,
+                scalar_bar_args=dict(title="relative\ndisplacement", n_labels=3, fmt="%.1f",
+                                     vertical=True, position_x=0.87, position_y=0.25,
                                      height=0.5, width=0.05, color="black"))
     if joints.n_cells:
         pl.add_mesh(joints, color=JOINT_COLOR, show_scalar_bar=False)
     return body, joints
 
 
-def _frame_bounds(geometry: RobotGeometry, scale: float) -> np.ndarray:
-    """Box holding the robot at amplitudes -scale..scale (2, 3)."""
+def _frame_points(geometry: RobotGeometry, scale: float) -> np.ndarray:
+    """Nodes of the robot at the amplitudes +scale and -scale (2n, 3)."""
     mesh = geometry.mesh()
-    pts = np.concatenate([mesh.reference + scale * mesh.displacement,
-                          mesh.reference - scale * mesh.displacement])
-    return np.stack([pts.min(axis=0), pts.max(axis=0)])
+    return np.concatenate([mesh.reference + scale * mesh.displacement,
+                           mesh.reference - scale * mesh.displacement])
 
 
 def _texts(pl, title: str, subtitle: str):
@@ -158,16 +185,17 @@ def _texts(pl, title: str, subtitle: str):
 
 def render_mode(robot, geometry: RobotGeometry, scale: float, path, title: str = "",
                 subtitle: str = "", view: str = "auto", ghost: bool = True,
-                window_size=WINDOW) -> Path:
+                window_size=None) -> Path:
     """Write a PNG of ``geometry`` deformed by ``scale`` times its
     displacement (a :func:`flexpkm.geometry.mode_geometry` field), with the
     undeformed robot as a ghost. Returns the path (parent folders made)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pl = _plotter(window_size)
+    cam, pts = camera_view(robot, view), _frame_points(geometry, scale)
+    pl = _plotter(window_size or window_for(cam, pts))
     _scene(pl, geometry, scale, ghost)
     _texts(pl, title, subtitle)
-    _place_camera(pl, camera_view(robot, view), _frame_bounds(geometry, scale))
+    _place_camera(pl, cam, pts)
     pl.screenshot(str(path))
     pl.close()
     return path
@@ -175,16 +203,17 @@ def render_mode(robot, geometry: RobotGeometry, scale: float, path, title: str =
 
 def animate_mode(robot, geometry: RobotGeometry, scale: float, path, title: str = "",
                  subtitle: str = "", view: str = "auto", ghost: bool = True,
-                 n_frames: int = 24, fps: float = 12.0, window_size=(800, 600)) -> Path:
+                 n_frames: int = 24, fps: float = 12.0, window_size=None) -> Path:
     """Write an animated GIF (Pillow) of one period of the mode: amplitude
     ``scale * sin(2 pi k / n_frames)``, fixed camera, looping forever."""
     from PIL import Image
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pl = _plotter(window_size)
+    cam, pts = camera_view(robot, view), _frame_points(geometry, scale)
+    pl = _plotter(window_size or tuple(int(0.7 * x) for x in window_for(cam, pts)))
     body, joints = _scene(pl, geometry, scale, ghost)
     _texts(pl, title, subtitle)
-    _place_camera(pl, camera_view(robot, view), _frame_bounds(geometry, scale))
+    _place_camera(pl, cam, pts)
     refs = [(m, m.points - m.point_data["displacement"], np.array(m.point_data["displacement"]),
              np.array(m.point_data["relative |u|"])) for m in (body, joints)]
     frames = []
@@ -237,7 +266,7 @@ def render_modes(robot, q_tot, modes, numbers, directory, prefix: str, fraction:
         geo = mode_geometry(robot, q_tot, modes.shapes_tot[0, :, k - 1])
         s = auto_scale(geo, fraction) if scale is None else float(scale)
         title = mode_title(robot, k, modes.frequencies_hz[0, k - 1])
-        sub = (pose_text(pose) + " | " if pose else "") + scale_text(geo, s)
+        sub = (pose_text(pose) + "; " if pose else "") + scale_text(geo, s)
         out.append(render_mode(robot, geo, s, Path(directory) / f"{prefix}_mode_{k}.png",
                                title, sub, view))
         if gif:

@@ -89,3 +89,17 @@ def test_book_choice_is_singular_and_replaced(setup):
         solve_closure(robot, J_tot, constraint_jacobian(
             robot, tree_kinematics(robot, D.configuration(robot, 0.02, 0.05)))[1],
             q_dep=D.Q_DEP_BOOK)
+
+
+def test_closure_residual_matches_test_loop_equations_and_projection(setup):
+    from flexpkm.closure import closure_residual, project_on_loops
+    robot, q_tot, J_tot, sol = setup
+    assert np.abs(closure_residual(robot, q_tot)).max() < 1e-12
+    rng = np.random.default_rng(7)
+    q = q_tot + 1e-3 * rng.normal(size=q_tot.size)
+    # same zero set as the hand-written loop equations, same rows to first order
+    r1 = closure_residual(robot, q)[0]
+    assert np.abs(r1).max() > 1e-5
+    qp, err = project_on_loops(robot, q, sol.dep)
+    assert err < 1e-12 and np.abs(loop_residual(robot, qp)).max() < 1e-11
+    np.testing.assert_array_equal(qp[sol.indep], q[sol.indep])

@@ -1,0 +1,168 @@
+"""Mode shapes as meshes for ParaView & co. (meshio): the robot's hexahedral
+mesh at the nominal pose (:mod:`flexpkm.geometry`) with point data
+
+* ``displacement`` (n, 3): node displacement, m, base frame F_0,
+* ``rotation`` (n, 3): rotation vector of the node's local triad, rad,
+
+and cell data ``part`` (index into the geometry's part names) and ``kind``
+(index into :data:`flexpkm.geometry.KINDS`).
+
+Amplitude convention (``normalize``): ``"mass"`` keeps the mass-normalised
+eigenvector (the field per unit modal coordinate, ``Modes.shapes_tot``),
+``"max"`` divides it so that the largest displacement is 1 m (then a
+ParaView *Warp By Vector* factor is the drawn amplitude in m), a number
+multiplies the mass-normalised field by it.
+
+Files: one VTU per mode (:func:`write_modes_vtu`), or one XDMF time series
+(:func:`write_modes_xdmf`: the modes as time steps t = 1, 2, ...;
+:func:`write_animation_xdmf`: one period of one mode). XDMF is written with
+its data inline (``data_format="XML"``) by default, which needs no h5py.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .geometry import RobotGeometry, auto_scale, mode_geometry
+
+HEX = "hexahedron"
+
+
+def amplitude(geometry: RobotGeometry, normalize="mass") -> float:
+    """Factor applied to a mode's field (see the module docstring).
+    Raises ValueError for an unknown ``normalize`` or a zero field with
+    ``"max"``."""
+    if normalize == "mass":
+        return 1.0
+    if normalize == "max":
+        umax = geometry.max_displacement
+        if not umax > 0:
+            raise ValueError("the displacement field is zero: cannot normalise it to 1 m")
+        return 1.0 / umax
+    if isinstance(normalize, (int, float)):
+        return float(normalize)
+    raise ValueError(f"unknown normalisation {normalize!r} (use 'mass', 'max' or a number)")
+
+
+def point_data(geometry: RobotGeometry, scale: float = 1.0) -> dict:
+    """``{"displacement": (n, 3), "rotation": (n, 3)}`` of the merged mesh,
+    times ``scale``."""
+    mesh = geometry.mesh()
+    return {"displacement": scale * mesh.displacement, "rotation": scale * mesh.rotation}
+
+
+def cell_data(geometry: RobotGeometry) -> dict:
+    """``{"part": [(m,)], "kind": [(m,)]}`` (one block of hexahedra)."""
+    mesh = geometry.mesh()
+    return {"part": [mesh.cell_part], "kind": [mesh.cell_kind]}
+
+
+def to_meshio(geometry: RobotGeometry, scale: float = 1.0):
+    """A ``meshio.Mesh``: reference nodes, hexahedra, :func:`point_data`
+    times ``scale``, :func:`cell_data`."""
+    import meshio
+    mesh = geometry.mesh()
+    return meshio.Mesh(mesh.reference, [(HEX, mesh.cells)],
+                       point_data=point_data(geometry, scale), cell_data=cell_data(geometry))
+
+
+def _mode_geometries(robot, q_tot, modes, numbers):
+    """[(number, frequency Hz, geometry)] of 1-based mode numbers of the
+    first pose of ``modes``; ValueError for a number out of range."""
+    n = modes.frequencies_hz.shape[1]
+    out = []
+    for k in numbers:
+        if not 1 <= k <= n:
+            raise ValueError(f"mode {k} is not available (1..{n})")
+        out.append((k, float(modes.frequencies_hz[0, k - 1]),
+                    mode_geometry(robot, q_tot, modes.shapes_tot[0, :, k - 1])))
+    return out
+
+
+def write_modes_vtu(robot, q_tot, modes, numbers, directory, prefix: str,
+                    normalize="mass") -> list:
+    """One ``directory/{prefix}_mode_{k}.vtu`` per mode number k (1-based).
+
+    q_tot : nominal state (n_tot,) or (n_t,) of the first pose of ``modes``
+    (:class:`flexpkm.modal.Modes`). Field data: ``mode``, ``frequency_hz``,
+    ``amplitude`` (the factor of ``normalize``) and ``suggested_scale``
+    (:func:`flexpkm.geometry.auto_scale` of the written field, for a
+    Warp By Vector). Returns the paths.
+    """
+    import meshio
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k, f, geo in _mode_geometries(robot, q_tot, modes, numbers):
+        a = amplitude(geo, normalize)
+        path = directory / f"{prefix}_mode_{k}.vtu"
+        meshio.write(path, to_meshio(geo, a))
+        add_vtu_field_data(path, {"mode": k, "frequency_hz": f, "amplitude": a,
+                                  "suggested_scale": auto_scale(geo) / a})
+        paths.append(path)
+    return paths
+
+
+def add_vtu_field_data(path, values: dict) -> None:
+    """Insert ``<FieldData>`` (one Float64 value per name, ascii) into a VTU
+    file; meshio 5 reads it (``Mesh.field_data``) but does not write it.
+    Raises ValueError when the file is not a VTU UnstructuredGrid."""
+    import xml.etree.ElementTree as ET
+    tree = ET.parse(path)
+    grid = tree.getroot().find("UnstructuredGrid")
+    if grid is None:
+        raise ValueError(f"{path}: not a VTU UnstructuredGrid file")
+    fd = ET.Element("FieldData")
+    for name, v in values.items():
+        da = ET.SubElement(fd, "DataArray", type="Float64", Name=str(name),
+                           NumberOfTuples="1", format="ascii")
+        da.text = repr(float(v))
+    grid.insert(0, fd)
+    tree.write(path, xml_declaration=True, encoding="utf-8")
+
+
+def write_xdmf_series(path, geometry: RobotGeometry, steps, data_format: str = "XML") -> Path:
+    """An XDMF time series on the reference mesh of ``geometry``.
+
+    steps : iterable of (time, scale): point data = :func:`point_data`
+    (geometry, scale) at that time. ``data_format``: ``"XML"`` (inline, no
+    h5py), ``"Binary"`` or ``"HDF"`` (needs h5py). Returns the path.
+    """
+    import meshio
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mesh = geometry.mesh()
+    with meshio.xdmf.TimeSeriesWriter(path, data_format=data_format) as writer:
+        writer.write_points_cells(mesh.reference, [(HEX, mesh.cells)])
+        for t, s in steps:
+            writer.write_data(float(t), point_data=point_data(geometry, s),
+                              cell_data=cell_data(geometry))
+    return path
+
+
+def write_modes_xdmf(robot, q_tot, modes, numbers, path, normalize="mass",
+                     data_format: str = "XML") -> Path:
+    """The modes ``numbers`` as the time steps t = k of one XDMF file
+    (same mesh; point data of each mode as in :func:`write_modes_vtu`)."""
+    import meshio
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    items = _mode_geometries(robot, q_tot, modes, numbers)
+    with meshio.xdmf.TimeSeriesWriter(path, data_format=data_format) as writer:
+        mesh = items[0][2].mesh()
+        writer.write_points_cells(mesh.reference, [(HEX, mesh.cells)])
+        for k, _, geo in items:
+            writer.write_data(float(k), point_data=point_data(geo, amplitude(geo, normalize)),
+                              cell_data=cell_data(geo))
+    return path
+
+
+def write_animation_xdmf(geometry: RobotGeometry, scale: float, path, n_frames: int = 24,
+                         frequency_hz: float = 1.0, data_format: str = "XML") -> Path:
+    """One period of a mode as an XDMF time series: at t_i = i / (n_frames
+    f) (s) the field is ``scale sin(2 pi f t_i)`` times the mode's."""
+    f = float(frequency_hz) if frequency_hz > 0 else 1.0
+    t = np.arange(int(n_frames)) / (n_frames * f)
+    return write_xdmf_series(path, geometry, zip(t, scale * np.sin(2 * np.pi * f * t)),
+                             data_format)
