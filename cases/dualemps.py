@@ -25,6 +25,7 @@ from elements.beam import Material, PlanarBeam, Section
 from elements.rigid import RigidBody
 from flexpkm.description import Closure, Frame, Platform, Robot
 from flexpkm.errors import UnreachablePoseError
+from flexpkm.trajectories import Trajectory, quintic
 
 PI = np.pi
 
@@ -70,8 +71,9 @@ L_15 = 0.0675 + 0.4505 + 0.082
 L_18 = L_15 + 0.065 + 0.14 + 0.035
 BASE_GAP = 0.4
 #: actuator stroke (0.25 m, Section 10.7); its position is not given: the
-#: interval below contains the book's trajectories (0 to 0.2 m).
-STROKE = (-0.05, 0.20)
+#: interval below contains the book's trajectories (0 to 0.2 m, and the
+#: circle of Fig. 10.8, which needs q11 up to 0.208 m).
+STROKE = (-0.025, 0.225)
 
 #: Table 11.1, Hz, at q11 = q21 = 0
 TABLE_11_1 = {
@@ -202,3 +204,116 @@ def reference_frequencies(pose):
     if pose.get("q11") == 0 and pose.get("q21") == 0:
         return TABLE_11_1["Model"]
     return None
+
+
+
+# ---- maneuvers (the book's Fig. 10.7b is missing; these are ours) ---------
+def maneuver(name):
+    """Actuator trajectory ``t -> (q_a, qd_a, qdd_a)`` (m, m/s, m/s^2; each
+    (m, 2)) of a named maneuver, all from rest at q11 = q21 = 0:
+
+    * ``edge``: q11 0 -> 0.2 m in 1.8 s, q21 = 0, then 1.2 s at rest (3 s);
+    * ``square``: (0,0) -> (0.2,0) -> (0.2,0.2) -> (0,0.2) -> (0,0), each edge
+      1.8 s of motion then 1.2 s at rest (12 s);
+    * ``fast``: q11 0 -> 0.1 m and q21 0 -> 0.05 m in 0.2 s, 0.8 s at rest;
+    * ``circle``: P on the circle of radius 0.1 m centred at (x_P, z_P) =
+      (0.28, 0.90) m in F0 (Fig. 10.8) at 0.20 m/s (see :class:`Circle`).
+    """
+    if name == "edge":
+        return Trajectory(np.array([[0, 0], [0.2, 0]]), (1.8,), (1.2,))
+    if name == "square":
+        W = np.array([[0, 0], [0.2, 0], [0.2, 0.2], [0, 0.2], [0, 0]])
+        return Trajectory(W, (1.8,) * 4, (1.2,) * 4)
+    if name == "fast":
+        return Trajectory(np.array([[0, 0], [0.1, 0.05]]), (0.2,), (0.8,))
+    if name == "circle":
+        return Circle()
+    raise KeyError(f"unknown maneuver {name!r}; use edge, square, fast or circle")
+
+
+MANEUVERS = ("edge", "square", "fast", "circle")
+
+
+class Circle:
+    """P on the circle of Fig. 10.8: centre (0.28, 0.90) m in (x0, z0),
+    radius 0.1 m, counter-clockwise from its lowest point, 0.20 m/s.
+
+    From rest at q11 = q21 = 0 the actuators first move (quintic, 0.5 s) to
+    the circle's lowest point; the speed along the circle then rises to
+    0.20 m/s with a quintic blend of 0.5 s, stays constant, falls back to 0 in
+    0.5 s at the end of one revolution; then 0.5 s at rest.
+    The actuator velocities and accelerations are central differences of the
+    inverse geometric model (step 1e-5 s).
+    """
+
+    centre = np.array([0.28, 0.90])
+    radius, speed, t_approach, t_ramp, t_rest = 0.1, 0.20, 0.5, 0.5, 0.5
+
+    def __init__(self):
+        q_start = np.array(inverse_geometric_model(*(self.centre - [0.0, self.radius])))
+        self.approach = Trajectory(np.array([[0.0, 0.0], q_start]), (self.t_approach,), (0.0,))
+        length = 2 * np.pi * self.radius
+        self.t_cruise = (length - self.speed * self.t_ramp) / self.speed
+        self.duration = self.t_approach + 2 * self.t_ramp + self.t_cruise + self.t_rest
+
+    def arc_length(self, t):
+        """Distance travelled on the circle at time t (s) from its start."""
+        v, T = self.speed, self.t_ramp
+        ramp = lambda u: v * T * (2.5 * u ** 4 - 3 * u ** 5 + u ** 6)   # int of quintic
+        t = np.clip(t, 0.0, 2 * T + self.t_cruise)
+        up = ramp(np.clip(t / T, 0, 1))
+        cruise = v * np.clip(t - T, 0, self.t_cruise)
+        down_t = np.clip((t - T - self.t_cruise) / T, 0, 1)
+        down = v * T * down_t - ramp(down_t)
+        return up + cruise + down
+
+    def positions(self, t):
+        """Actuator positions (m, 2) at times t."""
+        t = np.atleast_1d(np.asarray(t, float))
+        q = self.approach(np.minimum(t, self.t_approach))[0]
+        on = t > self.t_approach
+        if np.any(on):
+            phi = -np.pi / 2 + self.arc_length(t[on] - self.t_approach) / self.radius
+            P = self.centre + self.radius * np.stack([np.cos(phi), np.sin(phi)], axis=-1)
+            q[on] = np.stack(inverse_geometric_model(P[:, 0], P[:, 1]), axis=-1)
+        return q
+
+    def __call__(self, t):
+        t = np.atleast_1d(np.asarray(t, float))
+        d = 1e-5
+        qm, q0, qp = self.positions(t - d), self.positions(t), self.positions(t + d)
+        return q0, (qp - qm) / (2 * d), (qp - 2 * q0 + qm) / d ** 2
+
+
+def acc_P_y17(robot, model, qdd_r):
+    """The book's accelerometer: acceleration of P = O18 along y17, m/s^2, (B,)."""
+    from flexpkm.dynamics import point_acceleration
+    return point_acceleration(robot, model, qdd_r, "18", axis_frame="17", axis=(0.0, 1.0, 0.0))
+
+
+#: PD gains of the joint controllers: closed-loop pulsation 100 rad/s (the
+#: prototype's cut-off, Section 10.7), critically damped, on the slider mass
+#: plus the legs' share (~1 kg): kp = m w^2, kd = 2 m w.
+PD_MASS = RIGID["11"][0] + 1.0
+PD_GAINS = (PD_MASS * 100.0 ** 2, 2 * PD_MASS * 100.0)
+
+
+def initial_state(rob, q11=0.0, q21=0.0):
+    """All coordinates ``q_tot`` (n_tot,) of the assembled robot at rest."""
+    return np.concatenate([configuration(rob, q11, q21), direct_geometric_model(q11, q21)["P"]])
+
+
+def simulation_setup(maneuver_name, drive="prescribed", gravity=None):
+    """(robot, q0_tot, Drive, sensors) for ``flexpkm simulate dualemps``."""
+    from flexpkm.simulate import Drive
+    rob = robot() if gravity is None else robot(gravity=gravity)
+    traj = maneuver(maneuver_name)
+    kp, kd = PD_GAINS
+    d = Drive(drive, traj, kp=np.array([kp, kp]), kd=np.array([kd, kd]))
+    return rob, initial_state(rob), d, {"acc_P_y17": acc_P_y17}
+
+
+def duration(maneuver_name):
+    """Duration of a maneuver, s."""
+    traj = maneuver(maneuver_name)
+    return traj.duration

@@ -333,7 +333,7 @@ def add_pose_arguments(parser):
                         help="NaVARo platform pose x_p, y_p (m), theta_p (rad) (default 0 0 0)")
     parser.add_argument("--working-modes", nargs=3, type=int, metavar=("S1", "S2", "S3"),
                         dest="navaro_working_modes", default=None,
-                        help="NaVARo working mode (+1/-1) of legs 1-3 (default 1 1 1)")
+                        help="NaVARo working mode (+1/-1) of legs 1-3 (default -1 -1 -1, Table 11.4)")
     parser.add_argument("--actuation", nargs="+", dest="navaro_actuation", default=None,
                         metavar="MODE",
                         help="NaVARo actuation: 'locked' (both clutches locked, default) or "

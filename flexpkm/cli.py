@@ -16,7 +16,7 @@ import numpy as np
 from .errors import FlexPKMError
 
 #: modules adding sub-commands; each has ``register(subparsers)``
-EXTRA_COMMANDS = ("flexpkm.viz_cli",)
+EXTRA_COMMANDS = ("flexpkm.viz_cli", "flexpkm.sim_cli")
 
 
 def _case(name):

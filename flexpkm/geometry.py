@@ -336,7 +336,6 @@ def _frame_specs(robot: Robot, size: float, style: Style, stations: int):
     specs = []
     for f in robot.frames:
         pose = partial(_Poses.frame, name=f.name)
-        hint = (0.0, 0.0, 1.0)
         body = robot.flexible_body(f.name)
         if body is not None and body.length > 0:
             specs.append(_Spec(f"beam {f.name}", BEAM, f.name,
@@ -349,14 +348,14 @@ def _frame_specs(robot: Robot, size: float, style: Style, stations: int):
                 x = float(np.clip(a[0], 0.0, body.length))
                 specs.append(_bar(f"link {f.name}-{c.name}", LINK, f.name,
                                   partial(_section_pose, f.name, x),
-                                  np.zeros(3), a - [x, 0, 0], w, hint))
+                                  np.zeros(3), a - [x, 0, 0], w))
             else:
-                specs.append(_bar(f"link {f.name}-{c.name}", LINK, f.name, pose, np.zeros(3), a, w, hint))
+                specs.append(_bar(f"link {f.name}-{c.name}", LINK, f.name, pose, np.zeros(3), a, w))
         if f.sigma != PRISMATIC and f.r:
             specs.append(_bar(f"link {f.name} offset", LINK, f.name, pose, [0, 0, -f.r], np.zeros(3), w))
         if body is None and not children[f.name]:
             specs += [_bar(f"link {f.name} body", LINK, f.name, pose, np.zeros(3),
-                           b.invariants.ms_r / b.invariants.m, w, hint)
+                           b.invariants.ms_r / b.invariants.m, w)
                       for b in robot.bodies.get(f.name, ()) if b.invariants.m > 0]
         specs += _joint_specs(f, size, style)
     return specs
@@ -406,9 +405,13 @@ def _closure_specs(robot: Robot, size: float, style: Style):
 
 
 def _specs(robot: Robot, size: float, style: Style):
+    """All part specs, with unique names (a repeated name gets its frame)."""
     stations = max(2, int(style.beam_stations))
-    return [s for s in _frame_specs(robot, size, style, stations) + _closure_specs(robot, size, style)
-            if s is not None]
+    specs = [s for s in _frame_specs(robot, size, style, stations) + _closure_specs(robot, size, style)
+             if s is not None]
+    names = [s.name for s in specs]
+    return [replace(s, name=f"{s.name} ({s.frame})") if names.count(s.name) > 1 else s
+            for s in specs]
 
 
 # ---- evaluation ------------------------------------------------------------------

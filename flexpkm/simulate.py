@@ -30,16 +30,16 @@ from .closure import closure_residual, project_on_loops
 from .dynamics import full_model, point_acceleration
 from .errors import FlexPKMError
 from .progress import Progress
-from .virtual_system import virtual_stiffness_matrix
+from .virtual_system import friction_damping, virtual_stiffness_matrix
 
 
 @dataclass
 class Drive:
     """How the actuators move.
 
-    mode : ``"prescribed" | "pd" | "free"``
+    mode : ``"prescribed" | "pd" | "free" | "effort"``
     trajectory : callable ``t -> (q_a, qd_a, qdd_a)`` each (m, n_a), for
-        ``prescribed`` and ``pd``
+        ``prescribed`` and ``pd``; for ``effort``, ``t -> tau`` (n_a,)
     kp, kd : (n_a,) PD gains (N/m, N s/m or N m/rad, N m s/rad)
     """
 
@@ -52,6 +52,8 @@ class Drive:
         """PD efforts ``kp (q_ref - q_a) + kd (qd_ref - qd_a)``, zero when free."""
         if self.mode == "free":
             return np.zeros_like(q_a)
+        if self.mode == "effort":
+            return np.asarray(self.trajectory(t), float)
         q_ref, qd_ref, _ = self.trajectory(t)
         return self.kp * (q_ref[0] - q_a) + self.kd * (qd_ref[0] - qd_a)
 
@@ -79,14 +81,16 @@ class SimulationResult:
 
 def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
              friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
-             tol=1e-8, max_iter=10, progress=False) -> SimulationResult:
+             tol=1e-8, iterations=2, progress=False) -> SimulationResult:
     """Integrate the full elastodynamic model from an assembled state.
 
     q0_tot : (n_tot,) initial coordinates (loops closed; elastic ones may be
         non-zero); qd0_r : initial independent velocities (default 0).
     h : integration step, s; dt_out : output period (a multiple of h), s.
-    tol : Newton stops when the velocity correction ``gamma h |da|`` is
-        below tol (SI units of the velocities).
+    tol, iterations : at most ``iterations`` Newton corrections per step,
+        fewer when the velocity correction ``gamma h |da|`` falls below tol
+        (SI units of the velocities); the model is evaluated once per
+        correction. ``iterations = 1`` is a linearly implicit Newmark step.
     sensors : name -> ``f(robot, model, qdd_r) -> (1,)`` evaluated at outputs.
     Raises :class:`flexpkm.errors.FlexPKMError` if Newton does not converge.
     """
@@ -99,9 +103,6 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
     dep, r, na = m.dep, m.r_index, m.n_a
     v = np.zeros(len(r)) if qd0_r is None else np.asarray(qd0_r, float).copy()
     K_tot = virtual_stiffness_matrix(robot)
-    fv = np.zeros(len(r))
-    for k, i in enumerate(r):
-        fv[k] = robot.viscous_friction.get(layout.names[i][1:], 0.0) if friction else 0.0
     beta, gamma = 0.25, 0.5
     if drive.mode == "prescribed":
         u = np.arange(na, len(r))                       # unknown accelerations
@@ -136,19 +137,24 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
         return q1, v1
 
     def solve(t, a1, model):
-        """Newton on the unknown accelerations at time t."""
-        for it in range(max_iter):
+        """At most ``iterations`` Newton corrections of the unknown
+        accelerations at time t (stops early below ``tol``)."""
+        for it in range(iterations):
             q1, v1 = newmark(t, a1, model)
             model, res = evaluate(t, q1, v1, a1)
             J = model.J[0]
-            S = model.M[0] + h * gamma * np.diag(fv + kd) + h * h * beta * (J.T @ K_tot @ J + np.diag(kp))
+            C = friction_damping(robot, J @ v1, coulomb_smoothing) if friction else 0.0
+            S = (model.M[0] + h * gamma * ((J.T * C) @ J + np.diag(kd))
+                 + h * h * beta * (J.T @ K_tot @ J + np.diag(kp)))
             da = np.linalg.solve(S[np.ix_(u, u)], res[u])
             a1 = a1.copy()
             a1[u] -= da
+            if not np.all(np.isfinite(a1)):
+                raise FlexPKMError(f"the time integration diverged at t = {t:.6f} s")
             if gamma * h * np.abs(da).max() <= tol:
-                q1, v1 = newmark(t, a1, model)
-                return project_on_loops(robot, q1, dep)[0], v1, a1, model, it + 1
-        raise FlexPKMError(f"Newton did not converge at t = {t:.6f} s (|da| = {np.abs(da).max():.3g})")
+                break
+        q1, v1 = newmark(t, a1, model)
+        return project_on_loops(robot, q1, dep)[0], v1, a1, model, it + 1
 
     # initial accelerations
     a = np.zeros(len(r))

@@ -177,7 +177,9 @@ def x_axis(result: SweepResult, units=None):
 def plot_sweep(result: SweepResult, path, n: int | None = None, title: str = "",
                units=None) -> Path:
     """PNG of the first ``n`` frequencies (default all) against
-    :func:`x_axis`, with matplotlib's Agg backend. Returns the path."""
+    :func:`x_axis` (start of the path on the left), with matplotlib's Agg
+    backend; ``title`` e.g. the robot's name, ``units`` {component: unit}.
+    Returns the path."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -186,11 +188,14 @@ def plot_sweep(result: SweepResult, path, n: int | None = None, title: str = "",
     x, label = x_axis(result, units)
     f = result.frequencies_hz[:, :n] if n else result.frequencies_hz
     fig, ax = plt.subplots(figsize=(7.5, 4.8), dpi=120)
-    for i in range(f.shape[1]):
-        ax.plot(x, f[:, i], lw=1.8, label=f"mode {i + 1}")
+    for i in range(f.shape[1]):     # dashed every other mode: double modes stay visible
+        ax.plot(x, f[:, i], lw=1.8, ls="-" if i % 2 == 0 else "--", label=f"mode {i + 1}")
+    if x[-1] < x[0]:
+        ax.invert_xaxis()           # the path runs from left to right
     ax.set_xlabel(label)
     ax.set_ylabel("natural frequency (Hz)")
-    ax.set_title(title or "natural frequencies along the path")
+    ax.set_title(f"{title}: natural frequencies along the path" if title
+                 else "natural frequencies along the path")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize=9, ncol=1 if f.shape[1] <= 6 else 2)
     start = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[0]))

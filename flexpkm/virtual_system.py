@@ -168,6 +168,21 @@ def tree_dynamics(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
     return M, c
 
 
+def friction_damping(robot, qd_tot, coulomb_smoothing=0.0) -> np.ndarray:
+    """Diagonal of ``d(friction)/d(qd)`` over q_tot (n_tot,): viscous
+    coefficients plus ``fs / eps * sech^2(qd / eps)`` of the smoothed Coulomb
+    friction (eps = ``coulomb_smoothing``; nothing for an unsmoothed sign)."""
+    layout = robot.layout
+    d = np.zeros(layout.n_tot)
+    for name, fv in robot.viscous_friction.items():
+        d[layout.joint_index[name]] += fv
+    if coulomb_smoothing > 0:
+        for name, fs in robot.coulomb_friction.items():
+            col = layout.joint_index[name]
+            d[col] += fs / coulomb_smoothing * (1.0 - np.tanh(qd_tot[col] / coulomb_smoothing) ** 2)
+    return d
+
+
 def tree_bias_forces(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
                      coulomb_smoothing=0.0) -> np.ndarray:
     """``c_t`` of Eqs. (10.99)-(10.100), (10.103), (B, n_t), N or N m

@@ -120,8 +120,9 @@ _USED_HEIGHT, _USED_WIDTH = 0.82, 0.72
 def _screen_box(view: View, points: np.ndarray):
     """(centre (3,), width, height) of the points (n, 3) seen along
     ``view`` (m): the centre of their screen-aligned box."""
-    up = np.asarray(view.up)
     d = np.asarray(view.direction)
+    up = np.asarray(view.up) - (np.asarray(view.up) @ d) * d
+    up /= np.linalg.norm(up)
     right = np.cross(-d, up)
     axes = np.stack([right, up, d])
     lo, hi = (points @ axes.T).min(axis=0), (points @ axes.T).max(axis=0)

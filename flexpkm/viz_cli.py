@@ -7,14 +7,18 @@
                   [--modes N] [--plot FILE.png] [--csv FILE] [--[no-]progress]
 
 The pose components of a sweep are the case's (DualEMPS: q11 q21 in m;
-NaVARo: x y in m, theta in rad); the case module provides
-``add_pose_arguments``, ``from_cli`` and ``configuration(robot, *pose)``.
+NaVARo: x y in m, theta in rad, see :func:`pose_configurator`); the case
+module provides ``add_pose_arguments``, ``from_cli`` and
+``configuration(robot, <pose components>, ...)``. In a sweep the case's
+pose options select the model (e.g. NaVARo ``--actuation``, ``--refined``,
+``--working-modes``); the pose given there is replaced by the path.
 Bad input raises :class:`flexpkm.errors.FlexPKMError` (one line on stderr,
 exit status 2, see :mod:`flexpkm.cli`).
 """
 from __future__ import annotations
 
 import argparse
+import inspect
 
 from .errors import FlexPKMError
 
@@ -43,11 +47,25 @@ def _case(name):
     return get(name)
 
 
-def case_default(case):
-    """(robot, q_t, pose dict) of a case at its default pose."""
-    p = argparse.ArgumentParser(add_help=False)
-    case.add_pose_arguments(p)
-    return case.from_cli(p.parse_args([]))
+def pose_configurator(case, robot, pose):
+    """(component names, ``configure(values) -> q_t``) of a case's sweeps.
+
+    The swept components are the parameters of ``case.configuration(robot,
+    ...)`` that are keys of the case's pose dict (from ``from_cli``), in the
+    signature's order (DualEMPS: q11, q21; NaVARo: x, y, theta). The other
+    parameters found in the pose dict keep their value; ``working_modes``
+    is taken from the pose's ``s1, s2, s3`` when present.
+    Raises FlexPKMError when the case has no such configuration function.
+    """
+    config = getattr(case, "configuration", None)
+    params = list(inspect.signature(config).parameters)[1:] if config else []
+    names = tuple(p for p in params if p in pose)
+    if not names:
+        raise FlexPKMError(f"case {case.__name__} has no configuration(robot, <pose>) to sweep")
+    fixed = {p: pose[p] for p in params if p not in names and p in pose}
+    if "working_modes" in params and all(f"s{i}" in pose for i in (1, 2, 3)):
+        fixed["working_modes"] = tuple(int(pose[f"s{i}"]) for i in (1, 2, 3))
+    return names, lambda values: config(robot, **dict(zip(names, values)), **fixed)
 
 
 def cmd_modes(args) -> int:
@@ -91,8 +109,8 @@ def cmd_modes(args) -> int:
 def cmd_sweep(args) -> int:
     from .sweep import frequency_sweep, plot_sweep
     case = _case(args.case)
-    robot, _, pose = case_default(case)
-    names = tuple(pose)
+    robot, _, pose = case.from_cli(args)
+    names, configure = pose_configurator(case, robot, pose)
     for what, values in (("--from", args.start), ("--to", args.stop)):
         if len(values) != len(names):
             raise FlexPKMError(f"{what} needs {len(names)} values ({' '.join(names)}) "
@@ -100,7 +118,7 @@ def cmd_sweep(args) -> int:
     if not (args.plot or args.csv):
         raise FlexPKMError("nothing to write: give --plot FILE.png and/or --csv FILE")
     try:
-        result = frequency_sweep(robot, lambda p: case.configuration(robot, *p), args.start,
+        result = frequency_sweep(robot, configure, args.start,
                                  args.stop, args.steps, n_modes=args.modes, names=names,
                                  progress=args.progress)
     except ValueError as e:
@@ -137,6 +155,8 @@ def register(subparsers):
 
     s = subparsers.add_parser("sweep", help="natural frequencies along a straight path of poses")
     s.add_argument("case", choices=cases.CASES)
+    for name in cases.CASES:        # model options (the pose itself is swept)
+        cases.get(name).add_pose_arguments(s)
     s.add_argument("--from", dest="start", nargs="+", type=float, required=True, metavar="P",
                    help="start pose (dualemps: q11 q21 in m; navaro: x y theta in m, rad)")
     s.add_argument("--to", dest="stop", nargs="+", type=float, required=True, metavar="P",
