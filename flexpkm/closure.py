@@ -24,6 +24,9 @@ from .tree import tree_kinematics
 
 #: J_t^f is treated as singular below this reciprocal condition number
 RCOND_SINGULAR = 1e-10
+#: the book's q_dep is used when its J_t^f is at most this much worse
+#: conditioned than the rank-revealing choice
+BOOK_RCOND_RATIO = 0.1
 
 
 def platform_pose(robot, kin):
@@ -227,10 +230,11 @@ def choose_dependent(robot, J_tot, labels, q_dep=None):
 
     * ``q_dep`` given (names): used as is; a singular ``J_t^f`` raises
       :class:`SingularConfigurationError` naming the closures/legs involved.
-    * otherwise the book's choice ``robot.q_dep`` is tried, and when its
-      ``J_t^f`` is singular a rank-revealing choice is made: QR with column
-      pivoting of ``J_tot`` restricted to the non-actuated columns (the
-      actuators stay independent so that they can be locked or driven).
+    * otherwise a rank-revealing choice is made, QR with column pivoting of
+      ``J_tot`` restricted to the non-actuated columns (the actuators stay
+      independent so that they can be locked or driven), and the book's
+      choice ``robot.q_dep`` replaces it when its ``J_t^f`` is not much worse
+      conditioned (``BOOK_RCOND_RATIO``).
     Returns (dep indices, choice name).
     """
     layout = robot.layout
@@ -242,14 +246,14 @@ def choose_dependent(robot, J_tot, labels, q_dep=None):
         dep = np.array([layout.index(n) for n in q_dep])
         _assert_invertible(A[:, dep], labels, "J_t^f (requested q_dep)")
         return dep, "requested"
-    if robot.q_dep is not None:
-        dep = np.array([layout.index(n) for n in robot.q_dep])
-        if len(dep) == c and _rcond(A[:, dep]) > RCOND_SINGULAR:
-            return dep, "book"
     free = np.array([i for i in range(layout.n_tot) if i not in layout.actuated])
     _, R, piv = sla.qr(A[:, free], mode="economic", pivoting=True)
     dep = np.sort(free[piv[:c]])
     _assert_invertible(A[:, dep], labels, "J_tot (non-actuated columns)")
+    if robot.q_dep is not None:
+        book = np.array([layout.index(n) for n in robot.q_dep])
+        if len(book) == c and _rcond(A[:, book]) > BOOK_RCOND_RATIO * _rcond(A[:, dep]):
+            return book, "book"
     return dep, "rank-revealing"
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .geometry import RobotGeometry, auto_scale, mode_geometry
+from .geometry import RobotGeometry, auto_scale, mode_geometries
 
 HEX = "hexahedron"
 
@@ -67,19 +67,6 @@ def to_meshio(geometry: RobotGeometry, scale: float = 1.0):
                        point_data=point_data(geometry, scale), cell_data=cell_data(geometry))
 
 
-def _mode_geometries(robot, q_tot, modes, numbers):
-    """[(number, frequency Hz, geometry)] of 1-based mode numbers of the
-    first pose of ``modes``; ValueError for a number out of range."""
-    n = modes.frequencies_hz.shape[1]
-    out = []
-    for k in numbers:
-        if not 1 <= k <= n:
-            raise ValueError(f"mode {k} is not available (1..{n})")
-        out.append((k, float(modes.frequencies_hz[0, k - 1]),
-                    mode_geometry(robot, q_tot, modes.shapes_tot[0, :, k - 1])))
-    return out
-
-
 def write_modes_vtu(robot, q_tot, modes, numbers, directory, prefix: str,
                     normalize="mass") -> list:
     """One ``directory/{prefix}_mode_{k}.vtu`` per mode number k (1-based).
@@ -94,7 +81,7 @@ def write_modes_vtu(robot, q_tot, modes, numbers, directory, prefix: str,
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for k, f, geo in _mode_geometries(robot, q_tot, modes, numbers):
+    for k, f, geo in mode_geometries(robot, q_tot, modes, numbers):
         a = amplitude(geo, normalize)
         path = directory / f"{prefix}_mode_{k}.vtu"
         meshio.write(path, to_meshio(geo, a))
@@ -122,40 +109,40 @@ def add_vtu_field_data(path, values: dict) -> None:
     tree.write(path, xml_declaration=True, encoding="utf-8")
 
 
-def write_xdmf_series(path, geometry: RobotGeometry, steps, data_format: str = "XML") -> Path:
-    """An XDMF time series on the reference mesh of ``geometry``.
+def write_xdmf_series(path, steps, data_format: str = "XML") -> Path:
+    """An XDMF time series on one reference mesh.
 
-    steps : iterable of (time, scale): point data = :func:`point_data`
-    (geometry, scale) at that time. ``data_format``: ``"XML"`` (inline, no
-    h5py), ``"Binary"`` or ``"HDF"`` (needs h5py). Returns the path.
+    steps : iterable of (time, geometry, scale); the mesh is the first
+    geometry's, each step's point data :func:`point_data` (geometry, scale)
+    (the geometries must share the reference mesh: same robot and nominal
+    pose, e.g. several modes). ``data_format``: ``"XML"`` (inline, no h5py),
+    ``"Binary"`` or ``"HDF"`` (needs h5py). Returns the path; ValueError
+    when a geometry has another number of nodes.
     """
     import meshio
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    mesh = geometry.mesh()
     with meshio.xdmf.TimeSeriesWriter(path, data_format=data_format) as writer:
-        writer.write_points_cells(mesh.reference, [(HEX, mesh.cells)])
-        for t, s in steps:
-            writer.write_data(float(t), point_data=point_data(geometry, s),
-                              cell_data=cell_data(geometry))
+        n = None
+        for t, geo, s in steps:
+            if n is None:
+                mesh = geo.mesh()
+                n = len(mesh.reference)
+                writer.write_points_cells(mesh.reference, [(HEX, mesh.cells)])
+            data = point_data(geo, s)
+            if len(data["displacement"]) != n:
+                raise ValueError("the steps of an XDMF series must share the reference mesh")
+            writer.write_data(float(t), point_data=data, cell_data=cell_data(geo))
     return path
 
 
 def write_modes_xdmf(robot, q_tot, modes, numbers, path, normalize="mass",
                      data_format: str = "XML") -> Path:
     """The modes ``numbers`` as the time steps t = k of one XDMF file
-    (same mesh; point data of each mode as in :func:`write_modes_vtu`)."""
-    import meshio
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    items = _mode_geometries(robot, q_tot, modes, numbers)
-    with meshio.xdmf.TimeSeriesWriter(path, data_format=data_format) as writer:
-        mesh = items[0][2].mesh()
-        writer.write_points_cells(mesh.reference, [(HEX, mesh.cells)])
-        for k, _, geo in items:
-            writer.write_data(float(k), point_data=point_data(geo, amplitude(geo, normalize)),
-                              cell_data=cell_data(geo))
-    return path
+    (point data of each mode as in :func:`write_modes_vtu`)."""
+    items = mode_geometries(robot, q_tot, modes, numbers)
+    return write_xdmf_series(path, [(k, geo, amplitude(geo, normalize)) for k, _, geo in items],
+                             data_format)
 
 
 def write_animation_xdmf(geometry: RobotGeometry, scale: float, path, n_frames: int = 24,
@@ -164,5 +151,5 @@ def write_animation_xdmf(geometry: RobotGeometry, scale: float, path, n_frames: 
     f) (s) the field is ``scale sin(2 pi f t_i)`` times the mode's."""
     f = float(frequency_hz) if frequency_hz > 0 else 1.0
     t = np.arange(int(n_frames)) / (n_frames * f)
-    return write_xdmf_series(path, geometry, zip(t, scale * np.sin(2 * np.pi * f * t)),
+    return write_xdmf_series(path, [(ti, geometry, scale * np.sin(2 * np.pi * f * ti)) for ti in t],
                              data_format)

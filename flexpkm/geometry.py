@@ -51,7 +51,7 @@ from .tree import as_batch, tree_kinematics
 BEAM, LINK, JOINT, PLATFORM = "beam", "link", "joint", "platform"
 #: part kinds in a fixed order (integer codes of :meth:`RobotGeometry.mesh`)
 KINDS = (BEAM, LINK, JOINT, PLATFORM)
-#: a distance below this fraction of the robot's size is treated as zero
+#: bars shorter than this (m) are not drawn
 _TINY = 1e-9
 #: rows of the triad of a cylinder along z_j: local (x, y, z) = (z_j, x_j, y_j)
 _ALONG_Z = [2, 0, 1]
@@ -126,6 +126,7 @@ class Mesh:
 
     @property
     def points(self) -> np.ndarray:
+        """(n, 3) deformed node positions, m."""
         return self.reference + self.displacement
 
 
@@ -290,9 +291,9 @@ def _segment_triad(a, b, hint):
 
 def _bar(name, kind, frame, pose, a, b, width, hint=(0.0, 0.0, 1.0)):
     """A square bar from local point a to b in a moving frame, or None when
-    shorter than :data:`_TINY` (relative to its width)."""
+    shorter than :data:`_TINY`."""
     a, b = np.asarray(a, float), np.asarray(b, float)
-    if np.linalg.norm(b - a) <= _TINY * max(width, 1.0):
+    if np.linalg.norm(b - a) <= _TINY:
         return None
     triad = _segment_triad(a, b, np.asarray(hint, float))
     return _Spec(name, kind, frame, partial(_rigid, pose, np.stack([a, b]), triad),
@@ -519,6 +520,21 @@ def mode_geometry(robot: Robot, q_nominal, shape, style: Style | None = None) ->
         return nodes[0], (nodes[1] - nodes[2]) / (2 * h), rot
     states = np.concatenate([q0, q0 + h * s, q0 - h * s])
     return RobotGeometry(_parts(robot, _specs(robot, size, style), states, frames), size)
+
+
+def mode_geometries(robot: Robot, q_tot, modes, numbers, style: Style | None = None) -> list:
+    """[(k, frequency (Hz), :func:`mode_geometry`)] for the 1-based mode
+    numbers k of the first pose of ``modes`` (:class:`flexpkm.modal.Modes`)
+    at its nominal state ``q_tot``. Raises ValueError for a number outside
+    1..n_modes."""
+    n = modes.frequencies_hz.shape[1]
+    out = []
+    for k in numbers:
+        if not 1 <= k <= n:
+            raise ValueError(f"mode {k} is not available (1..{n})")
+        out.append((k, float(modes.frequencies_hz[0, k - 1]),
+                    mode_geometry(robot, q_tot, modes.shapes_tot[0, :, k - 1], style)))
+    return out
 
 
 def auto_scale(geometry: RobotGeometry, fraction: float = 0.1,

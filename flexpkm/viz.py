@@ -3,10 +3,11 @@ number and frequency in the title, the undeformed robot as a translucent
 ghost, the deformed robot coloured by its relative displacement) and
 animated GIFs (written with Pillow, so imageio is not needed).
 
-Camera (:func:`camera_view`): a planar model (``Robot.plane_normal``) is
-seen along its plane normal with a parallel projection; a spatial one from
-an isometric-ish point above (``+z_0`` up, or ``-gravity`` when gravity is
-given). The geometry comes from :mod:`flexpkm.geometry`.
+Camera (:func:`camera_view`, parallel projection, window shaped to the
+robot): a planar model (``Robot.plane_normal``) is seen along its plane
+normal; a spatial one from an isometric-ish point above (``-gravity`` up, or
+``+z_0`` without gravity). The geometry (m, base frame) comes from
+:mod:`flexpkm.geometry`. Rendering needs no display (``pyvista.OFF_SCREEN``).
 """
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .geometry import JOINT, KINDS, RobotGeometry, auto_scale, mode_geometry
+from .geometry import JOINT, KINDS, RobotGeometry, auto_scale, mode_geometries
 
-WINDOW = (1200, 900)
+#: height of the PNG windows, px (the width follows the robot's aspect ratio)
+WINDOW_HEIGHT = 900
 BACKGROUND = "white"
 GHOST = dict(color="#9aa5b1", opacity=0.25)
 JOINT_COLOR = "#3d4450"
@@ -75,14 +77,17 @@ class View:
     parallel: bool
 
 
-def camera_view(robot, view: str = "auto") -> View:
+def camera_view(robot, view="auto") -> View:
     """The camera of :func:`render_mode` for a robot.
 
     view : ``"auto"`` (``"normal"`` for a planar model, else ``"iso"``),
     ``"normal"`` (along ``robot.plane_normal``, up = the in-plane projection
-    of z_0, else of x_0), ``"iso"`` (from above, up = -gravity or z_0).
+    of z_0, else of x_0), ``"iso"`` (from above, up = -gravity or z_0), or
+    a :class:`View` (returned as is).
     Raises ValueError for an unknown view or ``"normal"`` without a plane.
     """
+    if isinstance(view, View):
+        return view
     if view == "auto":
         view = "normal" if robot.plane_normal is not None else "iso"
     if view == "normal":
@@ -129,7 +134,7 @@ def _screen_box(view: View, points: np.ndarray):
     return axes.T @ (0.5 * (lo + hi)), float(hi[0] - lo[0]), float(hi[1] - lo[1])
 
 
-def window_for(view: View, points: np.ndarray, height: int = WINDOW[1]) -> tuple:
+def window_for(view: View, points: np.ndarray, height: int = WINDOW_HEIGHT) -> tuple:
     """Window (width, height) px fitting the aspect ratio of the points
     (n, 3) seen along ``view`` (width within 900..1800 px)."""
     _, w, h = _screen_box(view, points)
@@ -184,37 +189,52 @@ def _texts(pl, title: str, subtitle: str):
         pl.add_text(subtitle, position="lower_left", font_size=9, color="black")
 
 
-def render_mode(robot, geometry: RobotGeometry, scale: float, path, title: str = "",
-                subtitle: str = "", view: str = "auto", ghost: bool = True,
-                window_size=None) -> Path:
-    """Write a PNG of ``geometry`` deformed by ``scale`` times its
-    displacement (a :func:`flexpkm.geometry.mode_geometry` field), with the
-    undeformed robot as a ghost. Returns the path (parent folders made)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _setup(robot, geometry, scale, title, subtitle, view, ghost, window_size, shrink=1.0):
+    """Plotter with the scene, texts and camera; returns (plotter, body
+    mesh, joint mesh). The default window (:func:`window_for`) is
+    multiplied by ``shrink``."""
     cam, pts = camera_view(robot, view), _frame_points(geometry, scale)
-    pl = _plotter(window_size or window_for(cam, pts))
-    _scene(pl, geometry, scale, ghost)
+    pl = _plotter(window_size or tuple(int(shrink * x) for x in window_for(cam, pts)))
+    body, joints = _scene(pl, geometry, scale, ghost)
     _texts(pl, title, subtitle)
     _place_camera(pl, cam, pts)
+    return pl, body, joints
+
+
+def _output(path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def render_mode(robot, geometry: RobotGeometry, scale: float, path, title: str = "",
+                subtitle: str = "", view="auto", ghost: bool = True,
+                window_size=None) -> Path:
+    """Write a PNG of ``geometry`` deformed by ``scale`` times its
+    displacement (a :func:`flexpkm.geometry.mode_geometry` field), coloured
+    by the relative displacement, with the undeformed robot as a ghost.
+
+    view : see :func:`camera_view`; window_size : (width, height) px, default
+    :func:`window_for`. Returns the path (parent folders made).
+    """
+    path = _output(path)
+    pl, _, _ = _setup(robot, geometry, scale, title, subtitle, view, ghost, window_size)
     pl.screenshot(str(path))
     pl.close()
     return path
 
 
 def animate_mode(robot, geometry: RobotGeometry, scale: float, path, title: str = "",
-                 subtitle: str = "", view: str = "auto", ghost: bool = True,
+                 subtitle: str = "", view="auto", ghost: bool = True,
                  n_frames: int = 24, fps: float = 12.0, window_size=None) -> Path:
     """Write an animated GIF (Pillow) of one period of the mode: amplitude
-    ``scale * sin(2 pi k / n_frames)``, fixed camera, looping forever."""
+    ``scale sin(2 pi k / n_frames)``, k = 0..n_frames-1, fixed camera,
+    looping forever (GIF delays are whole centiseconds; Pillow merges
+    identical frames). Default window: 70 % of :func:`render_mode`'s."""
     from PIL import Image
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    cam, pts = camera_view(robot, view), _frame_points(geometry, scale)
-    pl = _plotter(window_size or tuple(int(0.7 * x) for x in window_for(cam, pts)))
-    body, joints = _scene(pl, geometry, scale, ghost)
-    _texts(pl, title, subtitle)
-    _place_camera(pl, cam, pts)
+    path = _output(path)
+    pl, body, joints = _setup(robot, geometry, scale, title, subtitle, view, ghost,
+                              window_size, shrink=0.7)
     refs = [(m, m.points - m.point_data["displacement"], np.array(m.point_data["displacement"]),
              np.array(m.point_data["relative |u|"])) for m in (body, joints)]
     frames = []
@@ -242,14 +262,14 @@ def pose_text(pose: dict) -> str:
 
 
 def scale_text(geometry: RobotGeometry, scale: float) -> str:
-    """``"scale 0.0478: largest displacement 79.2 mm, rotation 20.0 deg"``."""
+    """``"scale 0.0392: largest displacement 80.3 mm, largest rotation 20.1 deg"``."""
     return (f"scale {scale:.3g}: largest displacement {1e3 * scale * geometry.max_displacement:.3g} mm, "
-            f"rotation {np.degrees(scale * geometry.max_rotation):.3g} deg")
+            f"largest rotation {np.degrees(scale * geometry.max_rotation):.3g} deg")
 
 
 def render_modes(robot, q_tot, modes, numbers, directory, prefix: str, fraction: float = 0.1,
                  scale: float | None = None, gif: bool = False, pose: dict | None = None,
-                 view: str = "auto") -> list:
+                 view="auto") -> list:
     """PNGs (and GIFs) ``directory/{prefix}_mode_{k}.png`` of the modes.
 
     q_tot : nominal state (n_tot,) or (n_t,) of the first pose of ``modes``
@@ -259,14 +279,10 @@ def render_modes(robot, q_tot, modes, numbers, directory, prefix: str, fraction:
     Returns the written paths. Raises ValueError for a mode number out of
     ``1..n_modes``.
     """
-    n = modes.frequencies_hz.shape[1]
     out = []
-    for k in numbers:
-        if not 1 <= k <= n:
-            raise ValueError(f"mode {k} is not available (1..{n})")
-        geo = mode_geometry(robot, q_tot, modes.shapes_tot[0, :, k - 1])
+    for k, f, geo in mode_geometries(robot, q_tot, modes, numbers):
         s = auto_scale(geo, fraction) if scale is None else float(scale)
-        title = mode_title(robot, k, modes.frequencies_hz[0, k - 1])
+        title = mode_title(robot, k, f)
         sub = (pose_text(pose) + "; " if pose else "") + scale_text(geo, s)
         out.append(render_mode(robot, geo, s, Path(directory) / f"{prefix}_mode_{k}.png",
                                title, sub, view))

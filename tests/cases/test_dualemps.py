@@ -22,7 +22,7 @@ def test_table_11_1_model_row():
     assert np.all(rel < tol), rel
 
 
-@pytest.mark.parametrize("q", [(0.0, 0.0), (0.1, 0.0), (0.05, 0.2), (-0.04, 0.15)])
+@pytest.mark.parametrize("q", [(0.0, 0.0), (0.1, 0.0), (0.05, 0.2), (-0.02, 0.15)])
 def test_independent_opensees_model(q):
     ops = pytest.importorskip("tests.independent.opensees_dualemps")
     f_ops = ops.dualemps_frequencies(*q, n_modes=9)
@@ -42,7 +42,7 @@ def test_reduced_matrices_are_symmetric_definite():
 
 
 def test_geometric_models_round_trip():
-    q11, q21 = np.array([0.0, 0.1, -0.03]), np.array([0.0, 0.05, 0.18])
+    q11, q21 = np.array([0.0, 0.1, -0.02]), np.array([0.0, 0.05, 0.18])
     g = D.direct_geometric_model(q11, q21)
     b11, b21 = D.inverse_geometric_model(g["P"][:, 0], g["P"][:, 1])
     np.testing.assert_allclose(b11, q11, atol=1e-12)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cases import dualemps as D
-from flexpkm.geometry import (BEAM, KINDS, Style, auto_scale, mode_geometry, robot_geometry,
+from flexpkm.geometry import (KINDS, Style, auto_scale, mode_geometry, robot_geometry,
                               robot_size, rotation_vector)
 from flexpkm.modal import natural_frequencies
 from flexpkm.tree import tree_kinematics

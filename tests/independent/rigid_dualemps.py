@@ -135,8 +135,7 @@ def _compiled(rotary_inertia: bool = False, slider_mass: float = SLIDER_MASS):
     def wrap(f):
         return lambda q1v, q2v, v1, v2: f(q1v, q2v, v1, v2, *geo(q1v, q2v))
 
-    fa = lambda q1v, q2v: geo(q1v, q2v)[:2]  # noqa: E731
-    return wrap(fM), wrap(fc), wrap(fT), fa
+    return wrap(fM), wrap(fc), wrap(fT), geo
 
 
 def _cols(x):
@@ -177,12 +176,37 @@ def kinetic_energy(q_a, qd_a, rotary_inertia=False):
 
 
 def leg_angles(q_a):
-    """Leg angles a1, a2 (n, 2) in the plane (X, Z)."""
-    fa = _compiled(False)[3]
+    """Leg angles a1, a2 (n, 2) in the plane (X, Z) (e_i = (cos, sin))."""
+    geo = _compiled(False)[3]
     q1, q2 = _cols(q_a)
-    a = fa(q1, q2)
-    return np.column_stack([np.asarray(a[0]) * np.ones_like(q1),
-                            np.asarray(a[1]) * np.ones_like(q1)])
+    a = geo(q1, q2)
+    return np.column_stack([np.broadcast_to(a[0], q1.shape),
+                            np.broadcast_to(a[1], q1.shape)])
+
+
+def leg_angle_rates(q_a, qd_a, qdd_a):
+    """Angles a (n, 2), angular velocities w (n, 2) and accelerations
+    wd (n, 2) of the two legs."""
+    geo = _compiled(False)[3]
+    q1, q2 = _cols(q_a)
+    v1, v2 = _cols(qd_a)
+    acc = np.atleast_2d(np.asarray(qdd_a, dtype=float))
+    a1, a2, da1, da2, dda1, dda2 = (np.broadcast_to(x, q1.shape)
+                                    for x in geo(q1, q2))
+    dd, ddd = v2 - v1, acc[:, 1] - acc[:, 0]
+    a = np.column_stack([a1, a2])
+    w = np.column_stack([da1 * dd, da2 * dd])
+    wd = np.column_stack([da1 * ddd + dda1 * dd**2, da2 * ddd + dda2 * dd**2])
+    return a, w, wd
+
+
+def rigid_acc_P_y17(q_a, qd_a, qdd_a):
+    """Acceleration (n,) of P = O18 (0.84 m from O12 along leg 1) projected on
+    y17 = (-sin a1, cos a1) for the rigid robot:
+    a_P = (0, qdd11) + |O12 P| (wd1 e1_perp - w1^2 e1)."""
+    a, w, wd = leg_angle_rates(q_a, qd_a, qdd_a)
+    acc = np.atleast_2d(np.asarray(qdd_a, dtype=float))
+    return acc[:, 0] * np.cos(a[:, 0]) + S1["O18"] * wd[:, 0]
 
 
 def rigid_idm(q_a, qd_a, qdd_a, rotary_inertia=False):

@@ -1,0 +1,51 @@
+"""Time simulation of the DualEMPS (short spans; the long runs are in the
+benchmarks and the resolve notes): energy of a free vibration, inverse then
+direct problem, loop-closure drift."""
+import numpy as np
+import pytest
+
+from cases import dualemps as D
+from flexpkm.closure import project_on_loops
+from flexpkm.dynamics import full_model
+from flexpkm.modal import reduced_matrices
+from flexpkm.simulate import Drive, simulate
+
+
+def statically_deflected(robot, force=1.0):
+    """Assembled state deflected by a force (N) at P along x0, actuators locked."""
+    q0 = D.initial_state(robot)
+    red = reduced_matrices(robot, q0[:robot.layout.n_t])
+    K, J = red.K_r[0][2:, 2:], red.J[0][:, 2:]
+    f = np.zeros(robot.layout.n_tot)
+    f[robot.layout.index("x_P")] = force
+    q = q0 + J @ np.linalg.solve(K, J.T @ f)
+    return project_on_loops(robot, q, full_model(robot, q0, 0.0).dep)[0]
+
+
+def test_free_vibration_conserves_energy():
+    robot = D.robot(gravity=(0.0, 0.0, 0.0))
+    q = statically_deflected(robot)
+    res = simulate(robot, q, 0.05, Drive("free"), friction=False)
+    E = res.energy
+    assert E[0] > 1e-5
+    assert np.abs(E - E[0]).max() / E[0] < 1e-4       # Newmark: O(h^2) fluctuation
+    assert res.drift.max() < 1e-9
+
+
+def test_inverse_then_direct_reproduces_motion():
+    robot, q0, drive, _ = D.simulation_setup("fast")
+    h = 2.5e-4
+    inv = simulate(robot, q0, 0.04, drive, h=h, dt_out=h, iterations=6, tol=1e-13)
+    tau = lambda t: np.array([np.interp(t, inv.t, inv.tau[:, k]) for k in range(2)])
+    direct = simulate(robot, q0, 0.04, Drive("effort", tau), h=h, dt_out=h, iterations=6, tol=1e-13)
+    assert np.abs(direct.q - inv.q).max() < 1e-6
+    assert max(inv.drift.max(), direct.drift.max()) < 1e-9
+
+
+def test_pd_tracks_the_maneuver():
+    robot, q0, drive, sensors = D.simulation_setup("fast", drive="pd")
+    res = simulate(robot, q0, 0.05, drive, sensors=sensors)
+    q_ref = drive.trajectory(res.t)[0]
+    qa = res.q[:, list(robot.layout.actuated)]
+    assert np.abs(qa - q_ref).max() < 5e-3
+    assert np.all(np.isfinite(res.sensors["acc_P_y17"]))
