@@ -29,7 +29,8 @@ def best_of(fn, repeat=7, number=5):
     return best
 
 
-def row(label, a, b, unit="ms"):
+def row(label, a, b):
+    """flexpkm time a, reference time b (s) printed in ms, and b / a."""
     print(f"{label:<48s} {1e3 * a:10.3f} {1e3 * b:10.3f}   {b / a:7.1f} x")
 
 
@@ -42,7 +43,7 @@ def dualemps():
         t_ops = best_of(lambda: dualemps_frequencies(0.05, 0.1, method="opensees"))
     except ImportError:
         t_ops = np.nan
-    print(f"{'DualEMPS (9 modes)':<48s} {'flexpkm':>10s} {'OpenSees':>10s}   ratio")
+    print(f"{'DualEMPS (9 modes)':<48s} {'flexpkm':>10s} {'OpenSees':>10s}   speed-up")
     row("one pose, ms", t_flex, t_ops)
     # batch over a grid of poses in one call
     q11, q21 = np.meshgrid(np.linspace(0, 0.2, 20), np.linspace(0, 0.2, 20))
@@ -52,16 +53,40 @@ def dualemps():
     red = natural_frequencies(robot, qs).reduced
     M, K = red.M_r[:, 2:, 2:], red.K_r[:, 2:, 2:]
     t_eig = best_of(lambda: generalized_eigh(K, M), repeat=3, number=1) / B
-    print(f"{'':<48s} {'per pose':>10s} {'eig only':>10s}")
-    row(f"{B} poses in one batched call, ms/pose", t_batch, t_eig)
+    print(f"{'':<48s} {'per pose':>10s} {'eig only':>10s}   share")
+    print(f"{f'{B} poses in one batched call, ms/pose':<48s} {1e3 * t_batch:10.3f} {1e3 * t_eig:10.3f}"
+          f"   {t_eig / t_batch:7.0%}")
+    print()
+
+
+def navaro():
+    from cases import navaro as N
+    robot = N.robot()
+    q = N.configuration(robot, 0.02, 0.01, 0.1)
+    t_flex = best_of(lambda: natural_frequencies(robot, q), repeat=5, number=3)
+    try:
+        from tests.independent.opensees_navaro import navaro_frequencies
+        t_ops = best_of(lambda: navaro_frequencies(0.02, 0.01, 0.1), repeat=3, number=1)
+    except ImportError:
+        t_ops = np.nan
+    print(f"{'NaVARo (90 coordinates, clutches locked)':<48s} {'flexpkm':>10s} {'OpenSees':>10s}   speed-up")
+    row("one pose, ms", t_flex, t_ops)
+    poses = np.column_stack([np.linspace(0, 0.0, 200), np.linspace(0, 0.02, 200),
+                             np.linspace(0, -np.pi / 3, 200)])
+    qs = N.pose_configurations(robot, poses)
+    B = len(qs)
+    natural_frequencies(robot, qs[:2])
+    t_batch = best_of(lambda: natural_frequencies(robot, qs), repeat=3, number=1) / B
+    red = natural_frequencies(robot, qs).reduced
+    na = red.n_a
+    M, K = np.ascontiguousarray(red.M_r[:, na:, na:]), np.ascontiguousarray(red.K_r[:, na:, na:])
+    t_eig = best_of(lambda: generalized_eigh(K, M), repeat=3, number=1) / B
+    print(f"{'':<48s} {'per pose':>10s} {'eig only':>10s}   share")
+    print(f"{f'{B} poses in one batched call, ms/pose':<48s} {1e3 * t_batch:10.3f} {1e3 * t_eig:10.3f}"
+          f"   {t_eig / t_batch:7.0%}")
     print()
 
 
 if __name__ == "__main__":
     dualemps()
-    try:
-        import cases.navaro  # noqa: F401
-    except ImportError:
-        sys.exit(0)
-    from benchmarks_navaro import navaro  # noqa: E402
     navaro()

@@ -25,7 +25,7 @@ from elements.beam import Material, PlanarBeam, Section
 from elements.rigid import RigidBody
 from flexpkm.description import Closure, Frame, Platform, Robot
 from flexpkm.errors import UnreachablePoseError
-from flexpkm.trajectories import Trajectory, quintic
+from flexpkm.trajectories import Trajectory
 
 PI = np.pi
 

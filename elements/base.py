@@ -25,7 +25,7 @@ derived from J_re and J_ee by :func:`elements.newton_euler.derived`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -11,7 +11,6 @@ import json
 import sys
 import time
 
-import numpy as np
 
 from .errors import FlexPKMError
 
@@ -44,15 +43,20 @@ def cmd_modal(args) -> int:
         print(json.dumps(out))
         return 0
     print(f"{robot.name} natural frequencies at {', '.join(f'{k} = {v:g}' for k, v in pose.items())}")
+    dep = modes.reduced.dep_names
+    shown = ", ".join(dep[:8]) + (f", ... ({len(dep)} in all)" if len(dep) > 8 else "")
     print(f"({len(modes.names)} independent coordinates q_c, actuators locked; "
-          f"q_dep chosen {modes.reduced.choice}: {', '.join(modes.reduced.dep_names)})")
+          f"q_dep chosen {modes.reduced.choice}: {shown})")
     ref = getattr(case, "reference_frequencies", lambda pose: None)(pose)
     print(" mode   f (Hz)" + ("   book (Hz)   diff" if ref is not None else ""))
-    for i, fi in enumerate(f):
+    n_show = len(f) if args.modes is not None else min(len(f), 20)
+    for i, fi in enumerate(f[:n_show]):
         line = f"{i + 1:5d} {fi:9.3f}"
         if ref is not None and i < len(ref):
             line += f"   {ref[i]:9.2f}  {100 * (fi - ref[i]) / ref[i]:+6.2f} %"
         print(line)
+    if n_show < len(f):
+        print(f"  ... {len(f) - n_show} more (use --modes N)")
     print(f"computed in {1e3 * elapsed:.1f} ms")
     return 0
 

@@ -67,14 +67,24 @@ def reduced_matrices(robot, q_t, q_dep=None) -> ReducedModel:
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
     J = sol.J[:, :, order]
-    M_tot = virtual_mass_matrix(robot, q, R_0p, kin, undeformed=True)
-    K_tot = virtual_stiffness_matrix(robot)
-    Jt = np.swapaxes(J, -1, -2)
-    M_r = Jt @ M_tot @ J
-    K_r = Jt @ K_tot @ J
-    names = tuple(layout.names[sol.indep[k]] for k in order)
-    return ReducedModel(_sym(M_r), _sym(K_r), names, len(act), J, sol.choice,
+    ind, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
+    M_r = project(virtual_mass_matrix(robot, q, R_0p, kin, undeformed=True), ind, dep, J_d)
+    K_r = project(virtual_stiffness_matrix(robot)[None], ind, dep, J_d)
+    names = tuple(layout.names[i] for i in ind)
+    return ReducedModel(M_r, K_r, names, len(act), J, sol.choice,
                         tuple(layout.names[i] for i in sol.dep))
+
+
+def project(A, ind, dep, J_d):
+    """``J^T A J`` for ``J`` = identity on the independent rows ``ind`` and
+    ``J_d`` on the dependent rows ``dep`` (10.114), without forming J:
+    ``A_ii + J_d^T A_di + A_id J_d + J_d^T A_dd J_d`` (symmetrised). A (B or
+    1, n_tot, n_tot), J_d (B, c, n_q). Returns (B, n_q, n_q)."""
+    A_id = A[:, ind[:, None], dep]
+    AJ = A_id @ J_d
+    out = A[:, ind[:, None], ind] + AJ + np.swapaxes(AJ, -1, -2)
+    out = out + np.swapaxes(J_d, -1, -2) @ (A[:, dep[:, None], dep] @ J_d)
+    return np.ascontiguousarray(_sym(out))
 
 
 def _sym(A):
@@ -104,6 +114,7 @@ def generalized_eigh(K, M, where="M"):
     Returns (lambda (B, n) ascending, X (B, n, n) with ``X^T M X = 1``).
     Raises :class:`IndefiniteMassMatrixError` when M is not positive definite.
     """
+    K, M = np.ascontiguousarray(K), np.ascontiguousarray(M)
     try:
         L = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
@@ -142,7 +153,7 @@ def natural_frequencies(robot, q_t, n_modes=None, actuator_stiffness=None,
             M[:, k, k] -= robot.rotor_inertia.get(name[1:], 0.0)
         where = "M_r"
     lam, X = generalized_eigh(K, M, where)
-    kmax = np.abs(np.linalg.eigvalsh(K)).max(axis=-1)
+    kmax = np.abs(np.diagonal(K, axis1=-2, axis2=-1)).max(axis=-1)   # <= lambda_max(K)
     if not allow_zero:
         low = lam[:, 0] <= ZERO_STIFFNESS * kmax / np.abs(M).max(axis=(-1, -2))
         if np.any(low):

@@ -1,33 +1,31 @@
-"""A minimal progress bar on stderr (no dependency), silent when stderr is
-not a terminal unless forced."""
+"""A one-line text progress bar on stderr (no dependency)."""
 from __future__ import annotations
 
 import sys
 import time
 
 
-class Progress:
-    """``with Progress(total, "simulate") as bar: bar.update(k)``."""
+class ProgressBar:
+    """A one-line text progress bar on a stream (stderr by default).
 
-    def __init__(self, total, label="", enabled=None, stream=None):
-        self.total = max(float(total), 1e-300)
-        self.label = label
+    ``enabled=None`` shows it only when the stream is a terminal. Use as a
+    context manager; :meth:`update` adds done items.
+    """
+
+    def __init__(self, total: int, label: str = "", stream=None, enabled=None, width: int = 30):
+        self.total, self.label, self.width = max(int(total), 1), label, width
         self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.t0 = time.perf_counter()
-        self._last = -1
+        self.enabled = self.stream.isatty() if enabled is None else bool(enabled)
+        self.done, self.t0 = 0, time.perf_counter()
 
-    def update(self, done):
-        if not self.enabled:
-            return
-        pct = int(100 * min(done / self.total, 1.0))
-        if pct == self._last:
-            return
-        self._last = pct
-        el = time.perf_counter() - self.t0
-        bar = "#" * (pct // 4) + "." * (25 - pct // 4)
-        self.stream.write(f"\r{self.label} [{bar}] {pct:3d}% {el:6.1f} s")
-        self.stream.flush()
+    def update(self, n: int = 1):
+        before = 100 * self.done // self.total
+        self.done = min(self.done + int(n), self.total)
+        if self.enabled and (100 * self.done // self.total != before or self.done == self.total):
+            k = int(self.width * self.done / self.total)
+            self.stream.write(f"\r{self.label} [{'#' * k}{'.' * (self.width - k)}] "
+                              f"{self.done}/{self.total} {time.perf_counter() - self.t0:.1f} s")
+            self.stream.flush()
 
     def __enter__(self):
         return self
@@ -36,3 +34,7 @@ class Progress:
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()
+
+    def set(self, done):
+        """Move the bar to ``done`` items (absolute)."""
+        self.update(int(done) - self.done)

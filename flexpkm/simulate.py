@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .closure import closure_residual, project_on_loops
-from .dynamics import full_model, point_acceleration
+from .dynamics import full_model
 from .errors import FlexPKMError
-from .progress import Progress
+from .progress import ProgressBar
 from .virtual_system import friction_damping, virtual_stiffness_matrix
 
 
@@ -188,7 +188,7 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
     model = m0
     a_prev = a
     t = 0.0
-    with Progress(t_end, "simulate", enabled=progress) as bar:
+    with ProgressBar(n_out - 1, "simulate", enabled=progress) as bar:
         for k in range(1, n_out):
             for _ in range(n_sub):
                 qn, vn, an = q, v, a
@@ -202,7 +202,7 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
                 iters += it
                 t = t1
             record(k, q, v, a, model)
-            bar.update(t)
+            bar.update(1)
     res = SimulationResult(out_t, Q, V, TAU, layout.names, tuple(layout.names[i] for i in r),
                            SENS, DRIFT, E)
     res.cost = {"steps": (n_out - 1) * n_sub, "newton_iterations": iters}

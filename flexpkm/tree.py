@@ -117,6 +117,23 @@ def frame_constants(robot: Robot):
     return robot.cached("frame_constants", build)
 
 
+def frame_columns(robot: Robot):
+    """For every frame, the columns of q_t its Jacobian can depend on (its
+    joint, its ancestors' joints and the elastic coordinates of the flexible
+    bodies it is carried by), sorted; computed once per robot."""
+    def build(robot):
+        cols = []
+        for fc in frame_constants(robot):
+            c = set(cols[fc.antecedent]) if fc.antecedent >= 0 else set()
+            if fc.col >= 0:
+                c.add(fc.col)
+            if fc.shapes is not None:
+                c.update(range(fc.shapes[0].start, fc.shapes[0].stop))
+            cols.append(sorted(c))
+        return [np.array(c, dtype=int) for c in cols]
+    return robot.cached("frame_columns", build)
+
+
 def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematics:
     """Forward recurrence of Section 10.3.2-10.3.3 (Step 1 of Section 10.6).
 

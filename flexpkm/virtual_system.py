@@ -12,7 +12,7 @@ import numpy as np
 from elements import newton_euler as ne
 
 from .platform import platform_mass_matrix, platform_wrench, selection
-from .tree import as_batch, tree_kinematics
+from .tree import as_batch, frame_columns, tree_kinematics
 
 
 def bodies_of(robot):
@@ -46,40 +46,33 @@ def tree_mass_matrix(robot, q_t, kin=None, undeformed=False) -> np.ndarray:
     (B, n_t, n_t), joint then elastic coordinates; includes rotor inertia.
 
     ``undeformed=True`` uses the constant ``M_ij0`` of Eq. (11.11) (q_e = 0,
-    the modal analysis), assembled as one block-diagonal product.
+    the modal analysis).
     """
     layout = robot.layout
     q = as_batch(q_t, layout.n_t)
     kin = kin or tree_kinematics(robot, q)
-    bodies = bodies_of(robot)
-    J = np.concatenate([body_jacobian(kin, j, sl, layout.n_t) for j, _, _, sl in bodies], axis=1)
-    if undeformed:
-        Mb = robot.cached("body_mass_matrices_0", _undeformed_block)
-    else:
-        Mb = np.zeros((q.shape[0],) + (J.shape[1],) * 2)
-        k = 0
-        for j, _, body, sl in bodies:
-            qe = q[:, sl] if sl is not None else np.zeros((q.shape[0], 0))
-            n = 6 + body.n_e
-            Mb[:, k:k + n, k:k + n] = ne.mass_matrix(body.invariants, qe)
-            k += n
-    M = np.swapaxes(J, -1, -2) @ Mb @ J
+    B = q.shape[0]
+    M = np.zeros((B, layout.n_t, layout.n_t))
+    blocks = robot.cached("body_mass_matrices_0", _undeformed_blocks) if undeformed else None
+    columns = frame_columns(robot)
+    for k, (j, _, body, sl) in enumerate(bodies_of(robot)):
+        cols = columns[j] if sl is None else np.union1d(columns[j], np.arange(sl.start, sl.stop))
+        J = body_jacobian(kin, j, sl, layout.n_t)[:, :, cols]       # only the non-zero columns
+        if undeformed:
+            Mj = blocks[k]
+        else:
+            qe = q[:, sl] if sl is not None else np.zeros((B, 0))
+            Mj = ne.mass_matrix(body.invariants, qe)
+        M[:, cols[:, None], cols] += np.swapaxes(J, -1, -2) @ (Mj @ J)
     for name, inertia in robot.rotor_inertia.items():
         c = layout.joint_index[name]
         M[:, c, c] += inertia
     return M
 
 
-def _undeformed_block(robot):
-    """Block-diagonal ``diag(M_ij0)`` (11.11) of all bodies, constant."""
-    blocks = [ne.mass_matrix(b.invariants, np.zeros(b.n_e)) for _, _, b, _ in bodies_of(robot)]
-    n = sum(b.shape[0] for b in blocks)
-    out = np.zeros((n, n))
-    k = 0
-    for b in blocks:
-        out[k:k + b.shape[0], k:k + b.shape[0]] = b
-        k += b.shape[0]
-    return out
+def _undeformed_blocks(robot):
+    """The constant ``M_ij0`` (11.11) of every body, in :func:`bodies_of` order."""
+    return [ne.mass_matrix(b.invariants, np.zeros(b.n_e)) for _, _, b, _ in bodies_of(robot)]
 
 
 def tree_stiffness_matrix(robot) -> np.ndarray:

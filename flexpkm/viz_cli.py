@@ -153,7 +153,11 @@ def register(subparsers):
                    help="exported field: mass-normalised mode, or largest displacement = 1 m")
     m.set_defaults(func=cmd_modes)
 
-    s = subparsers.add_parser("sweep", help="natural frequencies along a straight path of poses")
+    s = subparsers.add_parser(
+        "sweep", help="natural frequencies along a straight path of poses",
+        description="Natural frequencies along the straight path --from -> --to. The case's "
+                    "pose options select the model (e.g. --actuation, --refined, "
+                    "--working-modes); the pose itself is replaced by the path.")
     s.add_argument("case", choices=cases.CASES)
     for name in cases.CASES:        # model options (the pose itself is swept)
         cases.get(name).add_pose_arguments(s)

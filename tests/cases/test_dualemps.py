@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from cases import dualemps as D
-from flexpkm.errors import SingularConfigurationError, UnreachablePoseError
+from flexpkm.errors import UnreachablePoseError
 from flexpkm.modal import natural_frequencies, reduced_matrices
 
 

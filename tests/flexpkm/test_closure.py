@@ -6,7 +6,7 @@ import pytest
 import scipy.optimize as so
 
 from cases import dualemps as D
-from flexpkm.closure import constraint_jacobian, platform_pose, solve_closure
+from flexpkm.closure import constraint_jacobian, solve_closure
 from flexpkm.errors import SingularConfigurationError
 from flexpkm.tree import tree_kinematics
 

@@ -2,12 +2,10 @@
 numerically solved constrained path, M and c against Lagrange's equations in
 the independent coordinates, inverse-direct consistency."""
 import numpy as np
-import pytest
 import scipy.optimize as so
 
 from cases import dualemps as D
 from flexpkm.dynamics import direct_dynamics, full_model, inverse_dynamics
-from flexpkm.tree import tree_kinematics
 
 from .test_closure import loop_residual
 

@@ -2,7 +2,6 @@
 benchmarks and the resolve notes): energy of a free vibration, inverse then
 direct problem, loop-closure drift."""
 import numpy as np
-import pytest
 
 from cases import dualemps as D
 from flexpkm.closure import project_on_loops

@@ -35,10 +35,35 @@ Outputs: tau (the two actuator forces along Z, N) and acc_P_y17, the
 acceleration of P = O18 projected on body 17's y axis, y17 = (-sin a, cos a)
 in (X, Z) where a is the current angle of body 17 (x17 from O17 towards P).
 
-Time integration: Exudyn's implicit generalized-alpha solver (index-3
-constraints), constant step ``dt``; ``spectral_radius=1`` gives the
-undamped trapezoidal rule (Newmark beta = 1/4), the default 0.9 a slight
-high-frequency numerical damping.
+Eigenvalues (``natural_frequencies``): ``ComputeODE2Eigenvalues`` with the
+constraints eliminated by a null-space projection; with one element per link
+the first five frequencies equal the OpenSees model's (Hermite beams) to
+~1e-9 relative (14.2068, 25.0421, 48.1560, 91.9073, 110.3259 Hz at home);
+modes 6-8 (axial participation) differ by 1e-5 .. 2.5e-3 since the ANCF
+cable interpolates the axial displacement with cubics (identical from 2
+elements per link on).  An ANCF cable element has 8 coordinates (5
+deformation modes), hence 15 finite modes with n_el = 1 instead of 9.
+
+Time integration (``solver_settings``): Exudyn's implicit solver with a
+constant step ``dt``, by default the trapezoidal rule (Newmark beta = 1/4,
+gamma = 1/2, no numerical damping) with index-2 (velocity-level)
+constraints, which gives accurate multipliers (tau).  The index-3
+generalized-alpha option shows a spurious O(dt) oscillation of the
+multipliers after each jerk discontinuity of the prescribed motion (t = 0
+and the end of the quintic law): ~ slider mass x jerk jump x dt, i.e. 0.5 N
+for ``edge`` and 70 N for ``fast`` at dt = 1e-3.  Newton's criterion is on
+the increments (residualMode = 1, tol 1e-12): the residual criterion stalls
+at the round-off floor of the stiff axial terms.
+
+Accuracy (dt = 1e-4 s vs 5e-5 s): ``edge`` max |dtau| ~ 2e-3 N (max |tau|
+35 N, legs' share 1.2 N), max |d acc_P_y17| ~ 7e-4 m/s^2 (max 0.67);
+``fast``: the undamped modes at 436, 576, 1220 Hz (and ~4 kHz) are excited
+by the jerk jumps and cannot be phase-converged over 1 s at any practical
+step (raw differences ~0.4 N and 0.07 m/s^2); low-pass filtered at 200 Hz
+the differences are 0.016 N and 0.02 m/s^2 (max |acc_P_y17| 15.4).
+Rigid limit (E x 1e4, dt = 1e-3): tau equals the rigid inverse dynamic
+model (:mod:`.rigid_dualemps`) to 2.5e-4 N (7e-6 of max |tau|, 3e-4 of
+the legs' share).
 """
 
 from __future__ import annotations
@@ -125,14 +150,15 @@ def _angle(e):
     return math.atan2(float(e[1]), float(e[0]))
 
 
-def build_model(q11=0.0, q21=0.0, n_el=1, E=E_DURAL, law=None,
-                rotary_inertia=False):
-    """Create the Exudyn system at (q11, q21) (undeformed beams, at rest).
+def build_model(q11=0.0, q21=0.0, n_el=1, E=E_DURAL, law=None):
+    """Create and assemble the Exudyn system at (q11, q21) (undeformed
+    beams, at rest).
 
-    ``law``: None (sliders locked at q11, q21) or a function t -> (q_a,
-    qd_a, qdd_a) for the prescribed slider motion (relative to q11, q21).
-    ``rotary_inertia`` is not supported by ANCFCable2D (kept for a clear
-    error).  Returns (SC, mbs, handles dict).
+    ``law``: None (sliders locked at q11, q21) or the law of
+    :func:`maneuver_law` (slider displacements relative to q11, q21, with its
+    ``scalar`` method used in the constraints' offset user functions).
+    Returns (SC, mbs, handles dict: geo, slider_constraint, sensors, rigid,
+    cables, sliders).
     """
     import exudyn as exu
     from exudyn.itemInterface import (
@@ -143,8 +169,6 @@ def build_model(q11=0.0, q21=0.0, n_el=1, E=E_DURAL, law=None,
         ObjectMassPoint2D, ObjectRigidBody2D, SensorBody, SensorNode,
         SensorObject)
 
-    if rotary_inertia:
-        raise NotImplementedError("ObjectANCFCable2D has no rotary inertia")
     if n_el < 1:
         raise ValueError("n_el must be >= 1")
 
@@ -168,14 +192,15 @@ def build_model(q11=0.0, q21=0.0, n_el=1, E=E_DURAL, law=None,
         p0 = base[leg]
         n = mbs.AddNode(NodePoint2D(referenceCoordinates=[float(p0[0]),
                                                           float(p0[1])]))
-        o = mbs.AddObject(ObjectMassPoint2D(physicsMass=SLIDER_MASS,
+        o = mbs.AddObject(ObjectMassPoint2D(mass=SLIDER_MASS,
                                             nodeNumber=n))
         sliders[leg] = o
         mx = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=n, coordinate=0))
         mz = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=n, coordinate=1))
         mbs.AddObject(ObjectConnectorCoordinate(markerNumbers=[mG, mx]))
         if law is None:
-            oc = mbs.AddObject(ObjectConnectorCoordinate(markerNumbers=[mG, mz]))
+            oc = mbs.AddObject(ObjectConnectorCoordinate(
+                markerNumbers=[mG, mz]))
         else:
             def uf(mbs_, t, itemNumber, lOffset, _c=col):
                 return law.scalar(t, _c, 0)
@@ -198,8 +223,8 @@ def build_model(q11=0.0, q21=0.0, n_el=1, E=E_DURAL, law=None,
         pc = base[leg] + (s0 + d) * edir[leg]
         n = mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[
             float(pc[0]), float(pc[1]), ang[leg]]))
-        o = mbs.AddObject(ObjectRigidBody2D(physicsMass=m,
-                                            physicsInertia=zz - m * d * d,
+        o = mbs.AddObject(ObjectRigidBody2D(mass=m,
+                                            inertia=zz - m * d * d,
                                             nodeNumber=n))
         rigid[body] = (o, n, leg, s0 + d)
         return o
@@ -223,10 +248,10 @@ def build_model(q11=0.0, q21=0.0, n_el=1, E=E_DURAL, law=None,
             float(p[0]), float(p[1]), float(e[0]), float(e[1])]))
             for p in (pa + (pb - pa) * k / n_el for k in range(n_el + 1))]
         elems = [mbs.AddObject(ObjectANCFCable2D(
-            physicsLength=length / n_el,
-            physicsMassPerLength=RHO_DURAL * A_SEC,
-            physicsBendingStiffness=Eeff * I_SEC,
-            physicsAxialStiffness=Eeff * A_SEC,
+            length=length / n_el,
+            massPerLength=RHO_DURAL * A_SEC,
+            bendingStiffness=Eeff * I_SEC,
+            axialStiffness=Eeff * A_SEC,
             nodeNumbers=[nodes[k], nodes[k + 1]])) for k in range(n_el)]
         cables[link] = (nodes, elems, length / n_el)
 
@@ -252,9 +277,9 @@ def build_model(q11=0.0, q21=0.0, n_el=1, E=E_DURAL, law=None,
     def revolute(ma, mb):
         mbs.AddObject(ObjectJointRevolute2D(markerNumbers=[ma, mb]))
 
-    msl = {leg: mbs.AddMarker(MarkerBodyPosition(bodyNumber=o,
-                                                 localPosition=[0.0, 0.0, 0.0]))
-           for leg, o in sliders.items()}
+    msl = {leg: mbs.AddMarker(MarkerBodyPosition(
+        bodyNumber=o, localPosition=[0.0, 0.0, 0.0]))
+        for leg, o in sliders.items()}
     # leg 1
     revolute(msl["1"], rigid_marker("12", "O12"))
     clamp("12", "O13", "13", 0)
@@ -269,7 +294,6 @@ def build_model(q11=0.0, q21=0.0, n_el=1, E=E_DURAL, law=None,
     revolute(rigid_marker("14", "O15"), rigid_marker("24", "O25"))
 
     # --- sensors ----------------------------------------------------------
-    import exudyn as exu  # noqa: F811  (OutputVariableType)
     ovt = exu.OutputVariableType
     o17, n17, _, sc17 = rigid[("17")]
     h["sensors"] = {
@@ -375,10 +399,10 @@ def solver_settings(t_final, dt, integrator="trapezoidal_index2",
     ti.newton.residualMode = 1
     ti.newton.relativeTolerance = tol
     ti.newton.absoluteTolerance = tol
-    ss.solutionSettings.writeSolutionToFile = False
-    ss.solutionSettings.sensorsWritePeriod = dt * output_every
-    ss.displayStatistics = False
-    ss.displayComputationTime = False
+    ss.solution.file.write = False
+    ss.solution.sensors.writePeriod = dt * output_every
+    ss.show.statistics = False
+    ss.show.computationTime = False
     return ss
 
 
@@ -425,10 +449,18 @@ def simulate_prescribed(maneuver, t_end=None, dt=1e-4, n_el=1, E=E_DURAL,
     q_a = q_a - np.array([h["geo"]["O12"][1], h["geo"]["O22"][1]])
     return {"t": t, "q_a": q_a, "tau": tau, "acc_P_y17": acc_y17,
             "pos_P": data("posP")[:, 1:3], "acc_P": acc, "angle17": a,
-            "cpu_s": cpu, "steps": ss.timeIntegration.numberOfSteps,
+            "cpu_s": cpu, "steps": int(ss.timeIntegration.numberOfSteps),
             "law": law}
 
 
 if __name__ == "__main__":
+    import exudyn
+
     np.set_printoptions(precision=6, suppress=True, linewidth=120)
-    print(natural_frequencies())
+    print("exudyn", exudyn.__version__)
+    print("frequencies at home (Hz):", natural_frequencies(n_modes=9))
+    for man in MANEUVERS:
+        r = simulate_prescribed(man)
+        print(f"{man}: {r['steps']} steps in {r['cpu_s']:.2f} s, "
+              f"max|tau| = {np.abs(r['tau']).max(axis=0)} N, "
+              f"max|acc_P_y17| = {np.abs(r['acc_P_y17']).max():.4f} m/s^2")

@@ -68,7 +68,9 @@ def leg_parameters(rotary_inertia: bool = False) -> dict:
 
 @functools.lru_cache(maxsize=4)
 def _compiled(rotary_inertia: bool = False, slider_mass: float = SLIDER_MASS):
-    """Lambdified (M(q), c(q, qd), T(q, qd), angles(q)) from sympy.
+    """Compiled (M, c, T, geo) of the rigid model: M(q1, q2, qd1, qd2)
+    (2 x 2), c(...) (2 x 1), T(...) (scalar), geo(q1, q2) -> (a1, a2, a1',
+    a2', a1'', a2'') with ' = d/d(q21 - q11).
 
     The leg angles depend on delta = q21 - q11 only: the Lagrange equations
     are derived symbolically with generic functions a_i(delta) (chain rule by
@@ -97,8 +99,8 @@ def _compiled(rotary_inertia: bool = False, slider_mass: float = SLIDER_MASS):
     A = sp.symbols("A1 A2 DA1 DA2 DDA1 DDA2", real=True)
 
     def d_delta(e):
-        return sum(sp.diff(e, A[k]) * A[k + 2] + sp.diff(e, A[k + 2]) * A[k + 4]
-                   for k in range(2))
+        return sum(sp.diff(e, A[k]) * A[k + 2]
+                   + sp.diff(e, A[k + 2]) * A[k + 4] for k in range(2))
 
     legs = leg_parameters(rotary_inertia)
     ddot = qd2 - qd1
@@ -128,7 +130,8 @@ def _compiled(rotary_inertia: bool = False, slider_mass: float = SLIDER_MASS):
     fM, fc, fT = (sp.lambdify(args, e, "numpy") for e in (Mq, c, T))
 
     def geo(q1v, q2v):
-        v = ang_fun(np.asarray(q2v, dtype=float) - np.asarray(q1v, dtype=float))
+        v = ang_fun(np.asarray(q2v, dtype=float)
+                    - np.asarray(q1v, dtype=float))
         a1, da1, dda1, a2, da2, dda2 = v
         return (a1, a2, da1, da2, dda1, dda2)
 
