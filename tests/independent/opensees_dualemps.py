@@ -47,6 +47,8 @@ import math
 import time
 
 import numpy as np
+
+from .opensees_tools import assemble
 import scipy.linalg as sla
 
 # ----------------------------------------------------------------------------
@@ -240,16 +242,8 @@ def _set_analysis(ops):
 
 
 def _assemble(ops, m, k):
-    """Reduced (constraint-transformed) m*M + k*K via GimmeMCK."""
-    _set_analysis(ops)
-    ops.system("FullGeneral")
-    ops.algorithm("Linear")
-    ops.integrator("GimmeMCK", float(m), 0.0, float(k))
-    ops.analysis("Transient")
-    ops.analyze(1, 0.0)
-    n = int(ops.systemSize())
-    a = np.array(ops.printA("-ret"), dtype=float).reshape(n, n)
-    return 0.5 * (a + a.T)
+    """m M + k K of the model, reduced by its constraints (GimmeMCK)."""
+    return assemble(ops, m, k)
 
 
 def _eig_exact(ops, tags):

@@ -56,6 +56,8 @@ import math
 import time
 
 import numpy as np
+
+from .opensees_tools import assemble
 import scipy.linalg as sla
 
 # ----------------------------------------------------------------------------
@@ -206,18 +208,8 @@ def _build(ops, geo, locked, springs, joint_mass, torsion_mass):
 
 
 def _assemble(ops, m, k):
-    """m M + k K of the unconstrained (supports only) model via GimmeMCK."""
-    ops.wipeAnalysis()
-    ops.constraints("Transformation")
-    ops.numberer("Plain")
-    ops.system("FullGeneral")
-    ops.algorithm("Linear")
-    ops.integrator("GimmeMCK", float(m), 0.0, float(k))
-    ops.analysis("Transient")
-    ops.analyze(1, 0.0)
-    n = int(ops.systemSize())
-    a = np.array(ops.printA("-ret"), dtype=float).reshape(n, n)
-    return 0.5 * (a + a.T)
+    """m M + k K of the model, reduced by its constraints (GimmeMCK)."""
+    return assemble(ops, m, k)
 
 
 def _direction_cosines(ops, tags, a, b):
