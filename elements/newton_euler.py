@@ -183,6 +183,9 @@ def velocity_terms(inv: BodyInvariants, omega, q_e=None, qd_e=None) -> np.ndarra
     """
     n = inv.n_e
     w = _vec(omega, 3, "omega")
+    if n == 0:                                          # rigid body: (6.35)
+        return np.concatenate([cross(w, cross(w, inv.ms_r)),
+                               cross(w, w @ inv.I_rr.T)], axis=-1)
     q = _vec(q_e, n, "q_e")
     qd = _vec(qd_e, n, "qd_e")
     d = derived(inv)

@@ -135,11 +135,13 @@ def tree_dynamics(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
     vel = np.zeros((B, nr))
     k = 0
     t_all = (J @ qd[:, :, None])[..., 0]
-    for j, _, body, sl in bodies:
+    rigid_blocks = robot.cached("body_mass_matrices_0", _undeformed_blocks)
+    for i, (j, _, body, sl) in enumerate(bodies):
         n = 6 + body.n_e
         qe = q[:, sl] if sl is not None else np.zeros((B, 0))
         qde = qd[:, sl] if sl is not None else np.zeros((B, 0))
-        Mb[:, k:k + n, k:k + n] = ne.mass_matrix(body.invariants, qe)
+        Mb[:, k:k + n, k:k + n] = (rigid_blocks[i] if sl is None
+                                   else ne.mass_matrix(body.invariants, qe))
         acc[:, k:k + 6] = kin.body_bias(j)
         vel[:, k:k + n] = ne.velocity_terms(body.invariants, t_all[:, k + 3:k + 6], qe, qde)
         k += n
