@@ -156,7 +156,9 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
     eye = np.broadcast_to(np.eye(3), (B, 3, 3))
     zero3 = np.zeros((B, 3))
     zeroJ = np.zeros((B, 3, n_t))
-    local = []
+    S = np.empty((B, nf, 3))
+    RHO = np.empty((B, nf, 3))
+    elastic_frames = []
     for j, fc in enumerate(frame_constants(robot)):
         a = fc.antecedent
         if a < 0:
@@ -170,7 +172,6 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
         elif fc.sigma == PRISMATIC:
             r = r + q[:, fc.col]
         sh = fc.shapes
-        elastic = None
         if sh is not None:
             sl, Phid, Phir = sh
             qe = q[:, sl]
@@ -179,7 +180,7 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
             RaEPhir = Ra @ euler_xyz_rate_matrix(ang) @ Phir
             Rj = Ra @ euler_xyz(ang) @ R_loc
             s = (Ra @ (fc.p_att + qe @ Phid.T)[:, :, None])[..., 0]
-            elastic = (ang, RaPhid, RaEPhir)
+            elastic_frames.append((j, Ra, ang))
         else:
             Rj = Ra @ R_loc
             s = Ra @ fc.p_att
@@ -196,60 +197,73 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
             Jv[:, j, :, fc.col] += z
         elif fc.sigma == REVOLUTE:
             Jw[:, j, :, fc.col] += z
-        local.append((Ra, s, rho, z, elastic))
+        S[:, j] = s
+        RHO[:, j] = rho
     kin = TreeKinematics(R, p, Jv, Jw)
-    kin._local = local
+    kin._s, kin._rho, kin._elastic = S, RHO, elastic_frames
     if qd_t is not None:
         add_acceleration_bias(robot, kin, qd_t, gravity)
     return kin
+
+
+def tree_structure(robot: Robot):
+    """Constant index arrays of the tree (computed once per robot):
+    antecedent index (nf at the base, a zero row), joint column (-1: none),
+    sigma and sigma-bar masks (nf,), and the ancestor-or-self matrix
+    ``A[j, k] = 1`` (nf, nf) that turns the recurrences ``x_j = x_a(j) +
+    l_j`` into ``x = A l``."""
+    def build(robot):
+        fcs = frame_constants(robot)
+        nf = len(fcs)
+        ant = np.array([fc.antecedent if fc.antecedent >= 0 else nf for fc in fcs])
+        A = np.zeros((nf, nf))
+        for j, fc in enumerate(fcs):
+            if fc.antecedent >= 0:
+                A[j] = A[fc.antecedent]
+            A[j, j] = 1.0
+        col = np.array([fc.col for fc in fcs])
+        sig = np.array([1.0 if fc.sigma == PRISMATIC else 0.0 for fc in fcs])
+        sigbar = np.array([1.0 if fc.sigma == REVOLUTE else 0.0 for fc in fcs])
+        return ant, col, sig, sigbar, A
+    return robot.cached("tree_structure", build)
 
 
 def add_acceleration_bias(robot: Robot, kin: TreeKinematics, qd_t, gravity=None):
     """Second pass of the recurrence: accelerations at ``qdd_t = 0``
     ((10.81)-(10.85) with the base acceleration ``-g``), stored in ``kin``.
 
+    All frames at once: with the velocities ``omega_j``, ``v_j`` of every
+    frame (``J qd``), the angular velocity of the antecedent's triad at the
+    joint is ``omega_A = omega_j - sigma_bar qd_j z_j``, its elastic part
+    ``w_e = omega_A - omega_a`` and the elastic velocity of the attachment
+    ``u_dot = v_j - v_a - omega_a x s - omega_A x rho - sigma qd_j z_j``; the
+    local terms of the recurrence are then summed along the tree.
+
     qd_t : (n_t,) or (B, n_t). Returns ``kin``.
     """
-    B = kin.R.shape[0]
+    B, nf = kin.R.shape[:2]
     qd = as_batch(qd_t, robot.layout.n_t) * np.ones((B, 1))
     g = np.asarray(robot.gravity if gravity is None else gravity, dtype=float)
-    nf = kin.R.shape[1]
-    omega = (kin.Jw @ qd[:, None, :, None])[..., 0]          # (B, nf, 3)
-    a_b = np.empty((B, nf, 3))
-    al_b = np.empty((B, nf, 3))
-    zero3 = np.zeros((B, 3))
-    minus_g = np.broadcast_to(-g, (B, 3))
-    for j, fc in enumerate(frame_constants(robot)):
-        Ra, s, rho, z, elastic = kin._local[j]
-        a = fc.antecedent
-        if a < 0:
-            aa, ala, wa = minus_g, zero3, zero3
-        else:
-            aa, ala, wa = a_b[:, a], al_b[:, a], omega[:, a]
-        if elastic is not None:
-            ang, RaPhid, RaEPhir = elastic
-            sl, _, Phir = fc.shapes
-            qde = qd[:, sl]
-            w_e = (RaEPhir @ qde[:, :, None])[..., 0]
-            udot = (RaPhid @ qde[:, :, None])[..., 0]
-            w_bias = cross(wa, w_e) + (
-                Ra @ euler_xyz_rate_bias(ang, qde @ Phir.T)[:, :, None])[..., 0]
-            wA = wa + w_e
-        else:
-            udot = w_bias = zero3
-            wA = wa
-        acc = aa + cross(ala, s + rho) + cross(wa, cross(wa, s) + 2 * udot)
-        ang_acc = ala + w_bias
-        if fc.col >= 0:
-            qdj = qd[:, fc.col][:, None]
-            wAxz = cross(wA, z)
-            if fc.sigma == REVOLUTE:
-                ang_acc = ang_acc + qdj * wAxz
-            else:
-                acc = acc + 2 * qdj * wAxz
-        if fc.r != 0.0 or fc.sigma == PRISMATIC:
-            acc = acc + cross(w_bias, rho) + cross(wA, cross(wA, rho))
-        a_b[:, j] = acc
-        al_b[:, j] = ang_acc
-    kin.a_bias, kin.alpha_bias, kin.gravity = a_b, al_b, g
+    ant, col, sig, sigbar, A = tree_structure(robot)
+    zero = np.zeros((B, 1, 3))
+    omega = np.concatenate([(kin.Jw @ qd[:, None, :, None])[..., 0], zero], axis=1)
+    vel = np.concatenate([(kin.Jv @ qd[:, None, :, None])[..., 0], zero], axis=1)
+    wa, va, wj, vj = omega[:, ant], vel[:, ant], omega[:, :nf], vel[:, :nf]
+    qdj = np.where(col >= 0, qd[:, np.maximum(col, 0)], 0.0)[..., None]       # (B, nf, 1)
+    z = kin.R[..., 2]
+    s, rho = kin._s, kin._rho
+    wA = wj - sigbar[:, None] * qdj * z
+    w_e = wA - wa
+    udot = vj - va - cross(wa, s) - cross(wA, rho) - sig[:, None] * qdj * z
+    w_bias = cross(wa, w_e)
+    for j, Ra, ang in kin._elastic:                  # d E / dt of the elastic rotation
+        sl, _, Phir = frame_constants(robot)[j].shapes
+        w_bias[:, j] += (Ra @ euler_xyz_rate_bias(ang, qd[:, sl] @ Phir.T)[:, :, None])[..., 0]
+    wAxz = cross(wA, z)
+    alpha = np.einsum("jk,bkx->bjx", A, w_bias + sigbar[:, None] * qdj * wAxz)
+    alpha_a = np.concatenate([alpha, zero], axis=1)[:, ant]
+    lin = (cross(alpha_a, s + rho) + cross(wa, cross(wa, s) + 2 * udot) + cross(w_bias, rho)
+           + cross(wA, cross(wA, rho)) + 2 * sig[:, None] * qdj * wAxz)
+    kin.a_bias = np.einsum("jk,bkx->bjx", A, lin) - g
+    kin.alpha_bias, kin.gravity = alpha, g
     return kin

@@ -7,10 +7,13 @@ the free platform (Briot & Khalil Sections 10.3.4 and 11.2).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from elements import newton_euler as ne
 
+from .spatial import cross
 from .platform import platform_mass_matrix, platform_wrench, selection
 from .tree import as_batch, frame_columns, tree_kinematics
 
@@ -127,24 +130,28 @@ def tree_dynamics(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
     qd = as_batch(qd_t, layout.n_t) * np.ones((B, 1))
     if kin is None or kin.a_bias is None:
         kin = tree_kinematics(robot, q, qd, gravity=gravity)
-    bodies = bodies_of(robot)
-    J = np.concatenate([body_jacobian(kin, j, sl, layout.n_t) for j, _, _, sl in bodies], axis=1)
-    nr = J.shape[1]
-    Mb = np.zeros((B, nr, nr))
+    st = robot.cached("stacked_bodies", _stacked_bodies)
+    Rt = np.swapaxes(kin.R, -1, -2)
+    Jt_all = np.concatenate([Rt @ kin.Jv, Rt @ kin.Jw], axis=2)              # (B, nf, 6, n_t)
+    bias_all = np.concatenate([(Rt @ kin.a_bias[..., None])[..., 0],
+                               (Rt @ kin.alpha_bias[..., None])[..., 0]], axis=2)
+    nr = st.n_rows
+    J = np.zeros((B, nr, layout.n_t))
+    J[:, st.rows6] = Jt_all[:, st.frames].reshape(B, -1, layout.n_t)      # (10.78)
+    J[:, st.erows, st.ecols] = 1.0                                          # O_qe (10.80)
     acc = np.zeros((B, nr))
-    vel = np.zeros((B, nr))
-    k = 0
+    acc[:, st.rows6] = bias_all[:, st.frames].reshape(B, -1)
     t_all = (J @ qd[:, :, None])[..., 0]
-    rigid_blocks = robot.cached("body_mass_matrices_0", _undeformed_blocks)
-    for i, (j, _, body, sl) in enumerate(bodies):
+    Mb = np.broadcast_to(st.M_rigid, (B, nr, nr)).copy()
+    vel = np.zeros((B, nr))
+    w = t_all[:, st.rigid_w]                                                # rigid bodies at once
+    vel[:, st.rigid_f] = cross(w, cross(w, st.ms_r))
+    vel[:, st.rigid_c] = cross(w, (st.I_rr @ w[..., None])[..., 0])
+    for k, body, sl in st.flexible:
         n = 6 + body.n_e
-        qe = q[:, sl] if sl is not None else np.zeros((B, 0))
-        qde = qd[:, sl] if sl is not None else np.zeros((B, 0))
-        Mb[:, k:k + n, k:k + n] = (rigid_blocks[i] if sl is None
-                                   else ne.mass_matrix(body.invariants, qe))
-        acc[:, k:k + 6] = kin.body_bias(j)
+        qe, qde = q[:, sl], qd[:, sl]
+        Mb[:, k:k + n, k:k + n] = ne.mass_matrix(body.invariants, qe)
         vel[:, k:k + n] = ne.velocity_terms(body.invariants, t_all[:, k + 3:k + 6], qe, qde)
-        k += n
     Jt = np.swapaxes(J, -1, -2)
     M = Jt @ Mb @ J
     c = (Jt @ ((Mb @ acc[:, :, None])[..., 0] + vel)[:, :, None])[..., 0]
@@ -176,6 +183,48 @@ def friction_damping(robot, qd_tot, coulomb_smoothing=0.0) -> np.ndarray:
             col = layout.joint_index[name]
             d[col] += fs / coulomb_smoothing * (1.0 - np.tanh(qd_tot[col] / coulomb_smoothing) ** 2)
     return d
+
+
+@dataclass(frozen=True)
+class StackedBodies:
+    """Row layout of all bodies' ``[t_j; qd_ej]`` stacked (constant per robot)."""
+
+    n_rows: int
+    frames: np.ndarray      # frame of each body (nb,)
+    rows6: np.ndarray       # rows of the twists (6 nb,)
+    erows: np.ndarray       # rows of the elastic velocities
+    ecols: np.ndarray       # their columns in q_t
+    M_rigid: np.ndarray     # block-diagonal mass of the rigid bodies (n_rows, n_rows)
+    rigid_w: np.ndarray     # (nr, 3) rows of the rigid bodies' omega
+    rigid_f: np.ndarray     # (nr, 3) rows of their forces
+    rigid_c: np.ndarray     # (nr, 3) rows of their moments
+    ms_r: np.ndarray        # (nr, 3)
+    I_rr: np.ndarray        # (nr, 3, 3)
+    flexible: tuple         # (row offset, body, elastic slice) of the flexible bodies
+
+
+def _stacked_bodies(robot):
+    frames, rows6, erows, ecols, flexible = [], [], [], [], []
+    rigid = []
+    k = 0
+    for j, _, body, sl in bodies_of(robot):
+        frames.append(j)
+        rows6 += list(range(k, k + 6))
+        if sl is None:
+            rigid.append((k, body.invariants))
+        else:
+            erows += list(range(k + 6, k + 6 + body.n_e))
+            ecols += list(range(sl.start, sl.stop))
+            flexible.append((k, body, sl))
+        k += 6 + body.n_e
+    M = np.zeros((k, k))
+    for r, inv in rigid:
+        M[r:r + 6, r:r + 6] = ne.mass_matrix(inv)
+    rows = lambda off: np.array([[r + off + i for i in range(3)] for r, _ in rigid], dtype=int).reshape(-1, 3)
+    return StackedBodies(k, np.array(frames), np.array(rows6), np.array(erows, dtype=int),
+                         np.array(ecols, dtype=int), M, rows(3), rows(0), rows(3),
+                         np.array([inv.ms_r for _, inv in rigid]).reshape(-1, 3),
+                         np.array([inv.I_rr for _, inv in rigid]).reshape(-1, 3, 3), tuple(flexible))
 
 
 def tree_bias_forces(robot, q_t, qd_t, kin=None, gravity=None, friction=True,

@@ -41,6 +41,27 @@ def test_exudyn_model_agrees(maneuver, t_end):
     assert res.drift.max() < 1e-9
 
 
-#: relative agreement of the low-passed accelerometer signal (see
-#: docs/simulation.md: the remaining gap is in the first mode's amplitude)
+#: relative agreement of the low-passed accelerometer signal at full
+#: amplitude: the gap (6.7 % for `fast`) is the stress stiffening that
+#: Exudyn's geometrically nonlinear ANCF cable has and the book's
+#: floating-frame beam has not (axial force ~24 N in beam 13); it is
+#: quadratic in the amplitude (docs/simulation.md)
 ACC_TOLERANCE = 0.08
+
+
+def test_exudyn_model_agrees_in_the_linear_regime():
+    """At a tenth of the `fast` amplitude the geometric nonlinearity is
+    negligible: the two models must agree closely."""
+    ex = pytest.importorskip("tests.independent.exudyn_dualemps")
+    from flexpkm.trajectories import Trajectory
+    robot, q0, drive, sensors = D.simulation_setup("fast", gravity=(0.0, 0.0, 0.0))
+    drive.trajectory = Trajectory(np.array([[0.0, 0.0], [0.01, 0.005]]), (0.2,), (0.8,))
+    h, t_end = 2.5e-4, 0.4
+    res = simulate(robot, q0, t_end, drive, friction=False, sensors=sensors, h=h, dt_out=h)
+    ref = ex.simulate_prescribed((0.2, 0.01, 0.005, t_end), t_end=t_end, dt=h / 2, output_every=2)
+    n = min(len(res.t), len(ref["t"]))
+    fs = 1.0 / h
+    acc, acc_ref = (lowpass(res.sensors["acc_P_y17"][:n], fs), lowpass(ref["acc_P_y17"][:n], fs))
+    tau, tau_ref = lowpass(res.tau[:n], fs), lowpass(ref["tau"][:n], fs)
+    assert np.abs(acc - acc_ref).max() < 0.015 * np.abs(acc_ref).max()
+    assert np.abs(tau - tau_ref).max() < 1e-3 * np.abs(tau_ref).max()
