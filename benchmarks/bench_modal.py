@@ -47,16 +47,7 @@ def dualemps():
     row("one pose, ms", t_flex, t_ops)
     # batch over a grid of poses in one call
     q11, q21 = np.meshgrid(np.linspace(0, 0.2, 20), np.linspace(0, 0.2, 20))
-    qs = np.stack([D.configuration(robot, a, b) for a, b in zip(q11.ravel(), q21.ravel())])
-    B = len(qs)
-    t_batch = best_of(lambda: natural_frequencies(robot, qs), repeat=3, number=1) / B
-    red = natural_frequencies(robot, qs).reduced
-    M, K = red.M_r[:, 2:, 2:], red.K_r[:, 2:, 2:]
-    t_eig = best_of(lambda: generalized_eigh(K, M), repeat=3, number=1) / B
-    print(f"{'':<48s} {'per pose':>10s} {'eig only':>10s}   share")
-    print(f"{f'{B} poses in one batched call, ms/pose':<48s} {1e3 * t_batch:10.3f} {1e3 * t_eig:10.3f}"
-          f"   {t_eig / t_batch:7.0%}")
-    print()
+    batch_rows(robot, np.stack([D.configuration(robot, a, b) for a, b in zip(q11.ravel(), q21.ravel())]))
 
 
 def navaro():
@@ -73,17 +64,23 @@ def navaro():
     row("one pose, ms", t_flex, t_ops)
     poses = np.column_stack([np.linspace(0, 0.0, 200), np.linspace(0, 0.02, 200),
                              np.linspace(0, -np.pi / 3, 200)])
-    qs = N.pose_configurations(robot, poses)
+    batch_rows(robot, N.pose_configurations(robot, poses))
+
+
+def batch_rows(robot, qs):
+    """Per-pose time of one batched call, with and without mode shapes, next
+    to the bare generalized eigensolver on the same matrices."""
     B = len(qs)
     natural_frequencies(robot, qs[:2])
-    t_batch = best_of(lambda: natural_frequencies(robot, qs), repeat=3, number=1) / B
     red = natural_frequencies(robot, qs).reduced
     na = red.n_a
     M, K = np.ascontiguousarray(red.M_r[:, na:, na:]), np.ascontiguousarray(red.K_r[:, na:, na:])
-    t_eig = best_of(lambda: generalized_eigh(K, M), repeat=3, number=1) / B
-    print(f"{'':<48s} {'per pose':>10s} {'eig only':>10s}   share")
-    print(f"{f'{B} poses in one batched call, ms/pose':<48s} {1e3 * t_batch:10.3f} {1e3 * t_eig:10.3f}"
-          f"   {t_eig / t_batch:7.0%}")
+    print(f"{f'{B} poses in one batched call, ms/pose':<48s} {'flexpkm':>10s} {'eig only':>10s}   share")
+    for shapes in (True, False):
+        t = best_of(lambda: natural_frequencies(robot, qs, shapes=shapes), repeat=3, number=1) / B
+        t_eig = best_of(lambda: generalized_eigh(K, M, vectors=shapes), repeat=3, number=1) / B
+        label = "  frequencies and mode shapes" if shapes else "  frequencies only"
+        print(f"{label:<48s} {1e3 * t:10.3f} {1e3 * t_eig:10.3f}   {t_eig / t:7.0%}")
     print()
 
 

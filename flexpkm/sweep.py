@@ -116,14 +116,15 @@ def _chunk(robot, q, n_modes, on_error, options) -> np.ndarray:
     """Frequencies (b, n) of a batch; per pose (NaN on error) when the
     batch fails and ``on_error == "nan"``."""
     try:
-        return natural_frequencies(robot, q, n_modes=n_modes, **options).frequencies_hz
+        return natural_frequencies(robot, q, n_modes=n_modes, shapes=False, **options).frequencies_hz
     except FlexPKMError:
         if on_error != "nan":
             raise
     rows = []
     for qi in q:
         try:
-            rows.append(natural_frequencies(robot, qi, n_modes=n_modes, **options).frequencies_hz[0])
+            rows.append(natural_frequencies(robot, qi, n_modes=n_modes, shapes=False,
+                                            **options).frequencies_hz[0])
         except FlexPKMError:
             rows.append(None)
     n = max((len(r) for r in rows if r is not None), default=n_modes or 1)
