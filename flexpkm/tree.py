@@ -61,13 +61,6 @@ class TreeKinematics:
         Rt = np.swapaxes(self.R[:, j], -1, -2)
         return np.concatenate([Rt @ self.Jv[:, j], Rt @ self.Jw[:, j]], axis=-2)
 
-    def body_bias(self, j):
-        """``^j g_j`` of Eq. (10.84): ``^j tdot_j = J_tj qdd_t + ^j g_j``
-        (absolute accelerations projected in F_j), (B, 6)."""
-        Rt = np.swapaxes(self.R[:, j], -1, -2)
-        return np.concatenate([np.einsum("bij,bj->bi", Rt, self.a_bias[:, j]),
-                               np.einsum("bij,bj->bi", Rt, self.alpha_bias[:, j])], axis=-1)
-
 
 def as_batch(x, n):
     """Return ``x`` as a float array (B, n); a single vector gets B = 1."""

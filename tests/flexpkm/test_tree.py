@@ -76,3 +76,30 @@ def test_body_jacobian_projects_in_body_frame(tree_robot):
     R = kin.R[0, j]
     np.testing.assert_allclose(R @ t[:3], kin.Jv[0, j] @ qd, atol=1e-12)
     np.testing.assert_allclose(R @ t[3:], kin.Jw[0, j] @ qd, atol=1e-12)
+
+
+def test_book_recursion_10_76_at_rest_shape(tree_robot):
+    """At q_e = 0 our base-frame recursion equals the book's (10.76):
+    ^j t_j = ^jT_a ^a t_a + ^jR_a Phi_a(O_j) qd_ea + qd_j a_j, with the 6x6
+    transforms (10.97)-(10.98); Phi_a is evaluated at O_j itself (off the
+    neutral axis when r_j != 0: (F.2))."""
+    from flexpkm.spatial import block_rotation, twist_transform
+    from flexpkm.tree import frame_constants
+    robot = tree_robot
+    q, qd, _ = random_state(robot, seed=8, qe_scale=0.0)
+    kin = tree_kinematics(robot, q)
+    t = [kin.body_jacobian(j)[0] @ qd for j in range(len(robot.frames))]
+    for j, fc in enumerate(frame_constants(robot)):
+        a = fc.antecedent
+        if a < 0 or fc.shapes is None:
+            continue
+        R_aj = kin.R[0, a].T @ kin.R[0, j]                       # ^aR_j
+        r = kin.R[0, a].T @ (kin.p[0, j] - kin.p[0, a])          # ^a r_{O_a O_j}
+        sl = fc.shapes[0]
+        body = robot.flexible_body(robot.frames[a].name)
+        Phi = body.phi(r)                                        # Phi_a(O_j), (10.8) with (F.2)
+        book = twist_transform(R_aj.T, r) @ t[a] + block_rotation(R_aj.T) @ Phi @ qd[sl]
+        if fc.col >= 0:
+            axis = np.array([0.0, 0.0, 1.0])
+            book += qd[fc.col] * np.concatenate([axis * (fc.sigma == 1), axis * (fc.sigma == 0)])
+        np.testing.assert_allclose(t[j], book, atol=1e-12)
