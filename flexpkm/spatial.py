@@ -130,8 +130,8 @@ def euler_xyz_rate_bias(angles, rates):
     ex[..., 0] = 1.0
     w_x = rates[..., 0:1] * ex
     w_xy = w_x + rates[..., 1:2] * Rx[..., :, 1]
-    return (rates[..., 1:2] * np.cross(w_x, Rx[..., :, 1])
-            + rates[..., 2:3] * np.cross(w_xy, Rxy[..., :, 2]))
+    return (rates[..., 1:2] * cross(w_x, Rx[..., :, 1])
+            + rates[..., 2:3] * cross(w_xy, Rxy[..., :, 2]))
 
 
 def twist_transform(R, r):
