@@ -1,5 +1,7 @@
-"""Command line: ``flexpkm modal CASE [pose options] [--modes N] [--json]``.
+"""flexpkm: natural frequencies, mode shapes and elastodynamic simulation of flexible parallel robots.
 
+Sub-commands: ``modal`` (this module), ``modes`` and ``sweep``
+(:mod:`flexpkm.viz_cli`), ``simulate`` (:mod:`flexpkm.sim_cli`).
 Errors of the model (:class:`flexpkm.errors.FlexPKMError`) become one line on
 stderr and exit status 2; no traceback.
 """
