@@ -12,6 +12,7 @@ into dependent ``q_dep`` (c of them) and independent ``q`` ones:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.linalg as sla
@@ -213,16 +214,29 @@ class ClosureSolution:
     """Dependent / independent split and ``J`` of Eq. (10.114).
 
     dep, indep : column indices of q_dep and q in q_tot
-    J   : (B, n_tot, n_q)  ``qd_tot = J qd``
     J_d : (B, c, n_q)      ``qd_dep = J_d qd`` (10.110)
-    choice : ``"book"`` or ``"rank-revealing"``
+    J   : (B, n_tot, n_q)  ``qd_tot = J qd`` (built on first use)
+    choice : ``"book"``, ``"rank-revealing"``, ``"requested"``...
     """
 
     dep: np.ndarray
     indep: np.ndarray
-    J: np.ndarray
     J_d: np.ndarray
     choice: str
+
+    @cached_property
+    def J(self) -> np.ndarray:
+        return expand(self.indep, self.dep, self.J_d)
+
+
+def expand(indep, dep, J_d) -> np.ndarray:
+    """``J`` of Eq. (10.114): identity on the rows ``indep`` (their columns
+    in order), ``J_d`` on the rows ``dep``. J_d (B, c, n_q) -> (B, n_tot, n_q)."""
+    B, _, n_q = J_d.shape
+    J = np.zeros((B, len(indep) + len(dep), n_q))
+    J[:, indep, np.arange(n_q)] = 1.0
+    J[:, dep, :] = J_d
+    return J
 
 
 def choose_dependent(robot, J_tot, labels, q_dep=None):
@@ -291,14 +305,11 @@ def solve_closure(robot, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution
     Jf = J_tot[:, :, dep]
     J0 = J_tot[:, :, indep]
     if len(dep):
-        for b in range(J_tot.shape[0]) if J_tot.shape[0] > 1 else ():
-            if _rcond(Jf[b]) < RCOND_SINGULAR:
+        if J_tot.shape[0] > 1:                  # the choice was made at pose 0
+            sv = np.linalg.svd(Jf, compute_uv=False)
+            for b in np.flatnonzero(sv[:, -1] < RCOND_SINGULAR * sv[:, 0]):
                 _assert_invertible(Jf[b], labels, f"J_t^f at pose {b}")
         J_d = -np.linalg.solve(Jf, J0)
     else:
         J_d = np.zeros((J_tot.shape[0], 0, len(indep)))
-    B = J_tot.shape[0]
-    J = np.zeros((B, layout.n_tot, len(indep)))
-    J[:, indep, np.arange(len(indep))] = 1.0
-    J[:, dep, :] = J_d
-    return ClosureSolution(dep, indep, J, J_d, choice)
+    return ClosureSolution(dep, indep, J_d, choice)
