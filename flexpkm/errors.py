@@ -38,3 +38,8 @@ class SingularConfigurationError(FlexPKMError, ArithmeticError):
 
 class IndefiniteMassMatrixError(FlexPKMError, ArithmeticError):
     """A mass matrix that must be symmetric positive definite is not."""
+
+
+class InvalidArgumentError(FlexPKMError, ValueError):
+    """An argument of an analysis is out of its range (a non-positive time
+    step or duration, an unknown maneuver...)."""

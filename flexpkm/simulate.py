@@ -32,7 +32,7 @@ import numpy as np
 
 from .closure import closure_residual, project_on_loops
 from .dynamics import full_model
-from .errors import FlexPKMError
+from .errors import FlexPKMError, InvalidArgumentError
 from .progress import ProgressBar
 from .virtual_system import friction_damping, virtual_stiffness_matrix
 
@@ -112,8 +112,16 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
         below the discretisation error; very stiff models (the rigid limit)
         need a tighter tol.
     sensors : name -> ``f(robot, model, qdd_r) -> (1,)`` evaluated at outputs.
-    Raises :class:`flexpkm.errors.FlexPKMError` if Newton does not converge.
+    Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
+    t_end, h or dt_out, :class:`flexpkm.errors.FlexPKMError` if the
+    integration diverges.
     """
+    for name, value in (("t_end", t_end), ("h", h), ("dt_out", dt_out)):
+        if not value > 0:
+            raise InvalidArgumentError(f"simulate: {name} must be positive, got {value}")
+    if dt_out < h:
+        raise InvalidArgumentError(f"simulate: the output period dt_out = {dt_out} s is shorter "
+                                   f"than the step h = {h} s")
     n_sub = max(1, int(round(dt_out / h)))
     h = dt_out / n_sub
     n_out = int(round(t_end / dt_out)) + 1

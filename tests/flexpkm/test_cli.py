@@ -1,0 +1,31 @@
+"""The command line: JSON output, one-line errors and exit status 2."""
+import json
+
+from flexpkm.cli import main
+
+
+def test_modal_json_has_ascending_frequencies(capsys):
+    assert main(["modal", "dualemps", "--json", "--modes", "4"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    f = out["frequencies_hz"]
+    assert len(f) == 4 and f == sorted(f) and abs(f[0] - 14.207) < 0.01
+
+
+def test_bad_inputs_give_one_line_and_status_2(capsys, tmp_path):
+    for argv in (["modal", "dualemps", "--q-a", "0.5", "0"],
+                 ["modal", "navaro", "--pose", "0.3", "0", "0"],
+                 ["simulate", "dualemps", "--maneuver", "edge", "--t-end", "-1", "--out", str(tmp_path)],
+                 ["simulate", "dualemps", "--maneuver", "edge", "--step", "0", "--out", str(tmp_path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("flexpkm: error:") and "\n" not in err and "Traceback" not in err
+
+
+def test_simulate_writes_the_outputs(tmp_path, capsys):
+    import numpy as np
+    assert main(["simulate", "dualemps", "--maneuver", "fast", "--t-end", "0.01", "--out", str(tmp_path)]) == 0
+    d = np.load(tmp_path / "simulation.npz")
+    assert d["q_a"].shape == (11, 2) and d["tau"].shape == (11, 2) and d["acc_P_y17"].shape == (11,)
+    assert list(d["names"])[:2] == ["q11", "q12"] and d["q"].shape == (11, len(d["names"]))
+    for name in ("simulation.csv", "simulation.png", "simulation.xdmf"):
+        assert (tmp_path / name).stat().st_size > 0
