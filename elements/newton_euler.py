@@ -29,18 +29,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flexpkm.spatial import cross, skew
+from flexpkm.spatial import EPS, cross, skew
 
 from .base import BodyInvariants
 
 __all__ = ["DerivedInvariants", "derived", "skew", "mass_matrix",
            "velocity_terms", "ne_wrench", "kinetic_energy"]
-
-# Levi-Civita symbol: (a x b)_p = EPS[p, i, j] a_i b_j
-_EPS = np.zeros((3, 3, 3))
-_EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
-_EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
-
 
 @dataclass(frozen=True)
 class DerivedInvariants:
@@ -81,8 +75,8 @@ def derived(inv: BodyInvariants) -> DerivedInvariants:
     tr_re = np.einsum("kaa->k", inv.J_re)
     tr_ee = np.einsum("ikaa->ik", inv.J_ee)
     out = DerivedInvariants(
-        beta=np.einsum("pab,kab->kp", _EPS, inv.J_re),
-        lam=np.einsum("pab,kiab->kip", _EPS, inv.J_ee),
+        beta=np.einsum("pab,kab->kp", EPS, inv.J_re),
+        lam=np.einsum("pab,kiab->kip", EPS, inv.J_ee),
         I_re=tr_re[:, None, None] * eye - np.swapaxes(inv.J_re, -1, -2),
         I_ee=tr_ee[:, :, None, None] * eye - np.swapaxes(inv.J_ee, -1, -2),
         M_ee=tr_ee,

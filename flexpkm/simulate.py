@@ -138,6 +138,15 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
         q[r[:na]], v[:na], _ = (x[0] for x in drive.trajectory(0.0))
     else:
         u = np.arange(len(r))
+    memo = {}
+
+    def reference(t):
+        """``(q_a, qd_a, qdd_a)`` of the prescribed motion at t, computed once."""
+        if t not in memo:
+            memo.clear()
+            memo[t] = tuple(x[0] for x in drive.trajectory(t))
+        return memo[t]
+
     kp = np.zeros(len(r))
     kd = np.zeros(len(r))
     if drive.mode == "pd":
@@ -162,7 +171,7 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
         q1 = qn + h * Vn + h * h * ((0.5 - beta) * An + beta * A1)
         v1 = vn + h * ((1 - gamma) * an + gamma * a1)
         if drive.mode == "prescribed":
-            qa, va, _ = (x[0] for x in drive.trajectory(t))
+            qa, va, _ = reference(t)
             q1[r[:na]], v1[:na] = qa, va
         return q1, v1
 
@@ -229,7 +238,7 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
                 a1 = 2 * an - a_prev                     # linear extrapolation
                 a_prev = an
                 if drive.mode == "prescribed":
-                    a1[:na] = drive.trajectory(t1)[2][0]
+                    a1[:na] = reference(t1)[2]
                 q, v, a, model, g_n, it = solve(t1, a1, model)
                 if project == "step" or sub == n_sub - 1:    # close the loops
                     q = project_on_loops(robot, q, dep)[0]
