@@ -34,7 +34,7 @@ from flexpkm.spatial import EPS, cross, skew
 from .base import BodyInvariants
 
 __all__ = ["DerivedInvariants", "derived", "skew", "mass_matrix",
-           "velocity_terms", "ne_wrench", "kinetic_energy"]
+           "velocity_terms", "mass_and_velocity_terms", "ne_wrench", "kinetic_energy"]
 
 @dataclass(frozen=True)
 class DerivedInvariants:
@@ -134,9 +134,13 @@ def mass_matrix(inv: BodyInvariants, q_e=None) -> np.ndarray:
     ------
     ValueError if q_e does not end with an axis of length N.
     """
+    q = _vec(q_e, inv.n_e, "q_e")
+    return _assemble_mass(inv, q, *_state_terms(inv, q))
+
+
+def _assemble_mass(inv, q, ms, I_O, MS_re):
+    """(10.61)'s M_j from the state terms of :func:`_state_terms`."""
     n = inv.n_e
-    q = _vec(q_e, n, "q_e")
-    ms, I_O, MS_re = _state_terms(inv, q)
     S = skew(ms)
     M = np.zeros(q.shape[:-1] + (6 + n, 6 + n))
     M[..., :3, :3] = inv.m * np.eye(3)
@@ -182,8 +186,26 @@ def velocity_terms(inv: BodyInvariants, omega, q_e=None, qd_e=None) -> np.ndarra
                                cross(w, w @ inv.I_rr.T)], axis=-1)
     q = _vec(q_e, n, "q_e")
     qd = _vec(qd_e, n, "qd_e")
-    d = derived(inv)
     ms, I_O, _ = _state_terms(inv, q)
+    return _velocity_from_state(inv, w, q, qd, ms, I_O)
+
+
+def mass_and_velocity_terms(inv: BodyInvariants, omega, q_e, qd_e):
+    """``(mass_matrix(inv, q_e), velocity_terms(inv, omega, q_e, qd_e))``
+    with the state-dependent invariants (10.40), (10.43), (10.46) computed
+    once. Shapes as in the two functions."""
+    n = inv.n_e
+    w = _vec(omega, 3, "omega")
+    q = _vec(q_e, n, "q_e")
+    qd = _vec(qd_e, n, "qd_e")
+    ms, I_O, MS_re = _state_terms(inv, q)
+    return _assemble_mass(inv, q, ms, I_O, MS_re), _velocity_from_state(inv, w, q, qd, ms, I_O)
+
+
+def _velocity_from_state(inv, w, q, qd, ms, I_O):
+    """(10.62)-(10.64) from the state terms."""
+    n = inv.n_e
+    d = derived(inv)
     f_in = cross(w, cross(w, ms) + 2.0 * qd @ inv.MS_de.T)
     c_in = (cross(w, np.einsum("...ab,...b->...a", I_O, w))
             + 2.0 * np.einsum("kab,...b,...k->...a", d.I_re, w, qd)

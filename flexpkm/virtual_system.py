@@ -150,8 +150,8 @@ def tree_dynamics(robot, q_t, qd_t, kin=None, gravity=None, friction=True,
     for k, body, sl in st.flexible:
         n = 6 + body.n_e
         qe, qde = q[:, sl], qd[:, sl]
-        Mb[:, k:k + n, k:k + n] = ne.mass_matrix(body.invariants, qe)
-        vel[:, k:k + n] = ne.velocity_terms(body.invariants, t_all[:, k + 3:k + 6], qe, qde)
+        Mb[:, k:k + n, k:k + n], vel[:, k:k + n] = ne.mass_and_velocity_terms(
+            body.invariants, t_all[:, k + 3:k + 6], qe, qde)
     Jt = np.swapaxes(J, -1, -2)
     M = Jt @ Mb @ J
     c = (Jt @ ((Mb @ acc[:, :, None])[..., 0] + vel)[:, :, None])[..., 0]
