@@ -246,8 +246,9 @@ def choose_dependent(robot, J_tot, labels, q_dep=None):
       :class:`SingularConfigurationError` naming the closures/legs involved.
     * otherwise a rank-revealing choice is made, QR with column pivoting of
       ``J_tot`` restricted to the non-actuated columns (the actuators stay
-      independent so that they can be locked or driven), and the book's
-      choice ``robot.q_dep`` replaces it when its ``J_t^f`` is not much worse
+      independent so that they can be locked or driven); the per-limb choice
+      of :func:`limbwise_dependent` replaces it, and the book's choice
+      ``robot.q_dep`` replaces both, when their ``J_t^f`` is not much worse
       conditioned (``BOOK_RCOND_RATIO``).
     Returns (dep indices, choice name).
     """
@@ -264,11 +265,65 @@ def choose_dependent(robot, J_tot, labels, q_dep=None):
     _, R, piv = sla.qr(A[:, free], mode="economic", pivoting=True)
     dep = np.sort(free[piv[:c]])
     _assert_invertible(A[:, dep], labels, "J_tot (non-actuated columns)")
+    choice, best = "rank-revealing", _rcond(A[:, dep])
+    limb = limbwise_dependent(robot, A, labels)
+    if limb is not None and _rcond(A[:, limb]) > BOOK_RCOND_RATIO * best:
+        dep, choice = limb, "per limb"
     if robot.q_dep is not None:
         book = np.array([layout.index(n) for n in robot.q_dep])
-        if len(book) == c and _rcond(A[:, book]) > BOOK_RCOND_RATIO * _rcond(A[:, dep]):
+        if len(book) == c and _rcond(A[:, book]) > BOOK_RCOND_RATIO * best:
             return book, "book"
-    return dep, "rank-revealing"
+    return dep, choice
+
+
+def column_legs(robot):
+    """The leg of every column of q_tot (None for the platform's)."""
+    layout = robot.layout
+    legs = [None] * layout.n_tot
+    for f in robot.frames:
+        if f.name in layout.joint_index:
+            legs[layout.joint_index[f.name]] = f.leg or None
+        sl = layout.elastic_slice.get(f.name)
+        if sl is not None:
+            for c in range(sl.start, sl.stop):
+                legs[c] = f.leg or None
+    return legs
+
+
+def limbwise_dependent(robot, A, labels):
+    """Block partitioning of ``J_tot`` by limb (Müller 3.3.2; the book's
+    choice of q_dep among each leg's own coordinates, Section 10.4.1): the
+    rows of each leg's closures get dependent columns among that leg's
+    non-actuated coordinates, by QR with column pivoting of the leg's block.
+    ``J_t^f`` is then block-triangular (block-diagonal when the platform
+    coordinates stay independent), each block a limb. Returns the sorted
+    dependent columns, or None when a block is rank deficient or closures
+    carry no leg."""
+    row_legs = [leg for _, leg, _ in labels]
+    if not row_legs or any(not leg for leg in row_legs):
+        return None
+    legs = column_legs(robot)
+    actuated = set(robot.layout.actuated)
+    dep, pattern = [], None
+    for leg in dict.fromkeys(row_legs):
+        rows = [i for i, lg in enumerate(row_legs) if lg == leg]
+        cols = np.array([c for c, lg in enumerate(legs) if lg == leg and c not in actuated])
+        if len(cols) < len(rows):
+            return None
+        _, _, piv = sla.qr(A[np.ix_(rows, cols)], mode="economic", pivoting=True)
+        best = piv[:len(rows)]
+        # identical limbs: keep the first limb's pattern when it is as good
+        if (pattern is not None and pattern.max() < len(cols) and len(pattern) == len(rows)
+                and _rcond(A[np.ix_(rows, cols[pattern])])
+                > BOOK_RCOND_RATIO * _rcond(A[np.ix_(rows, cols[best])])):
+            best = pattern
+        pattern = best if pattern is None else pattern
+        chosen = cols[best]
+        if _rcond(A[np.ix_(rows, chosen)]) < RCOND_SINGULAR:
+            return None
+        dep += list(chosen)
+    dep = np.sort(np.array(dep))
+    return dep if _rcond(A[:, dep]) > RCOND_SINGULAR else None
 
 
 def _rcond(A):
@@ -309,7 +364,36 @@ def solve_closure(robot, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution
             sv = np.linalg.svd(Jf, compute_uv=False)
             for b in np.flatnonzero(sv[:, -1] < RCOND_SINGULAR * sv[:, 0]):
                 _assert_invertible(Jf[b], labels, f"J_t^f at pose {b}")
-        J_d = -np.linalg.solve(Jf, J0)
+        blocks = limb_blocks(robot, Jf[0], labels, dep)
+        if blocks is None:
+            J_d = -np.linalg.solve(Jf, J0)
+        else:                                   # one solve per limb (Müller 3.3.2)
+            J_d = np.empty((J_tot.shape[0], len(dep), len(indep)))
+            for rows, cols in blocks:
+                J_d[:, cols] = -np.linalg.solve(Jf[:, rows][:, :, cols], J0[:, rows])
     else:
         J_d = np.zeros((J_tot.shape[0], 0, len(indep)))
     return ClosureSolution(dep, indep, J_d, choice)
+
+
+def limb_blocks(robot, Jf, labels, dep):
+    """``[(rows, dep positions)]`` per limb when ``J_t^f`` (c, c) is
+    block-diagonal by limb (each limb's constraint rows involve only its own
+    dependent coordinates), else None. The dependent coordinates of limb L's
+    block are returned in the order of the rows so that ``J_d`` rows line up."""
+    row_legs = [leg for _, leg, _ in labels]
+    if not row_legs or any(not leg for leg in row_legs):
+        return None
+    col_legs = [column_legs(robot)[c] for c in dep]
+    blocks = []
+    scale = np.abs(Jf).max()
+    for leg in dict.fromkeys(row_legs):
+        rows = np.array([i for i, lg in enumerate(row_legs) if lg == leg])
+        cols = np.array([k for k, lg in enumerate(col_legs) if lg == leg])
+        if len(rows) != len(cols):
+            return None
+        others = np.setdiff1d(np.arange(len(dep)), cols)
+        if others.size and np.abs(Jf[np.ix_(rows, others)]).max() > 1e-14 * scale:
+            return None
+        blocks.append((rows, cols))
+    return blocks
