@@ -277,7 +277,12 @@ def choose_dependent(robot, J_tot, labels, q_dep=None):
 
 
 def column_legs(robot):
-    """The leg of every column of q_tot (None for the platform's)."""
+    """The leg of every column of q_tot (None for the platform's); computed
+    once per robot."""
+    return robot.cached("column_legs", _column_legs)
+
+
+def _column_legs(robot):
     layout = robot.layout
     legs = [None] * layout.n_tot
     for f in robot.frames:
@@ -384,7 +389,8 @@ def limb_blocks(robot, Jf, labels, dep):
     row_legs = [leg for _, leg, _ in labels]
     if not row_legs or any(not leg for leg in row_legs):
         return None
-    col_legs = [column_legs(robot)[c] for c in dep]
+    legs = column_legs(robot)
+    col_legs = [legs[c] for c in dep]
     blocks = []
     scale = np.abs(Jf).max()
     for leg in dict.fromkeys(row_legs):
