@@ -365,17 +365,15 @@ def solve_closure(robot, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution
     Jf = J_tot[:, :, dep]
     J0 = J_tot[:, :, indep]
     if len(dep):
-        if J_tot.shape[0] > 1:                  # the choice was made at pose 0
-            sv = np.linalg.svd(Jf, compute_uv=False)
-            for b in np.flatnonzero(sv[:, -1] < RCOND_SINGULAR * sv[:, 0]):
-                _assert_invertible(Jf[b], labels, f"J_t^f at pose {b}")
-        blocks = limb_blocks(robot, Jf[0], labels, dep)
-        if blocks is None:
-            J_d = -np.linalg.solve(Jf, J0)
-        else:                                   # one solve per limb (Müller 3.3.2)
-            J_d = np.empty((J_tot.shape[0], len(dep), len(indep)))
-            for rows, cols in blocks:
-                J_d[:, cols] = -np.linalg.solve(Jf[:, rows][:, :, cols], J0[:, rows])
+        blocks = limb_blocks(robot, Jf[0], labels, dep) or [(np.arange(len(dep)),) * 2]
+        J_d = np.empty((J_tot.shape[0], len(dep), len(indep)))
+        for rows, cols in blocks:               # one solve per limb (Müller 3.3.2)
+            Jb = Jf[:, rows][:, :, cols]
+            if J_tot.shape[0] > 1:              # the choice was made at pose 0
+                sv = np.linalg.svd(Jb, compute_uv=False)
+                for b in np.flatnonzero(sv[:, -1] < RCOND_SINGULAR * sv[:, 0]):
+                    _assert_invertible(Jf[b], labels, f"J_t^f at pose {b}")
+            J_d[:, cols] = -np.linalg.solve(Jb, J0[:, rows])
     else:
         J_d = np.zeros((J_tot.shape[0], 0, len(indep)))
     return ClosureSolution(dep, indep, J_d, choice)

@@ -56,21 +56,38 @@ def tree_mass_matrix(robot, q_t, kin=None, undeformed=False) -> np.ndarray:
     kin = kin or tree_kinematics(robot, q)
     B = q.shape[0]
     M = np.zeros((B, layout.n_t, layout.n_t))
-    blocks = robot.cached("body_mass_matrices_0", _undeformed_blocks) if undeformed else None
     columns = frame_columns(robot)
-    for k, (j, _, body, sl) in enumerate(bodies_of(robot)):
+    if undeformed:                      # one constant block per frame (11.11)
+        terms = [(j, sl, Mj) for j, sl, Mj in robot.cached("frame_mass_matrices_0", _frame_blocks)]
+    else:
+        terms = [(j, sl, ne.mass_matrix(body.invariants, q[:, sl] if sl is not None else None))
+                 for j, _, body, sl in bodies_of(robot)]
+    for j, sl, Mj in terms:
         cols = columns[j] if sl is None else np.union1d(columns[j], np.arange(sl.start, sl.stop))
         J = body_jacobian(kin, j, sl, layout.n_t)[:, :, cols]       # only the non-zero columns
-        if undeformed:
-            Mj = blocks[k]
-        else:
-            qe = q[:, sl] if sl is not None else np.zeros((B, 0))
-            Mj = ne.mass_matrix(body.invariants, qe)
         M[:, cols[:, None], cols] += np.swapaxes(J, -1, -2) @ (Mj @ J)
     for name, inertia in robot.rotor_inertia.items():
         c = layout.joint_index[name]
         M[:, c, c] += inertia
     return M
+
+
+def _frame_blocks(robot):
+    """``[(frame, elastic slice, sum of the M_ij0 of its bodies)]``: the bodies
+    carried by one frame share its body Jacobian, so their undeformed mass
+    matrices (11.11) add (rigid ones into the 6 x 6 corner)."""
+    out = {}
+    for (j, _, body, sl), Mj in zip(bodies_of(robot), _undeformed_blocks(robot)):
+        if j not in out:
+            out[j] = [None, np.zeros((6, 6))]
+        if sl is not None:
+            out[j][0] = sl
+            Mj = Mj.copy()
+            Mj[:6, :6] += out[j][1]
+            out[j][1] = Mj
+        else:
+            out[j][1][:6, :6] += Mj
+    return [(j, sl, Mj) for j, (sl, Mj) in out.items()]
 
 
 def _undeformed_blocks(robot):
