@@ -365,7 +365,9 @@ def solve_closure(robot, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution
     Jf = J_tot[:, :, dep]
     J0 = J_tot[:, :, indep]
     if len(dep):
-        blocks = limb_blocks(robot, Jf[0], labels, dep) or [(np.arange(len(dep)),) * 2]
+        blocks = robot.cached(("limb_blocks", tuple(dep)),          # structural: once per choice
+                              lambda rob: limb_blocks(rob, Jf[0], labels, dep)
+                              ) or [(np.arange(len(dep)),) * 2]
         J_d = np.empty((J_tot.shape[0], len(dep), len(indep)))
         for rows, cols in blocks:               # one solve per limb (Müller 3.3.2)
             Jb = Jf[:, rows][:, :, cols]

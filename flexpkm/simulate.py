@@ -213,19 +213,19 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
     SENS = {name: np.zeros(n_out) for name in (sensors or {})}
     iters = 0
 
-    def record(k, q1, v1, a1, model):
+    def record(k, q1, v1, a1, model, drift):
         Q[k], V[k] = q1, v1
         M, c = model.M[0], model.c[0]
         if drive.mode == "prescribed":
             TAU[k] = M[:na] @ a1 + c[:na]
         else:
             TAU[k] = drive.efforts(out_t[k], q1[r[:na]], v1[:na])
-        DRIFT[k] = np.abs(closure_residual(robot, q1)).max(initial=0.0)
+        DRIFT[k] = drift
         E[k] = 0.5 * v1 @ M @ v1 + 0.5 * q1 @ K_tot @ q1
         for name, fn in (sensors or {}).items():
             SENS[name][k] = fn(robot, model, a1[None])[0]
 
-    record(0, q, v, a, m0)
+    record(0, q, v, a, m0, np.abs(closure_residual(robot, q)).max(initial=0.0))
     model = m0
     a_prev = a
     t = 0.0
@@ -241,10 +241,10 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
                     a1[:na] = reference(t1)[2]
                 q, v, a, model, g_n, it = solve(t1, a1, model)
                 if project == "step" or sub == n_sub - 1:    # close the loops
-                    q = project_on_loops(robot, q, dep)[0]
+                    q, drift = project_on_loops(robot, q, dep)
                 iters += it
                 t = t1
-            record(k, q, v, a, model)
+            record(k, q, v, a, model, drift)
             bar.update(1)
     res = SimulationResult(out_t, Q, V, TAU, layout.names, tuple(layout.names[i] for i in r),
                            SENS, DRIFT, E)
