@@ -32,31 +32,41 @@ CUT_JOINT_ROWS = {
 PLANAR_ROWS = (0, 1, 5)
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One MDH frame F_j of the virtual tree and the joint that moves it.
+@dataclass(frozen=True, kw_only=True)
+class MDHParameters:
+    """The six modified Denavit-Hartenberg parameters of Ch. 4 (rad, m):
+    ``Rot(z, gamma) Trans(z, b) Rot(x, alpha) Trans(x, d) Rot(z, theta)
+    Trans(z, r)`` (gamma, b for tree structures)."""
 
-    Parameters (Khalil-Kleinfinger MDH, Ch. 4): ``gamma, b, alpha, d`` place
-    the joint on the antecedent a(j), ``theta, r`` are the rotation about and
-    offset along the joint axis z_j. The joint coordinate ``q`` adds to
-    ``theta`` (revolute, sigma = 0) or to ``r`` (prismatic, sigma = 1); a fixed
-    joint (sigma = 2) has no coordinate. ``mu = 1`` marks an actuated joint.
-
-    name : str             e.g. ``"12"``
-    antecedent : str/None  name of a(j); None for the base (frame 0)
-    leg : str              the leg the frame belongs to (for messages)
-    """
-
-    name: str
-    antecedent: Optional[str]
-    sigma: int
-    mu: int = 0
     gamma: float = 0.0
     b: float = 0.0
     alpha: float = 0.0
     d: float = 0.0
     theta: float = 0.0
     r: float = 0.0
+
+
+@dataclass(frozen=True)
+class Frame(MDHParameters):
+    """One MDH frame F_j of the virtual tree and the joint that moves it.
+
+    Parameters (Khalil-Kleinfinger MDH, Ch. 4, keywords): ``gamma, b, alpha,
+    d`` place the joint on the antecedent a(j), ``theta, r`` are the rotation
+    about and offset along the joint axis z_j. The joint coordinate ``q``
+    adds to ``theta`` (revolute, sigma = 0) or to ``r`` (prismatic,
+    sigma = 1); a fixed joint (sigma = 2) has no coordinate. ``mu = 1`` marks
+    an actuated joint.
+
+    name : str             e.g. ``"12"``
+    antecedent : str/None  name of a(j); None for the base (frame 0)
+    leg : str              the leg the frame belongs to (for messages and
+                           the limb-wise closure)
+    """
+
+    name: str
+    antecedent: Optional[str]
+    sigma: int
+    mu: int = 0
     leg: str = ""
 
     @property

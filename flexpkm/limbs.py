@@ -44,7 +44,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from .description import FIXED, Frame, Robot
+from .description import FIXED, Frame, MDHParameters, Robot
 from .errors import InvalidDescriptionError
 
 _ATTACHMENT = ("gamma", "b", "alpha", "d")
@@ -56,7 +56,7 @@ def default_rename(leg: str, local: str) -> str:
 
 
 @dataclass(frozen=True)
-class Mount:
+class Mount(MDHParameters):
     """Base mount frame of one limb instance: ``^0T_mount = Rot(z, gamma)
     Trans(z, b) Rot(x, alpha) Trans(x, d) Rot(z, theta) Trans(z, r)`` (rad, m),
     the MDH transform of Ch. 4 of Briot & Khalil. The identity by default.
@@ -67,12 +67,6 @@ class Mount:
     platform_offset : (3,), origin of the platform mount frame in F_p, m.
     """
 
-    gamma: float = 0.0
-    b: float = 0.0
-    alpha: float = 0.0
-    d: float = 0.0
-    theta: float = 0.0
-    r: float = 0.0
     platform_rotation: Optional[tuple] = None
     platform_offset: tuple = (0.0, 0.0, 0.0)
 
