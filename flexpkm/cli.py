@@ -33,7 +33,8 @@ def cmd_modal(args) -> int:
     case = _case(args.case)
     robot, q_t, pose = case.from_cli(args)
     t0 = time.perf_counter()
-    modes = natural_frequencies(robot, q_t, n_modes=args.modes)
+    modes = natural_frequencies(robot, q_t, n_modes=args.modes,
+                                actuator_stiffness=args.actuator_stiffness)
     elapsed = time.perf_counter() - t0
     f = modes.frequencies_hz[0]
     if args.json:
@@ -47,9 +48,11 @@ def cmd_modal(args) -> int:
     print(f"{robot.name} natural frequencies at {', '.join(f'{k} = {v:g}' for k, v in pose.items())}")
     dep = modes.reduced.dep_names
     shown = ", ".join(dep[:8]) + (f", ... ({len(dep)} in all)" if len(dep) > 8 else "")
-    print(f"({len(modes.names)} independent coordinates q_c, actuators locked; "
+    state = "actuators locked" if args.actuator_stiffness is None else "elastic actuators"
+    print(f"({len(modes.names)} independent coordinates, {state}; "
           f"q_dep chosen {modes.reduced.choice}: {shown})")
-    ref = getattr(case, "reference_frequencies", lambda pose: None)(pose)
+    ref = (getattr(case, "reference_frequencies", lambda pose: None)(pose)
+           if args.actuator_stiffness is None else None)
     print(" mode   f (Hz)" + ("   book (Hz)   diff" if ref is not None else ""))
     n_show = len(f) if args.modes is not None else min(len(f), 20)
     for i, fi in enumerate(f[:n_show]):
@@ -71,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("case", choices=cases.CASES)
     m.add_argument("--modes", type=int, default=None, help="number of modes (default: all)")
     m.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    m.add_argument("--actuator-stiffness", nargs="+", type=float, default=None, metavar="K",
+                   help="gearbox stiffness of each actuator (N/m or N m/rad): the actuators "
+                        "become elastic instead of locked (Eqs. 11.36-11.42)")
     for name in cases.CASES:
         cases.get(name).add_pose_arguments(m)
     m.set_defaults(func=cmd_modal)

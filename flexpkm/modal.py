@@ -19,7 +19,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .closure import constraint_jacobian, expand, platform_pose, solve_closure
-from .errors import IndefiniteMassMatrixError, SingularConfigurationError
+from .errors import IndefiniteMassMatrixError, InvalidArgumentError, SingularConfigurationError
 from .tree import as_batch, tree_kinematics
 from .virtual_system import virtual_mass_matrix, virtual_stiffness_matrix
 
@@ -177,7 +177,12 @@ def natural_frequencies(robot, q_t, n_modes=None, actuator_stiffness=None,
         # joins K_aa.
         M, K, names = red.M_r.copy(), red.K_r.copy(), red.names
         J = lambda: red.J
-        K[:, range(na), range(na)] += np.asarray(actuator_stiffness, float)
+        k_a = np.atleast_1d(np.asarray(actuator_stiffness, float))
+        if k_a.shape != (na,) or np.any(k_a <= 0):
+            raise InvalidArgumentError(
+                f"actuator_stiffness: {na} positive values expected (one per actuated joint "
+                f"{', '.join(names[:na])}), got {k_a.tolist()}")
+        K[:, range(na), range(na)] += k_a
         for k, name in enumerate(names[:na]):
             M[:, k, k] -= robot.rotor_inertia.get(name[1:], 0.0)
         where = "M_r"

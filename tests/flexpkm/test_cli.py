@@ -14,6 +14,7 @@ def test_modal_json_has_ascending_frequencies(capsys):
 def test_bad_inputs_give_one_line_and_status_2(capsys, tmp_path):
     for argv in (["modal", "dualemps", "--q-a", "0.5", "0"],
                  ["modal", "navaro", "--pose", "0.3", "0", "0"],
+                 ["modal", "dualemps", "--actuator-stiffness", "1e6"],
                  ["simulate", "dualemps", "--maneuver", "edge", "--t-end", "-1", "--out", str(tmp_path)],
                  ["simulate", "dualemps", "--maneuver", "edge", "--step", "0", "--out", str(tmp_path)]):
         assert main(argv) == 2
@@ -29,3 +30,9 @@ def test_simulate_writes_the_outputs(tmp_path, capsys):
     assert list(d["names"])[:2] == ["q11", "q12"] and d["q"].shape == (11, len(d["names"]))
     for name in ("simulation.csv", "simulation.png", "simulation.xdmf"):
         assert (tmp_path / name).stat().st_size > 0
+
+
+def test_modal_with_elastic_actuators(capsys):
+    assert main(["modal", "dualemps", "--json", "--actuator-stiffness", "1e13", "1e13"]) == 0
+    f = json.loads(capsys.readouterr().out)["frequencies_hz"]
+    assert len(f) == 11 and abs(f[0] - 14.207) < 0.01
