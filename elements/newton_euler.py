@@ -87,6 +87,24 @@ def derived(inv: BodyInvariants) -> DerivedInvariants:
     return out
 
 
+def _flat(inv: BodyInvariants):
+    """The derived invariants reshaped for matrix products (cached):
+    I_re (N, 9), I_re + I_re^T (N, 9), I_ee (N N, 9), lam (N, 3 N), beta^T."""
+    cached = inv.__dict__.get("_flat")
+    if cached is None:
+        d, n = derived(inv), inv.n_e
+        cached = (d.I_re.reshape(n, 9), (d.I_re + np.swapaxes(d.I_re, -1, -2)).reshape(n, 9),
+                  d.I_ee.reshape(n * n, 9), d.lam.reshape(n, 3 * n), d.beta.T)
+        object.__setattr__(inv, "_flat", cached)
+    return cached
+
+
+def _outer(a, b):
+    """``a_i b_k`` flattened over (i, k): (..., n) x (..., m) -> (..., n m)."""
+    return (a[..., :, None] * b[..., None, :]).reshape(np.broadcast_shapes(
+        a.shape[:-1], b.shape[:-1]) + (a.shape[-1] * b.shape[-1],))
+
+
 def _vec(x, n: int, name: str) -> np.ndarray:
     """``x`` as a float array of shape (..., n); None means zeros (n,)."""
     if x is None:
@@ -102,12 +120,11 @@ def _state_terms(inv: BodyInvariants, q: np.ndarray):
 
     Returns ms (..., 3), I_O (..., 3, 3), MS_re (..., 3, N).
     """
-    d = derived(inv)
+    n = inv.n_e
+    I_re, I_re_sym, I_ee, lam, beta_T = _flat(inv)
     ms = inv.ms_r + q @ inv.MS_de.T
-    I_re_sym = d.I_re + np.swapaxes(d.I_re, -1, -2)
-    I_O = (inv.I_rr + np.einsum("kab,...k->...ab", I_re_sym, q)
-           + np.einsum("ikab,...i,...k->...ab", d.I_ee, q, q))
-    MS_re = d.beta.T + np.einsum("kia,...k->...ai", d.lam, q)
+    I_O = inv.I_rr + ((q @ I_re_sym) + (_outer(q, q) @ I_ee)).reshape(q.shape[:-1] + (3, 3))
+    MS_re = beta_T + np.swapaxes((q @ lam).reshape(q.shape[:-1] + (n, 3)), -1, -2)
     return ms, I_O, MS_re
 
 
@@ -205,14 +222,15 @@ def mass_and_velocity_terms(inv: BodyInvariants, omega, q_e, qd_e):
 def _velocity_from_state(inv, w, q, qd, ms, I_O):
     """(10.62)-(10.64) from the state terms."""
     n = inv.n_e
-    d = derived(inv)
+    I_re, _, I_ee, lam, _ = _flat(inv)
+    shaped = lambda x, *tail: x.reshape(x.shape[:-1] + tail)     # noqa: E731
     f_in = cross(w, cross(w, ms) + 2.0 * qd @ inv.MS_de.T)
-    c_in = (cross(w, np.einsum("...ab,...b->...a", I_O, w))
-            + 2.0 * np.einsum("kab,...b,...k->...a", d.I_re, w, qd)
-            + 2.0 * np.einsum("ikab,...b,...i,...k->...a", d.I_ee, w, q, qd))
-    s_in = (2.0 * np.einsum("kia,...a,...k->...i", d.lam, w, qd)
-            - np.einsum("...a,iab,...b->...i", w, d.I_re, w)
-            - np.einsum("...a,ikab,...b,...k->...i", w, d.I_ee, w, q))
+    A = 2.0 * ((qd @ I_re) + (_outer(q, qd) @ I_ee))            # 2 sum_k (I_re[k] + ...) qd_k
+    c_in = cross(w, (I_O @ w[..., None])[..., 0]) + (shaped(A, 3, 3) @ w[..., None])[..., 0]
+    ww = _outer(w, w)
+    s_in = (2.0 * (shaped(qd @ lam, n, 3) @ w[..., None])[..., 0]
+            - ww @ I_re.T
+            - (shaped(ww @ I_ee.T, n, n) @ q[..., None])[..., 0])
     batch = np.broadcast_shapes(w.shape[:-1], q.shape[:-1], qd.shape[:-1])
     return np.concatenate([np.broadcast_to(f_in, batch + (3,)),
                            np.broadcast_to(c_in, batch + (3,)),
