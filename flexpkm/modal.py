@@ -108,8 +108,11 @@ class Modes:
 
     frequencies_hz : (B, n) ascending, Hz
     shapes_q : (B, n_q, n) mass-normalised eigenvectors over ``names``
+               (None when computed with ``shapes=False``)
     shapes_tot : (B, n_tot, n) the same expanded to every coordinate through J
+               (None when computed with ``shapes=False``)
     names : coordinates of ``shapes_q``
+    reduced : the :class:`ReducedModel` they come from
     """
 
     frequencies_hz: np.ndarray

@@ -45,6 +45,11 @@ class TreeKinematics:
     a_bias, alpha_bias : (B, nf, 3) or None  accelerations at qdd_t = 0
                         (including -g), base frame, m/s^2 and rad/s^2
     gravity : (3,) the g used for a_bias
+
+    Private, for :func:`add_acceleration_bias`: ``_s`` (B, nf, 3) the
+    vectors O_a -> A_j (deformed), ``_rho`` (B, nf, 3) A_j -> O_j, and
+    ``_elastic`` the (frame, R_0a, elastic angles) of the frames carried by
+    flexible bodies.
     """
 
     R: np.ndarray
