@@ -14,8 +14,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cases import dualemps as D                                   # noqa: E402
-from flexpkm.modal import generalized_eigh, natural_frequencies  # noqa: E402
+from flexpkm.cases import dualemps as D                                   # noqa: E402
+from flexpkm.algorithms.modal import generalized_eigh, natural_frequencies  # noqa: E402
 
 
 def best_of(fn, repeat=7, number=5):
@@ -51,7 +51,7 @@ def dualemps():
 
 
 def navaro():
-    from cases import navaro as N
+    from flexpkm.cases import navaro as N
     robot = N.robot()
     q = N.configuration(robot, 0.02, 0.01, 0.1)
     t_flex = best_of(lambda: natural_frequencies(robot, q), repeat=5, number=3)

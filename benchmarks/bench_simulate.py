@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import flexpkm.dynamics as dyn          # noqa: E402
-import flexpkm.simulate as sim          # noqa: E402
-from cases import dualemps as D         # noqa: E402
+import flexpkm.algorithms.dynamics as dyn          # noqa: E402
+import flexpkm.analysis.simulate as sim          # noqa: E402
+from flexpkm.cases import dualemps as D         # noqa: E402
 
 COST = defaultdict(float)
 

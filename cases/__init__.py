@@ -9,4 +9,4 @@ def get(name):
     import importlib
     if name not in CASES:
         raise KeyError(f"unknown case {name!r}; available: {', '.join(CASES)}")
-    return importlib.import_module(f"cases.{name}")
+    return importlib.import_module(f"flexpkm.cases.{name}")

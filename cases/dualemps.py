@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from elements.beam import Material, PlanarBeam, Section
-from elements.rigid import RigidBody
-from flexpkm.description import Closure, Frame, Platform, Robot
+from flexpkm.elements.beam import Material, PlanarBeam, Section
+from flexpkm.elements.rigid import RigidBody
+from flexpkm.model.description import Closure, Frame, Platform, Robot
 from flexpkm.errors import UnreachablePoseError
-from flexpkm.trajectories import Trajectory
+from flexpkm.analysis.trajectories import Trajectory
 
 PI = np.pi
 
@@ -287,7 +287,7 @@ class Circle:
 
 def acc_P_y17(robot, model, qdd_r):
     """The book's accelerometer: acceleration of P = O18 along y17, m/s^2, (B,)."""
-    from flexpkm.dynamics import point_acceleration
+    from flexpkm.algorithms.dynamics import point_acceleration
     return point_acceleration(robot, model, qdd_r, "18", axis_frame="17", axis=(0.0, 1.0, 0.0))
 
 
@@ -305,7 +305,7 @@ def initial_state(rob, q11=0.0, q21=0.0):
 
 def simulation_setup(maneuver_name, drive="prescribed", gravity=None):
     """(robot, q0_tot, Drive, sensors) for ``flexpkm simulate dualemps``."""
-    from flexpkm.simulate import Drive
+    from flexpkm.analysis.simulate import Drive
     rob = robot() if gravity is None else robot(gravity=gravity)
     traj = maneuver(maneuver_name)
     kp, kd = PD_GAINS

@@ -14,9 +14,9 @@ Description (frames of leg i, Table 11.2; every joint axis along z_0):
   through D_i at its middle and A_iB_iC_iD_i is a parallelogram, so
   ``E_i = A_i + 0.21 (u(q_i1) - u(q_i2))``, ``u(a) = (cos a, sin a)``;
 * link i5 = E_iP (0.2027 m), the three segments welded at the massless point
-  P (a :class:`flexpkm.description.Platform` without body, 6 dofs).
+  P (a :class:`flexpkm.model.description.Platform` without body, 6 dofs).
 
-Flexible model (Section 11.6.2.1): one :class:`elements.beam.Beam3D` per link
+Flexible model (Section 11.6.2.1): one :class:`flexpkm.elements.beam.Beam3D` per link
 i1, i2, i3, i5, two per link i4 (C_iD_i carried by frame i4, D_iE_i by the
 fixed frame i4D at D_i). Cut joints: a revolute about z at D_i between the
 fixed frame i1D (end of link i1) and frame i4D, and a weld at P between the
@@ -40,12 +40,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from elements.beam import Beam3D, Material, Section
-from elements.rigid import RigidBody
-from flexpkm.description import FIXED, REVOLUTE, Closure, Frame, Platform, constrained_rows
+from flexpkm.elements.beam import Beam3D, Material, Section
+from flexpkm.elements.rigid import RigidBody
+from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, constrained_rows
 from flexpkm.errors import (InvalidDescriptionError, SingularConfigurationError,
                             UnreachablePoseError)
-from flexpkm.limbs import Limb, Mount, assemble
+from flexpkm.model.limbs import Limb, Mount, assemble
 
 PI = np.pi
 LEGS = ("1", "2", "3")
@@ -168,13 +168,13 @@ def robot(actuation="locked", refined=False, section_link=SECTION_LINK,
     actuation : ``"locked"`` (default: q_i1 and q_i2 both locked, the test
         condition of Table 11.4) or one of the 8 modes, e.g. ``(1, 2, 1)``
         (see :func:`parse_actuation`); the actuated joints have ``mu = 1``
-        and are locked by :func:`flexpkm.modal.natural_frequencies`.
+        and are locked by :func:`flexpkm.algorithms.modal.natural_frequencies`.
     refined : the refined model of Section 11.6.2.3: point masses at the
         passive joints and clutch springs on q_i1 and q_i2, which are then
         not locked (``actuation`` is ignored, every ``mu = 0``).
     gravity : base frame, m/s^2 (the robot lies in a horizontal plane; no
         effect on the natural frequencies).
-    Returns a :class:`flexpkm.description.Robot` (spatial, ``plane_normal``
+    Returns a :class:`flexpkm.model.description.Robot` (spatial, ``plane_normal``
     None) with frames ``i1, i1D, i2, i3, i4, i4D, i5, i5P`` per leg.
     """
     rl = limb(section_link, section_i5, material, refined, joint_mass, clutch_stiffness)

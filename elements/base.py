@@ -21,7 +21,7 @@ K_ee      (N, N)       stiffness matrix (10.35)
 ========  ===========  =====================================================
 
 The other invariants (beta, lambda, I_re, I_ee, M_ee; Eqs. 10.44-10.60) are
-derived from J_re and J_ee by :func:`elements.newton_euler.derived`.
+derived from J_re and J_ee by :func:`flexpkm.elements.newton_euler.derived`.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class BodyInvariants:
     See the module docstring for the shapes and equations. ``N`` (the number
     of elastic coordinates) may be 0 for a rigid body. Fields are converted
     to read-only float arrays (the derived invariants of
-    :func:`elements.newton_euler.derived` are cached on the instance, so the
+    :func:`flexpkm.elements.newton_euler.derived` are cached on the instance, so the
     arrays must not change). Equality and hashing are by identity.
     """
 

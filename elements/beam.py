@@ -74,7 +74,7 @@ class Section:
     Iz : second moment int y^2 dA about z_j (bending in the x-y plane), m^4
     I0 : torsion constant J, m^4 (NOT the polar moment Ip = Iy + Iz)
     b_y, h_z : rectangle sides along y_j and z_j (m) when known, else None;
-               needed by :meth:`elements.shape_body.ShapeFunctionBody.from_beam`
+               needed by :meth:`flexpkm.elements.shape_body.ShapeFunctionBody.from_beam`
                for a Gauss quadrature over the section.
     """
 

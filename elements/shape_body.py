@@ -2,7 +2,7 @@
 
 The user supplies the shape functions Phi_d (10.3), Phi_r (10.5), the strain
 operator Phi_eps (10.30), a quadrature of the body volume and the material.
-Every invariant of :class:`elements.base.BodyInvariants` is then a weighted
+Every invariant of :class:`flexpkm.elements.base.BodyInvariants` is then a weighted
 sum over the quadrature points M_p (dm_p = rho w_p)::
 
     m = sum dm,  ms_r = sum dm r,  I_rr = sum dm hat(r)^T hat(r),
@@ -103,7 +103,7 @@ class ShapeFunctionBody(Body):
     H : (6, 6) Hooke matrix (Pa), sigma = H eps; or give E and nu instead
         (then H = :func:`hooke_matrix`)
     E, nu : isotropic material (keyword only)
-    name, coordinate_names, length : see :class:`elements.base.Body`
+    name, coordinate_names, length : see :class:`flexpkm.elements.base.Body`
 
     Raises
     ------
@@ -163,7 +163,7 @@ class ShapeFunctionBody(Body):
     @classmethod
     def from_beam(cls, beam, n_gauss: int = 4, n_section: int = 2,
                   name: str | None = None) -> "ShapeFunctionBody":
-        """Quadrature twin of a :class:`elements.beam.Beam3D`/``PlanarBeam``.
+        """Quadrature twin of a :class:`flexpkm.elements.beam.Beam3D`/``PlanarBeam``.
 
         Same Phi_d, Phi_r, Phi_eps as ``beam``; Gauss-Legendre quadrature with
         ``n_gauss`` points along [0, l] (integrands of degree <= 6 in x: 4 is

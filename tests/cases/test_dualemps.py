@@ -3,9 +3,9 @@ an independent OpenSeesPy frame model of the same structure."""
 import numpy as np
 import pytest
 
-from cases import dualemps as D
+from flexpkm.cases import dualemps as D
 from flexpkm.errors import UnreachablePoseError
-from flexpkm.modal import natural_frequencies, reduced_matrices
+from flexpkm.algorithms.modal import natural_frequencies, reduced_matrices
 
 
 def freqs(q11=0.0, q21=0.0):

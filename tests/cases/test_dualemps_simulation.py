@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from scipy.signal import butter, filtfilt
 
-from cases import dualemps as D
-from elements.beam import Material
-from flexpkm.simulate import simulate
+from flexpkm.cases import dualemps as D
+from flexpkm.elements.beam import Material
+from flexpkm.analysis.simulate import simulate
 
 
 def lowpass(x, fs, fc=50.0):
@@ -53,7 +53,7 @@ def test_exudyn_model_agrees_in_the_linear_regime():
     """At a tenth of the `fast` amplitude the geometric nonlinearity is
     negligible: the two models must agree closely."""
     ex = pytest.importorskip("tests.independent.exudyn_dualemps")
-    from flexpkm.trajectories import Trajectory
+    from flexpkm.analysis.trajectories import Trajectory
     robot, q0, drive, sensors = D.simulation_setup("fast", gravity=(0.0, 0.0, 0.0))
     drive.trajectory = Trajectory(np.array([[0.0, 0.0], [0.01, 0.005]]), (0.2,), (0.8,))
     h, t_end = 2.5e-4, 0.4

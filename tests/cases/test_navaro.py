@@ -5,12 +5,12 @@ import json
 import numpy as np
 import pytest
 
-from cases import navaro as N
-from flexpkm import cli
+from flexpkm.cases import navaro as N
+import flexpkm.cli.app as cli
 from flexpkm.errors import (InvalidDescriptionError, SingularConfigurationError,
                             UnreachablePoseError)
-from flexpkm.modal import natural_frequencies
-from flexpkm.tree import tree_kinematics
+from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.algorithms.tree import tree_kinematics
 
 PI = np.pi
 
@@ -156,7 +156,7 @@ def test_actuation_modes():
 def test_rejected_readings_of_the_book_miss_table_11_4(variant, expected):
     """The alternatives rejected in docs/navaro.md put f_4 (and f_5) far from
     Table 11.4 (60.63 Hz), while the settled reading is within 0.01 %."""
-    from elements.beam import Material, Section
+    from flexpkm.elements.beam import Material, Section
     kw = {"printed G = 28.9 GPa": {"material": Material(E=74e9, rho=2800.0, G=N.G_PRINTED)},
           "i5 10 mm in the plane": {"section_i5": Section.rectangle(0.010, 0.040)},
           "i5 printed Iy = 3.333e-8": {"section_i5": Section(A=4e-4, Iy=3.333e-8, Iz=5.333e-8,

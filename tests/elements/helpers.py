@@ -6,7 +6,7 @@ using elements.newton_euler, so that the tests can fail.
 """
 import numpy as np
 
-from elements.shape_body import ShapeFunctionBody, gauss_box
+from flexpkm.elements.shape_body import ShapeFunctionBody, gauss_box
 
 
 def hat(v):

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from elements import newton_euler as ne
-from elements.beam import (Beam3D, Material, PlanarBeam, Section,
+from flexpkm.elements import newton_euler as ne
+from flexpkm.elements.beam import (Beam3D, Material, PlanarBeam, Section,
                            rectangle_torsion_constant)
-from elements.shape_body import ShapeFunctionBody
+from flexpkm.elements.shape_body import ShapeFunctionBody
 
 # a thick beam so that the rotary (section) terms are not negligible
 SEC = Section.rectangle(0.03, 0.05)

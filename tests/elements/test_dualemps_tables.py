@@ -12,8 +12,8 @@ value (docs/typos_elements.md) does.
 import numpy as np
 import pytest
 
-from elements import newton_euler as ne
-from elements.beam import Material, PlanarBeam, Section
+from flexpkm.elements import newton_euler as ne
+from flexpkm.elements.beam import Material, PlanarBeam, Section
 
 LENGTH = {"13": 0.4505, "16": 0.14, "23": 0.4505}
 SECTION = Section.rectangle(0.004, 0.050)

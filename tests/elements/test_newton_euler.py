@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from elements import newton_euler as ne
-from elements.beam import Beam3D, Material, PlanarBeam, Section
-from elements.rigid import RigidBody
-from elements.shape_body import ShapeFunctionBody
+from flexpkm.elements import newton_euler as ne
+from flexpkm.elements.beam import Beam3D, Material, PlanarBeam, Section
+from flexpkm.elements.rigid import RigidBody
+from flexpkm.elements.shape_body import ShapeFunctionBody
 
 from .helpers import Particles, hat, polynomial_body
 

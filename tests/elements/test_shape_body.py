@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from elements.shape_body import (ShapeFunctionBody, beam_hooke_matrix, gauss_box,
+from flexpkm.elements.shape_body import (ShapeFunctionBody, beam_hooke_matrix, gauss_box,
                                  hooke_matrix)
 
 from .helpers import polynomial_body

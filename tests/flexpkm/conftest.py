@@ -3,9 +3,9 @@ non-zero MDH offsets (gamma, b, alpha, d, r) and a branch."""
 import numpy as np
 import pytest
 
-from elements.beam import Beam3D, Material, Section
-from elements.rigid import RigidBody
-from flexpkm.description import Frame, Robot
+from flexpkm.elements.beam import Beam3D, Material, Section
+from flexpkm.elements.rigid import RigidBody
+from flexpkm.model.description import Frame, Robot
 
 STEEL = Material(E=2.1e11, rho=7800.0, nu=0.3)
 

@@ -1,7 +1,7 @@
 """The command line: JSON output, one-line errors and exit status 2."""
 import json
 
-from flexpkm.cli import main
+from flexpkm.cli.app import main
 
 
 def test_modal_json_has_ascending_frequencies(capsys):

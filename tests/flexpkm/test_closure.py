@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import scipy.optimize as so
 
-from cases import dualemps as D
-from flexpkm.closure import constraint_jacobian, solve_closure
+from flexpkm.cases import dualemps as D
+from flexpkm.algorithms.closure import constraint_jacobian, solve_closure
 from flexpkm.errors import SingularConfigurationError
-from flexpkm.tree import tree_kinematics
+from flexpkm.algorithms.tree import tree_kinematics
 
 
 def loop_residual(robot, q_tot):
@@ -92,7 +92,7 @@ def test_book_choice_is_singular_and_replaced(setup):
 
 
 def test_closure_residual_matches_test_loop_equations_and_projection(setup):
-    from flexpkm.closure import closure_residual, project_on_loops
+    from flexpkm.algorithms.closure import closure_residual, project_on_loops
     robot, q_tot, J_tot, sol = setup
     assert np.abs(closure_residual(robot, q_tot)).max() < 1e-12
     rng = np.random.default_rng(7)
@@ -111,7 +111,7 @@ def test_cut_joint_types_block_exactly_their_twist_components(joint, free):
     """Two 6-joint chains closed by a cut joint: the closed mechanism's
     relative twist at the cut (in the cut frame) has zero constrained
     components and spans exactly the joint's free directions."""
-    from flexpkm.description import CUT_JOINT_ROWS, Closure, Frame, Robot
+    from flexpkm.model.description import CUT_JOINT_ROWS, Closure, Frame, Robot
     from flexpkm.spatial import skew
     rng = np.random.default_rng(3)
     frames = []
@@ -140,8 +140,8 @@ def test_limb_partitioning_of_the_navaro():
     """Müller 3.3.2: dependent coordinates chosen limb by limb, the same
     pattern in the three identical legs, J_t^f block-diagonal, per-limb
     solves equal to the global solve."""
-    from cases import navaro as N
-    from flexpkm.closure import limb_blocks
+    from flexpkm.cases import navaro as N
+    from flexpkm.algorithms.closure import limb_blocks
     robot = N.robot()
     kin = tree_kinematics(robot, N.configuration(robot, 0.01, 0.02, 0.1))
     J_tot, labels = constraint_jacobian(robot, kin)

@@ -4,8 +4,8 @@ the independent coordinates, inverse-direct consistency."""
 import numpy as np
 import scipy.optimize as so
 
-from cases import dualemps as D
-from flexpkm.dynamics import direct_dynamics, full_model, inverse_dynamics
+from flexpkm.cases import dualemps as D
+from flexpkm.algorithms.dynamics import direct_dynamics, full_model, inverse_dynamics
 
 from .test_closure import loop_residual
 
@@ -76,7 +76,7 @@ def test_power_balance_of_full_model():
     qp = q.copy(); qp[r] += eps * qd_r; qp = solve_dep(robot, qp, dep)
     qm = q.copy(); qm[r] -= eps * qd_r; qm = solve_dep(robot, qm, dep)
     Mdot = (full_model(robot, qp, qd_r, dep=dep).M[0] - full_model(robot, qm, qd_r, dep=dep).M[0]) / (2 * eps)
-    from flexpkm.virtual_system import virtual_stiffness_matrix
+    from flexpkm.algorithms.virtual_system import virtual_stiffness_matrix
     K = virtual_stiffness_matrix(robot)
     Udot = (0.5 * qp @ K @ qp - 0.5 * qm @ K @ qm) / (2 * eps)
     lhs = qd_r @ m0.c[0]

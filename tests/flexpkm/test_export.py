@@ -4,10 +4,10 @@ import meshio
 import numpy as np
 import pytest
 
-from cases import dualemps as D
-from flexpkm import export
-from flexpkm.geometry import KINDS, auto_scale, mode_geometry
-from flexpkm.modal import natural_frequencies
+from flexpkm.cases import dualemps as D
+from flexpkm.io import export
+from flexpkm.io.geometry import KINDS, auto_scale, mode_geometry
+from flexpkm.algorithms.modal import natural_frequencies
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,11 @@ automatic scale."""
 import numpy as np
 import pytest
 
-from cases import dualemps as D
-from flexpkm.geometry import (KINDS, Style, auto_scale, mode_geometry, robot_geometry,
+from flexpkm.cases import dualemps as D
+from flexpkm.io.geometry import (KINDS, Style, auto_scale, mode_geometry, robot_geometry,
                               robot_size, rotation_vector)
-from flexpkm.modal import natural_frequencies
-from flexpkm.tree import tree_kinematics
+from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.algorithms.tree import tree_kinematics
 from tests.flexpkm.conftest import spatial_tree
 
 

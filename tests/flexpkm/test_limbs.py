@@ -4,14 +4,14 @@ frames, bodies, closures and joint tables."""
 import numpy as np
 import pytest
 
-from elements.beam import Beam3D, Material, Section
-from elements.rigid import RigidBody
-from flexpkm.description import FIXED, Closure, Frame, Platform, Robot
+from flexpkm.elements.beam import Beam3D, Material, Section
+from flexpkm.elements.rigid import RigidBody
+from flexpkm.model.description import FIXED, Closure, Frame, Platform, Robot
 from flexpkm.errors import InvalidDescriptionError
-from flexpkm.limbs import Limb, Mount, assemble
-from flexpkm.modal import natural_frequencies
+from flexpkm.model.limbs import Limb, Mount, assemble
+from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.spatial import mdh_transform
-from flexpkm.tree import tree_kinematics
+from flexpkm.algorithms.tree import tree_kinematics
 
 STEEL = Material(E=2.1e11, rho=7800.0, nu=0.3)
 SEC = Section.rectangle(0.02, 0.03)
@@ -132,7 +132,7 @@ def test_assemble_three_copies_mounted_about_z():
 
 
 def test_navaro_is_assembled_from_limbs_with_table_11_2():
-    from cases import navaro
+    from flexpkm.cases import navaro
 
     rob = navaro.robot()
     for leg, g in zip("123", navaro.GAMMA):

@@ -4,10 +4,10 @@ rigid-body modes of a free flexible body, actuator elasticity (11.36-11.42)."""
 import numpy as np
 import pytest
 
-from elements.beam import Beam3D, Material, PlanarBeam, Section
-from flexpkm.description import Frame, Robot
+from flexpkm.elements.beam import Beam3D, Material, PlanarBeam, Section
+from flexpkm.model.description import Frame, Robot
 from flexpkm.errors import SingularConfigurationError
-from flexpkm.modal import natural_frequencies
+from flexpkm.algorithms.modal import natural_frequencies
 from tests.independent.analytic_beams import cantilever_frequencies, free_free_frequencies
 
 ALU = Material(E=70e9, rho=2700.0, nu=0.33)

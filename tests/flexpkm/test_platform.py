@@ -2,9 +2,9 @@
 cloud of point masses moving rigidly with the platform."""
 import numpy as np
 
-from elements.rigid import RigidBody
-from flexpkm.description import Platform
-from flexpkm.platform import platform_mass_matrix, platform_wrench
+from flexpkm.elements.rigid import RigidBody
+from flexpkm.model.description import Platform
+from flexpkm.algorithms.platform import platform_mass_matrix, platform_wrench
 from flexpkm.spatial import euler_xyz
 
 

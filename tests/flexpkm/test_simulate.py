@@ -3,11 +3,11 @@ benchmarks and the resolve notes): energy of a free vibration, inverse then
 direct problem, loop-closure drift."""
 import numpy as np
 
-from cases import dualemps as D
-from flexpkm.closure import project_on_loops
-from flexpkm.dynamics import full_model
-from flexpkm.modal import reduced_matrices
-from flexpkm.simulate import Drive, simulate
+from flexpkm.cases import dualemps as D
+from flexpkm.algorithms.closure import project_on_loops
+from flexpkm.algorithms.dynamics import full_model
+from flexpkm.algorithms.modal import reduced_matrices
+from flexpkm.analysis.simulate import Drive, simulate
 
 
 def statically_deflected(robot, force=1.0):

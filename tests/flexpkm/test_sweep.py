@@ -5,11 +5,11 @@ import io
 import numpy as np
 import pytest
 
-from cases import dualemps as D
-from flexpkm.cli import main
+from flexpkm.cases import dualemps as D
+from flexpkm.cli.app import main
 from flexpkm.errors import FlexPKMError, SingularConfigurationError
-from flexpkm.modal import natural_frequencies
-from flexpkm.sweep import ProgressBar, frequency_sweep, path_poses, plot_sweep, x_axis
+from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.sweep import ProgressBar, frequency_sweep, path_poses, plot_sweep, x_axis
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_path_and_axis(robot):
 def test_unreachable_pose_raises_or_nan(robot, monkeypatch):
     with pytest.raises(FlexPKMError):          # q21 = 0.5 m: outside the stroke
         frequency_sweep(robot, configure(robot), (0.0, 0.0), (0.0, 0.5), 3)
-    import flexpkm.sweep as sweep_module
+    import flexpkm.analysis.sweep as sweep_module
     i11 = robot.layout.index("q11")
 
     def failing(rob, q, **kw):                 # pretend the middle pose is singular

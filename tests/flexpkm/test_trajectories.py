@@ -1,6 +1,6 @@
 import numpy as np
 
-from flexpkm.trajectories import Trajectory, quintic
+from flexpkm.analysis.trajectories import Trajectory, quintic
 
 
 def test_quintic_boundary_conditions_and_derivatives():

@@ -2,7 +2,7 @@
 differences of the forward geometric model, with q_e != 0 (Section 10.3)."""
 import numpy as np
 
-from flexpkm.tree import tree_kinematics
+from flexpkm.algorithms.tree import tree_kinematics
 
 from .conftest import random_state
 
@@ -84,7 +84,7 @@ def test_book_recursion_10_76_at_rest_shape(tree_robot):
     transforms (10.97)-(10.98); Phi_a is evaluated at O_j itself (off the
     neutral axis when r_j != 0: (F.2))."""
     from flexpkm.spatial import block_rotation, twist_transform
-    from flexpkm.tree import frame_constants
+    from flexpkm.algorithms.tree import frame_constants
     robot = tree_robot
     q, qd, _ = random_state(robot, seed=8, qe_scale=0.0)
     kin = tree_kinematics(robot, q)

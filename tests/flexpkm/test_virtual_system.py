@@ -4,9 +4,9 @@ Lagrange's equations (Coriolis/centrifugal from dM/dq, gravity from the
 potential energy of the centres of mass, elasticity from K_ee)."""
 import numpy as np
 
-from elements import newton_euler as ne
-from flexpkm.tree import tree_kinematics
-from flexpkm.virtual_system import (bodies_of, tree_bias_forces, tree_mass_matrix,
+from flexpkm.elements import newton_euler as ne
+from flexpkm.algorithms.tree import tree_kinematics
+from flexpkm.algorithms.virtual_system import (bodies_of, tree_bias_forces, tree_mass_matrix,
                                     tree_stiffness_matrix)
 
 from .conftest import random_state, spatial_tree

@@ -5,11 +5,11 @@ import pytest
 pv = pytest.importorskip("pyvista")
 from PIL import Image  # noqa: E402  (pyvista depends on Pillow)
 
-from cases import dualemps as D  # noqa: E402
-from flexpkm import viz  # noqa: E402
-from flexpkm.cli import main  # noqa: E402
-from flexpkm.geometry import auto_scale, mode_geometry  # noqa: E402
-from flexpkm.modal import natural_frequencies  # noqa: E402
+from flexpkm.cases import dualemps as D  # noqa: E402
+from flexpkm.io import viz  # noqa: E402
+from flexpkm.cli.app import main  # noqa: E402
+from flexpkm.io.geometry import auto_scale, mode_geometry  # noqa: E402
+from flexpkm.algorithms.modal import natural_frequencies  # noqa: E402
 
 SMALL = (320, 240)
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .description import PRISMATIC, REVOLUTE, Robot
-from .spatial import (euler_xyz, euler_xyz_rate_bias, euler_xyz_rate_matrix,
+from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot
+from flexpkm.spatial import (euler_xyz, euler_xyz_rate_bias, euler_xyz_rate_matrix,
                       cross, mdh_transform, rot_z, skew)
 
 
@@ -136,7 +136,7 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
     """Forward recurrence of Section 10.3.2-10.3.3 (Step 1 of Section 10.6).
 
     q_t : (n_t,) or (B, n_t) joint then elastic coordinates
-          (:class:`flexpkm.description.CoordinateLayout`), m / rad.
+          (:class:`flexpkm.model.description.CoordinateLayout`), m / rad.
     qd_t : same shape or None; when given, the acceleration bias is computed
           (:func:`add_acceleration_bias`).
     gravity : base-frame gravity (3,), default ``robot.gravity``; enters as

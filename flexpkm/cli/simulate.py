@@ -27,9 +27,9 @@ def register(subparsers):
 
 
 def cmd_simulate(args) -> int:
-    import cases
-    from .sim_output import write_outputs
-    from .simulate import simulate
+    from flexpkm import cases
+    from flexpkm.io.sim_output import write_outputs
+    from flexpkm.analysis.simulate import simulate
     case = cases.get(args.case)
     robot, q0, drive, sensors = case.simulation_setup(args.maneuver, args.drive)
     t_end = args.t_end if args.t_end is not None else case.duration(args.maneuver)

@@ -29,12 +29,12 @@ exact, so that the assembled tree has exactly the book's frames (e.g. Table
 Cut joints to the platform are placed on the platform side by the limb's
 platform mount: ``platform_point`` is mapped by ``platform_rotation`` (3x3,
 platform frame) and ``platform_offset`` (3,), m. Note that
-:func:`flexpkm.closure.platform_pose` takes the platform orientation from
+:func:`flexpkm.algorithms.closure.platform_pose` takes the platform orientation from
 the cut frame of the *first* closure reaching the platform: with a platform
 body or a non-zero ``platform_point``, that frame must be parallel to F_p.
 
 Everything here is pure data manipulation: the returned
-:class:`flexpkm.description.Robot` is validated as usual
+:class:`flexpkm.model.description.Robot` is validated as usual
 (:class:`flexpkm.errors.InvalidDescriptionError` names the first problem).
 """
 from __future__ import annotations
@@ -44,8 +44,8 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from .description import FIXED, Frame, MDHParameters, Robot
-from .errors import InvalidDescriptionError
+from flexpkm.model.description import FIXED, Frame, MDHParameters, Robot
+from flexpkm.errors import InvalidDescriptionError
 
 _ATTACHMENT = ("gamma", "b", "alpha", "d")
 

@@ -17,7 +17,7 @@ gains when the robot is controlled).
 Loop closure: all coordinates advance with ``qdd_tot = J qdd_r + b``, so the
 loops stay closed to O(h^3) per step; at every output sample the dependent
 coordinates are put back on the geometric loop equations (Newton,
-:func:`flexpkm.closure.project_on_loops`); the dependent velocities follow
+:func:`flexpkm.algorithms.closure.project_on_loops`); the dependent velocities follow
 from ``J``; the drift is reported at the outputs.
 
 Driving modes: ``prescribed`` (q_a(t) given, tau computed: the inverse
@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .closure import closure_residual, project_on_loops
-from .dynamics import full_model
-from .errors import FlexPKMError, InvalidArgumentError
-from .progress import ProgressBar
-from .virtual_system import friction_damping, virtual_stiffness_matrix
+from flexpkm.algorithms.closure import closure_residual, project_on_loops
+from flexpkm.algorithms.dynamics import full_model
+from flexpkm.errors import FlexPKMError, InvalidArgumentError
+from flexpkm.cli.progress import ProgressBar
+from flexpkm.algorithms.virtual_system import friction_damping, virtual_stiffness_matrix
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """flexpkm: natural frequencies, mode shapes and elastodynamic simulation of flexible parallel robots.
 
 Sub-commands: ``modal`` (this module), ``modes`` and ``sweep``
-(:mod:`flexpkm.viz_cli`), ``simulate`` (:mod:`flexpkm.sim_cli`).
+(:mod:`flexpkm.cli.modes`), ``simulate`` (:mod:`flexpkm.cli.simulate`).
 Errors of the model (:class:`flexpkm.errors.FlexPKMError`) become one line on
 stderr and exit status 2; no traceback.
 """
@@ -14,14 +14,14 @@ import sys
 import time
 
 
-from .errors import FlexPKMError
+from flexpkm.errors import FlexPKMError
 
 #: modules adding sub-commands; each has ``register(subparsers)``
-EXTRA_COMMANDS = ("flexpkm.viz_cli", "flexpkm.sim_cli")
+EXTRA_COMMANDS = ("flexpkm.cli.modes", "flexpkm.cli.simulate")
 
 
 def _case(name):
-    import cases
+    from flexpkm import cases
     try:
         return cases.get(name)
     except KeyError as e:
@@ -29,7 +29,7 @@ def _case(name):
 
 
 def cmd_modal(args) -> int:
-    from .modal import natural_frequencies
+    from flexpkm.algorithms.modal import natural_frequencies
     case = _case(args.case)
     robot, q_t, pose = case.from_cli(args)
     t0 = time.perf_counter()
@@ -67,7 +67,7 @@ def cmd_modal(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import cases
+    from flexpkm import cases
     p = argparse.ArgumentParser(prog="flexpkm", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     m = sub.add_parser("modal", help="natural frequencies of a case at a pose")

@@ -11,9 +11,9 @@ joined by hexahedra (VTK node order). The parts are
   10.2), swept along its own shape functions: at the abscissa x, in its frame
   F_j, the centre ``O_j + R_j (x e_x + Phi_d([x, 0, 0]) q_e)`` and the
   section triad ``R_j rot(Phi_r([x, 0, 0]) q_e)`` (``rot`` = the x-y-z Euler
-  angles of Eq. (10.6), as :mod:`flexpkm.tree` uses at the attachments), the
+  angles of Eq. (10.6), as :mod:`flexpkm.algorithms.tree` uses at the attachments), the
   real cross-section ``b_y x h_z`` of the body's
-  :class:`elements.beam.Section` (an equivalent rectangle when only A, Iy, Iz
+  :class:`flexpkm.elements.beam.Section` (an equivalent rectangle when only A, Iy, Iz
   are known, a small square otherwise);
 * ``link``: rigid boxes from a frame origin O_j to the point A_c where each
   descendant's joint sits (rigid links connect a frame to its descendants),
@@ -26,9 +26,9 @@ joined by hexahedra (VTK node order). The parts are
   a short fat cylinder for ``universal``/``spherical``; nothing for ``weld``);
 * ``platform``: bars from P to the closures' attachment points (and between
   consecutive points when there are three or more) and a hub at P, placed
-  with the pose of :func:`flexpkm.closure.platform_pose`.
+  with the pose of :func:`flexpkm.algorithms.closure.platform_pose`.
 
-Poses come from :func:`flexpkm.tree.tree_kinematics` (exact, any elastic
+Poses come from :func:`flexpkm.algorithms.tree.tree_kinematics` (exact, any elastic
 coordinates). :func:`robot_geometry` evaluates a state against a reference
 state; :func:`mode_geometry` gives the *linearised* displacement field of a
 mode shape (central difference of the exact geometry, so that the loop
@@ -43,10 +43,10 @@ from functools import partial
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from .closure import platform_pose
-from .description import PRISMATIC, REVOLUTE, Robot
-from .spatial import euler_xyz, mdh_transform
-from .tree import as_batch, tree_kinematics
+from flexpkm.algorithms.closure import platform_pose
+from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot
+from flexpkm.spatial import euler_xyz, mdh_transform
+from flexpkm.algorithms.tree import as_batch, tree_kinematics
 
 BEAM, LINK, JOINT, PLATFORM = "beam", "link", "joint", "platform"
 #: part kinds in a fixed order (integer codes of :meth:`RobotGeometry.mesh`)
@@ -311,7 +311,7 @@ def _along_z(name, frame, pose, half, section, centre=(0.0, 0.0, 0.0)):
 
 def section_sides(body, size: float, style: Style):
     """(b_y, h_z) of a flexible body's cross-section, m: the rectangle of its
-    ``section`` (:class:`elements.beam.Section`), else the rectangle with the
+    ``section`` (:class:`flexpkm.elements.beam.Section`), else the rectangle with the
     same A, Iy, Iz, else a square of side ``style.link_width * size``."""
     sec = getattr(body, "section", None)
     if sec is not None and getattr(sec, "b_y", None) and getattr(sec, "h_z", None):
@@ -477,7 +477,7 @@ def robot_geometry(robot: Robot, q_tot, reference=None, style: Style | None = No
     """Geometry of the robot at the state ``q_tot`` (exact poses).
 
     q_tot : (n_tot,) or (n_t,) state (joint, elastic [, platform]
-            coordinates; :class:`flexpkm.description.CoordinateLayout`).
+            coordinates; :class:`flexpkm.model.description.CoordinateLayout`).
     reference : state of the undeformed geometry (same lengths); default
             ``q_tot`` with its elastic coordinates set to 0.
     Displacements and rotation vectors are those of the nodes from the
@@ -524,7 +524,7 @@ def mode_geometry(robot: Robot, q_nominal, shape, style: Style | None = None) ->
 
 def mode_geometries(robot: Robot, q_tot, modes, numbers, style: Style | None = None) -> list:
     """[(k, frequency (Hz), :func:`mode_geometry`)] for the 1-based mode
-    numbers k of the first pose of ``modes`` (:class:`flexpkm.modal.Modes`)
+    numbers k of the first pose of ``modes`` (:class:`flexpkm.algorithms.modal.Modes`)
     at its nominal state ``q_tot``. Raises ValueError for a number outside
     1..n_modes."""
     n = modes.frequencies_hz.shape[1]

@@ -18,10 +18,10 @@ from functools import cached_property
 import numpy as np
 import scipy.linalg as sla
 
-from .closure import constraint_jacobian, expand, platform_pose, solve_closure
-from .errors import IndefiniteMassMatrixError, InvalidArgumentError, SingularConfigurationError
-from .tree import as_batch, tree_kinematics
-from .virtual_system import virtual_mass_matrix, virtual_stiffness_matrix
+from flexpkm.algorithms.closure import constraint_jacobian, expand, platform_pose, solve_closure
+from flexpkm.errors import IndefiniteMassMatrixError, InvalidArgumentError, SingularConfigurationError
+from flexpkm.algorithms.tree import as_batch, tree_kinematics
+from flexpkm.algorithms.virtual_system import virtual_mass_matrix, virtual_stiffness_matrix
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
 #: largest is at a singular configuration (a zero-stiffness motion)
@@ -62,7 +62,7 @@ def reduced_matrices(robot, q_t, q_dep=None) -> ReducedModel:
     assembled robot; elastic coordinates are set to 0).
 
     q_t : (n_t,) or (B, n_t). Raises :class:`SingularConfigurationError` when
-    the closure cannot be solved (see :func:`flexpkm.closure.choose_dependent`).
+    the closure cannot be solved (see :func:`flexpkm.algorithms.closure.choose_dependent`).
     """
     layout = robot.layout
     q = as_batch(q_t, layout.n_t).copy()

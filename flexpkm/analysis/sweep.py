@@ -5,7 +5,7 @@ The path is ``pose(s) = start + s (stop - start)``, s in [0, 1], in the
 case's own pose components (DualEMPS: actuator positions q11, q21 in m;
 NaVARo: x, y in m and theta in rad). A ``configure(pose) -> q_t`` function
 (the case's geometric model) gives the assembled configuration of every
-pose; the batch (B, n_t) goes to :func:`flexpkm.modal.natural_frequencies`
+pose; the batch (B, n_t) goes to :func:`flexpkm.algorithms.modal.natural_frequencies`
 in one call (or in chunks of ``chunk`` poses, with a progress bar on
 stderr: tqdm is not needed).
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import FlexPKMError
-from .modal import natural_frequencies
-from .progress import ProgressBar
+from flexpkm.errors import FlexPKMError
+from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.cli.progress import ProgressBar
 
 
 @dataclass
@@ -76,11 +76,11 @@ def frequency_sweep(robot, configure, start, stop, steps: int, n_modes: int | No
                     progress=None, **modal_options) -> SweepResult:
     """Natural frequencies along the straight path start -> stop.
 
-    robot : :class:`flexpkm.description.Robot`
+    robot : :class:`flexpkm.model.description.Robot`
     configure : pose (k,) -> q_t (n_t,)
     start, stop : (k,) pose components; steps : N >= 2 poses
     n_modes : number of frequencies kept (None: all)
-    chunk : poses per call of :func:`flexpkm.modal.natural_frequencies`
+    chunk : poses per call of :func:`flexpkm.algorithms.modal.natural_frequencies`
             (None: the whole batch in one call)
     on_error : ``"raise"`` (a :class:`flexpkm.errors.FlexPKMError` of any
             pose propagates) or ``"nan"`` (such poses get NaN frequencies)

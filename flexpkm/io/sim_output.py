@@ -8,7 +8,7 @@ import numpy as np
 
 
 def arrays(robot, res) -> dict:
-    """The named arrays of a :class:`flexpkm.simulate.SimulationResult`:
+    """The named arrays of a :class:`flexpkm.analysis.simulate.SimulationResult`:
     t (s), q_a (m or rad, (n, n_a)), tau ((n, n_a)), each sensor, q (all
     coordinates (n, n_tot)), names, drift, energy."""
     layout = robot.layout
@@ -65,8 +65,8 @@ def write_xdmf(robot, res, path, rate=100.0):
     "rotation" (m, rad) of each sample (readable by meshio and ParaView)."""
     import meshio
 
-    from .export import HEX, cell_data, point_data
-    from .geometry import robot_geometry
+    from flexpkm.io.export import HEX, cell_data, point_data
+    from flexpkm.io.geometry import robot_geometry
     dt = res.t[1] - res.t[0] if len(res.t) > 1 else 1.0
     idx = np.arange(0, len(res.t), max(1, int(round(1.0 / (rate * dt)))))
     ref = res.q[0]

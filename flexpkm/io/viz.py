@@ -7,7 +7,7 @@ Camera (:func:`camera_view`, parallel projection, window shaped to the
 robot): a planar model (``Robot.plane_normal``) is seen along its plane
 normal; a spatial one from an isometric-ish point above (``-gravity`` up, or
 ``+z_0`` without gravity). The geometry (m, base frame) comes from
-:mod:`flexpkm.geometry`. Rendering needs no display (``pyvista.OFF_SCREEN``).
+:mod:`flexpkm.io.geometry`. Rendering needs no display (``pyvista.OFF_SCREEN``).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .geometry import JOINT, KINDS, RobotGeometry, auto_scale, mode_geometries
+from flexpkm.io.geometry import JOINT, KINDS, RobotGeometry, auto_scale, mode_geometries
 
 #: height of the PNG windows, px (the width follows the robot's aspect ratio)
 WINDOW_HEIGHT = 900
@@ -47,7 +47,7 @@ def to_pyvista(geometry: RobotGeometry, scale: float = 1.0, deformed: bool = Tru
     """A ``pyvista.UnstructuredGrid`` of hexahedra of the parts.
 
     scale : multiplies the displacement when ``deformed``.
-    kinds : subset of :data:`flexpkm.geometry.KINDS` to keep (default all).
+    kinds : subset of :data:`flexpkm.io.geometry.KINDS` to keep (default all).
     Point data: ``displacement`` (n, 3) m and ``rotation`` (n, 3) rad, both
     times ``scale``; ``relative |u|`` (n,) = |u| / max |u| over the whole
     robot (0 when nothing moves). Cell data: ``part``, ``kind``.
@@ -211,7 +211,7 @@ def render_mode(robot, geometry: RobotGeometry, scale: float, path, title: str =
                 subtitle: str = "", view="auto", ghost: bool = True,
                 window_size=None) -> Path:
     """Write a PNG of ``geometry`` deformed by ``scale`` times its
-    displacement (a :func:`flexpkm.geometry.mode_geometry` field), coloured
+    displacement (a :func:`flexpkm.io.geometry.mode_geometry` field), coloured
     by the relative displacement, with the undeformed robot as a ghost.
 
     view : see :func:`camera_view`; window_size : (width, height) px, default
@@ -273,8 +273,8 @@ def render_modes(robot, q_tot, modes, numbers, directory, prefix: str, fraction:
     """PNGs (and GIFs) ``directory/{prefix}_mode_{k}.png`` of the modes.
 
     q_tot : nominal state (n_tot,) or (n_t,) of the first pose of ``modes``
-            (a :class:`flexpkm.modal.Modes`); numbers : 1-based mode numbers.
-    scale : displacement factor, default :func:`flexpkm.geometry.auto_scale`
+            (a :class:`flexpkm.algorithms.modal.Modes`); numbers : 1-based mode numbers.
+    scale : displacement factor, default :func:`flexpkm.io.geometry.auto_scale`
             with ``fraction`` (largest displacement / robot size).
     Returns the written paths. Raises ValueError for a mode number out of
     ``1..n_modes``.

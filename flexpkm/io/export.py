@@ -1,11 +1,11 @@
 """Mode shapes as meshes for ParaView & co. (meshio): the robot's hexahedral
-mesh at the nominal pose (:mod:`flexpkm.geometry`) with point data
+mesh at the nominal pose (:mod:`flexpkm.io.geometry`) with point data
 
 * ``displacement`` (n, 3): node displacement, m, base frame F_0,
 * ``rotation`` (n, 3): rotation vector of the node's local triad, rad,
 
 and cell data ``part`` (index into the geometry's part names) and ``kind``
-(index into :data:`flexpkm.geometry.KINDS`).
+(index into :data:`flexpkm.io.geometry.KINDS`).
 
 Amplitude convention (``normalize``): ``"mass"`` keeps the mass-normalised
 eigenvector (the field per unit modal coordinate, ``Modes.shapes_tot``),
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .geometry import RobotGeometry, auto_scale, mode_geometries
+from flexpkm.io.geometry import RobotGeometry, auto_scale, mode_geometries
 
 HEX = "hexahedron"
 
@@ -72,9 +72,9 @@ def write_modes_vtu(robot, q_tot, modes, numbers, directory, prefix: str,
     """One ``directory/{prefix}_mode_{k}.vtu`` per mode number k (1-based).
 
     q_tot : nominal state (n_tot,) or (n_t,) of the first pose of ``modes``
-    (:class:`flexpkm.modal.Modes`). Field data: ``mode``, ``frequency_hz``,
+    (:class:`flexpkm.algorithms.modal.Modes`). Field data: ``mode``, ``frequency_hz``,
     ``amplitude`` (the factor of ``normalize``) and ``suggested_scale``
-    (:func:`flexpkm.geometry.auto_scale` of the written field, for a
+    (:func:`flexpkm.io.geometry.auto_scale` of the written field, for a
     Warp By Vector). Returns the paths.
     """
     import meshio

@@ -17,11 +17,11 @@ from functools import cached_property
 import numpy as np
 import scipy.linalg as sla
 
-from .description import constrained_rows
-from .errors import InvalidDescriptionError, SingularConfigurationError
-from .platform import selection
-from .spatial import cross, skew
-from .tree import tree_kinematics
+from flexpkm.model.description import constrained_rows
+from flexpkm.errors import InvalidDescriptionError, SingularConfigurationError
+from flexpkm.algorithms.platform import selection
+from flexpkm.spatial import cross, skew
+from flexpkm.algorithms.tree import tree_kinematics
 
 #: J_t^f is treated as singular below this reciprocal condition number
 RCOND_SINGULAR = 1e-10
@@ -46,7 +46,7 @@ def platform_pose(robot, kin):
 def constraint_jacobian(robot, kin, P=None):
     """``J_tot`` of Eq. (10.107) for all closures.
 
-    kin : :class:`flexpkm.tree.TreeKinematics` (B poses).
+    kin : :class:`flexpkm.algorithms.tree.TreeKinematics` (B poses).
     Returns (J_tot (B, c, n_tot), labels: list of ``(closure label, leg,
     row name)``). Columns follow ``robot.layout`` (``q_tot = [q_t; x_p]``).
     """

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from elements import newton_euler as ne
+from flexpkm.elements import newton_euler as ne
 
-from .spatial import block_rotation
+from flexpkm.spatial import block_rotation
 
 
 def selection(platform) -> np.ndarray:

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from elements import newton_euler as ne
+from flexpkm.elements import newton_euler as ne
 
-from .spatial import cross
-from .platform import platform_mass_matrix, platform_wrench, selection
-from .tree import as_batch, frame_columns, tree_kinematics
+from flexpkm.spatial import cross
+from flexpkm.algorithms.platform import platform_mass_matrix, platform_wrench, selection
+from flexpkm.algorithms.tree import as_batch, frame_columns, tree_kinematics
 
 
 def bodies_of(robot):

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .closure import (constraint_bias, constraint_jacobian, platform_pose,
+from flexpkm.algorithms.closure import (constraint_bias, constraint_jacobian, platform_pose,
                       solve_closure)
-from .errors import IndefiniteMassMatrixError
-from .platform import selection
-from .tree import add_acceleration_bias, as_batch, tree_kinematics
-from .virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
+from flexpkm.errors import IndefiniteMassMatrixError
+from flexpkm.algorithms.platform import selection
+from flexpkm.algorithms.tree import add_acceleration_bias, as_batch, tree_kinematics
+from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
 
 
 @dataclass
@@ -60,7 +60,7 @@ def full_model(robot, q_tot, qd_r, dep=None, gravity=None, friction=True,
     q_tot : (n_tot,) or (B, n_tot) all coordinates (must satisfy the loops).
     qd_r  : (n_r,) or (B, n_r) independent velocities, order of ``r_ordering``.
     dep   : dependent columns (default: chosen as in
-            :func:`flexpkm.closure.choose_dependent`; keep it fixed along a
+            :func:`flexpkm.algorithms.closure.choose_dependent`; keep it fixed along a
             simulation).
     """
     layout = robot.layout

@@ -4,7 +4,7 @@ and Section 10.3): the *virtual tree structure* as modified Denavit-Hartenberg
 (possibly massless) platform and the closures that rebuild the actual robot.
 
 Data only: everything computed lives in the arrays returned by
-:mod:`flexpkm.tree`, :mod:`flexpkm.closure`, :mod:`flexpkm.modal`.
+:mod:`flexpkm.algorithms.tree`, :mod:`flexpkm.algorithms.closure`, :mod:`flexpkm.algorithms.modal`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from .errors import InvalidDescriptionError
+from flexpkm.errors import InvalidDescriptionError
 
 REVOLUTE, PRISMATIC, FIXED = 0, 1, 2
 

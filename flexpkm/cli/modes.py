@@ -13,14 +13,14 @@ module provides ``add_pose_arguments``, ``from_cli`` and
 pose options select the model (e.g. NaVARo ``--actuation``, ``--refined``,
 ``--working-modes``); the pose given there is replaced by the path.
 Bad input raises :class:`flexpkm.errors.FlexPKMError` (one line on stderr,
-exit status 2, see :mod:`flexpkm.cli`).
+exit status 2, see :mod:`flexpkm.cli.app`).
 """
 from __future__ import annotations
 
 import argparse
 import inspect
 
-from .errors import FlexPKMError
+from flexpkm.errors import FlexPKMError
 
 #: units of the usual pose components (a case may define POSE_UNITS)
 POSE_UNITS = {"q11": "m", "q21": "m", "x": "m", "y": "m", "z": "m", "theta": "rad"}
@@ -43,7 +43,7 @@ def parse_mode_numbers(text: str) -> list:
 
 
 def _case(name):
-    from .cli import _case as get
+    from flexpkm.cli.app import _case as get
     return get(name)
 
 
@@ -69,9 +69,9 @@ def pose_configurator(case, robot, pose):
 
 
 def cmd_modes(args) -> int:
-    from .export import write_modes_vtu, write_modes_xdmf
-    from .modal import natural_frequencies
-    from .viz import render_modes
+    from flexpkm.io.export import write_modes_vtu, write_modes_xdmf
+    from flexpkm.algorithms.modal import natural_frequencies
+    from flexpkm.io.viz import render_modes
     case = _case(args.case)
     robot, q_t, pose = case.from_cli(args)
     numbers = parse_mode_numbers(args.modes)
@@ -107,7 +107,7 @@ def cmd_modes(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .sweep import frequency_sweep, plot_sweep
+    from flexpkm.analysis.sweep import frequency_sweep, plot_sweep
     case = _case(args.case)
     robot, _, pose = case.from_cli(args)
     names, configure = pose_configurator(case, robot, pose)
@@ -133,7 +133,7 @@ def cmd_sweep(args) -> int:
 
 def register(subparsers):
     """Add the sub-commands ``modes`` and ``sweep`` to the ``flexpkm`` parser."""
-    import cases
+    from flexpkm import cases
     m = subparsers.add_parser("modes", help="pictures and meshes of mode shapes at a pose")
     m.add_argument("case", choices=cases.CASES)
     for name in cases.CASES:
