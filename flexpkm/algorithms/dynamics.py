@@ -22,6 +22,7 @@ from flexpkm.algorithms.closure import (constraint_bias, constraint_jacobian, pl
 from flexpkm.errors import IndefiniteMassMatrixError
 from flexpkm.algorithms.platform import selection
 from flexpkm.algorithms.tree import add_acceleration_bias, as_batch, tree_kinematics
+from flexpkm.model.build import build_model
 from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
 
 
@@ -47,13 +48,13 @@ class FullModel:
     kin: object = None
 
 
-def r_ordering(robot, indep):
+def r_ordering(model, indep):
     """``E_q``: q_tot columns of ``q_r = [q_a; q_c]`` from the independent ones."""
-    act = [i for i in indep if i in robot.layout.actuated]
-    return np.array(act + [i for i in indep if i not in robot.layout.actuated]), len(act)
+    act = [i for i in indep if i in model.layout.actuated]
+    return np.array(act + [i for i in indep if i not in model.layout.actuated]), len(act)
 
 
-def full_model(robot, q_tot, qd_r, dep=None, gravity=None, friction=True,
+def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
                coulomb_smoothing=0.0) -> FullModel:
     """Steps 1-3 of Section 10.6 at a state.
 
@@ -63,32 +64,33 @@ def full_model(robot, q_tot, qd_r, dep=None, gravity=None, friction=True,
             :func:`flexpkm.algorithms.closure.choose_dependent`; keep it fixed along a
             simulation).
     """
-    layout = robot.layout
+    model = build_model(model)
+    layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     n_t = layout.n_t
-    kin0 = tree_kinematics(robot, q[:, :n_t])
-    R_0p, P = platform_pose(robot, kin0)
-    J_tot, labels = constraint_jacobian(robot, kin0, P)
-    sol = solve_closure(robot, J_tot, labels, dep=dep)
-    r_index, n_a = r_ordering(robot, sol.indep)
+    kin0 = tree_kinematics(model, q[:, :n_t])
+    R_0p, P = platform_pose(model, kin0)
+    J_tot, labels = constraint_jacobian(model, kin0, P)
+    sol = solve_closure(model, J_tot, labels, dep=dep)
+    r_index, n_a = r_ordering(model, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
     J = sol.J[:, :, [col[i] for i in r_index]]
     qd_r = as_batch(np.broadcast_to(qd_r, qd_r.shape if np.ndim(qd_r) else (len(r_index),)),
                     len(r_index)) * np.ones((q.shape[0], 1))
     qd_tot = (J @ qd_r[:, :, None])[..., 0]
-    kin = add_acceleration_bias(robot, kin0, qd_tot[:, :n_t], gravity=gravity)
-    bprime = constraint_bias(robot, kin, qd_tot, P)
+    kin = add_acceleration_bias(model, kin0, qd_tot[:, :n_t], gravity=gravity)
+    bprime = constraint_bias(model, kin, qd_tot, P)
     b = np.zeros_like(qd_tot)
     if len(sol.dep):
         b[:, sol.dep] = -np.linalg.solve(J_tot[:, :, sol.dep], bprime[:, :, None])[..., 0]
-    M_t, c_t = tree_dynamics(robot, q[:, :n_t], qd_tot[:, :n_t], kin=kin, friction=friction,
+    M_t, c_t = tree_dynamics(model, q[:, :n_t], qd_tot[:, :n_t], kin=kin, friction=friction,
                              coulomb_smoothing=coulomb_smoothing)
-    M_tot = virtual_mass_matrix(robot, None, R_0p, M_t=M_t)
+    M_tot = virtual_mass_matrix(model, None, R_0p, M_t=M_t)
     c_tot = np.zeros_like(qd_tot)
     c_tot[:, :n_t] = c_t
-    if robot.platform is not None:
-        t_p = qd_tot[:, n_t:] @ selection(robot.platform).T
-        c_tot[:, n_t:] = platform_bias_forces(robot, R_0p, t_p, kin.gravity)
+    if model.platform is not None:
+        t_p = qd_tot[:, n_t:] @ selection(model.platform).T
+        c_tot[:, n_t:] = platform_bias_forces(model, R_0p, t_p, kin.gravity)
     Jt = np.swapaxes(J, -1, -2)
     M = Jt @ M_tot @ J
     c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]
@@ -131,14 +133,14 @@ def accelerations_tot(model: FullModel, qdd_r):
     return (model.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.b
 
 
-def point_acceleration(robot, model: FullModel, qdd_r, frame, axis_frame=None, axis=None):
+def point_acceleration(model, full: FullModel, qdd_r, frame, axis_frame=None, axis=None):
     """Absolute acceleration of the origin of ``frame`` (m/s^2, base frame,
     (B, 3)), or its component along ``axis`` (3,) of ``axis_frame`` (B,)."""
-    kin = model.kin
-    j = robot.frame_index[frame]
-    qdd_t = accelerations_tot(model, qdd_r)[:, :robot.layout.n_t]
+    kin = full.kin
+    j = model.frame_index[frame]
+    qdd_t = accelerations_tot(full, qdd_r)[:, :model.layout.n_t]
     a = (kin.Jv[:, j] @ qdd_t[:, :, None])[..., 0] + kin.a_bias[:, j] + kin.gravity
     if axis_frame is None:
         return a
-    u = kin.R[:, robot.frame_index[axis_frame]] @ np.asarray(axis, float)
+    u = kin.R[:, model.frame_index[axis_frame]] @ np.asarray(axis, float)
     return np.sum(a * u, axis=-1)

@@ -21,7 +21,8 @@ import scipy.linalg as sla
 from flexpkm.algorithms.closure import constraint_jacobian, expand, platform_pose, solve_closure
 from flexpkm.errors import IndefiniteMassMatrixError, InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
-from flexpkm.algorithms.virtual_system import virtual_mass_matrix, virtual_stiffness_matrix
+from flexpkm.algorithms.virtual_system import virtual_mass_matrix
+from flexpkm.model.build import build_model
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
 #: largest is at a singular configuration (a zero-stiffness motion)
@@ -57,27 +58,28 @@ class ReducedModel:
         return expand(self.ind, self.dep, self.J_d)
 
 
-def reduced_matrices(robot, q_t, q_dep=None) -> ReducedModel:
+def reduced_matrices(model, q_t, q_dep=None) -> ReducedModel:
     """Steps 0-3 of Section 11.5 at ``q_t`` (joint coordinates of the
     assembled robot; elastic coordinates are set to 0).
 
     q_t : (n_t,) or (B, n_t). Raises :class:`SingularConfigurationError` when
-    the closure cannot be solved (see :func:`flexpkm.algorithms.closure.choose_dependent`).
+    the closure cannot be solved (see :func:`flexpkm.algorithms.dependent.choose_dependent`).
     """
-    layout = robot.layout
+    model = build_model(model)
+    layout = model.layout
     q = as_batch(q_t, layout.n_t).copy()
     for sl in layout.elastic_slice.values():
         q[:, sl] = 0.0
-    kin = tree_kinematics(robot, q)
-    R_0p, P = platform_pose(robot, kin)
-    J_tot, labels = constraint_jacobian(robot, kin, P)
-    sol = solve_closure(robot, J_tot, labels, q_dep=q_dep)
+    kin = tree_kinematics(model, q)
+    R_0p, P = platform_pose(model, kin)
+    J_tot, labels = constraint_jacobian(model, kin, P)
+    sol = solve_closure(model, J_tot, labels, q_dep=q_dep)
     act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
     ind, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
-    M_r = project(virtual_mass_matrix(robot, q, R_0p, kin, undeformed=True), ind, dep, J_d)
-    K_r = project(virtual_stiffness_matrix(robot)[None], ind, dep, J_d)
+    M_r = project(virtual_mass_matrix(model, q, R_0p, kin, undeformed=True), ind, dep, J_d)
+    K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)
     return ReducedModel(M_r, K_r, names, len(act), sol.choice,
                         tuple(layout.names[i] for i in sol.dep), ind, dep, J_d)
@@ -158,7 +160,7 @@ def generalized_eigh(K, M, where="M", vectors=True):
     return lam, np.swapaxes(Linv, -1, -2) @ V
 
 
-def natural_frequencies(robot, q_t, n_modes=None, actuator_stiffness=None,
+def natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
                         q_dep=None, allow_zero=False, shapes=True) -> Modes:
     """Natural frequencies and mode shapes at the configuration ``q_t``
     (Eqs. 11.34-11.35; with ``actuator_stiffness`` (n_a,) in N/m or N m/rad,
@@ -168,7 +170,8 @@ def natural_frequencies(robot, q_t, n_modes=None, actuator_stiffness=None,
     Raises :class:`SingularConfigurationError` when the locked robot has a
     zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``.
     """
-    red = reduced_matrices(robot, q_t, q_dep=q_dep)
+    model = build_model(model)
+    red = reduced_matrices(model, q_t, q_dep=q_dep)
     na = red.n_a
     if actuator_stiffness is None:
         M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
@@ -187,7 +190,7 @@ def natural_frequencies(robot, q_t, n_modes=None, actuator_stiffness=None,
                 f"{', '.join(names[:na])}), got {k_a.tolist()}")
         K[:, range(na), range(na)] += k_a
         for k, name in enumerate(names[:na]):
-            M[:, k, k] -= robot.rotor_inertia.get(name[1:], 0.0)
+            M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
         where = "M_r"
     lam, X = generalized_eigh(K, M, where, vectors=shapes)
     kmax = np.abs(np.diagonal(K, axis1=-2, axis2=-1)).max(axis=-1)   # <= lambda_max(K)

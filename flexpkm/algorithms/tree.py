@@ -25,16 +25,17 @@ base acceleration ``-g`` (footnote 2 of Section 10.3.3, model (10.68)).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot
+from flexpkm.model.build import Model, build_model
+from flexpkm.model.description import PRISMATIC, REVOLUTE
 from flexpkm.spatial import (euler_xyz, euler_xyz_rate_bias, euler_xyz_rate_matrix,
                       cross, mdh_transform, rot_z, skew)
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class TreeKinematics:
     """Result of :func:`tree_kinematics` (batch axis B first; nf frames).
 
@@ -45,17 +46,19 @@ class TreeKinematics:
     a_bias, alpha_bias : (B, nf, 3) or None  accelerations at qdd_t = 0
                         (including -g), base frame, m/s^2 and rad/s^2
     gravity : (3,) the g used for a_bias
-
-    Private, for :func:`add_acceleration_bias`: ``_s`` (B, nf, 3) the
-    vectors O_a -> A_j (deformed), ``_rho`` (B, nf, 3) A_j -> O_j, and
-    ``_elastic`` the (frame, R_0a, elastic angles) of the frames carried by
-    flexible bodies.
+    s : (B, nf, 3)     vectors O_a -> A_j (deformed attachment), m
+    rho : (B, nf, 3)   vectors A_j -> O_j (``r_j z_j``), m
+    elastic : tuple of (frame index, R_0a (B, 3, 3), elastic angles (B, 3))
+                        of the frames carried by flexible bodies (10.6)
     """
 
     R: np.ndarray
     p: np.ndarray
     Jv: np.ndarray
     Jw: np.ndarray
+    s: np.ndarray
+    rho: np.ndarray
+    elastic: tuple
     a_bias: np.ndarray = None
     alpha_bias: np.ndarray = None
     gravity: np.ndarray = None
@@ -77,62 +80,7 @@ def as_batch(x, n):
     return x
 
 
-@dataclass(frozen=True)
-class FrameConstants:
-    """Step 0 of Section 10.6 for one frame: what does not depend on q.
-
-    antecedent : index of a(j) or -1 (base)
-    R_fix : (3, 3) ``R_att Rot(z, theta)`` of the MDH transform with the joint
-            variable at 0; p_att (3,) the attachment point A_j in F_a
-    col : column of the joint coordinate in q_t, or -1
-    shapes : (slice of q_e(a), Phi_d(A_j) (3, N), Phi_r(A_j) (3, N)) when the
-            antecedent carries a flexible body (Eq. 10.8), else None
-    """
-
-    antecedent: int
-    sigma: int
-    R_fix: np.ndarray
-    p_att: np.ndarray
-    r: float
-    col: int
-    shapes: tuple = None
-
-
-def frame_constants(robot: Robot):
-    """:class:`FrameConstants` of every frame (computed once per robot)."""
-    def build(robot):
-        layout = robot.layout
-        out = []
-        for f in robot.frames:
-            R_att, p_att, R_joint, r = mdh_transform(f.gamma, f.b, f.alpha, f.d, f.theta, f.r)
-            body = robot.flexible_body(f.antecedent) if f.antecedent else None
-            shapes = None if body is None else (
-                layout.elastic_slice[f.antecedent], body.phi_d(p_att), body.phi_r(p_att))
-            out.append(FrameConstants(
-                robot.frame_index[f.antecedent] if f.antecedent else -1, f.sigma,
-                R_att @ R_joint, p_att, float(r), layout.joint_index.get(f.name, -1), shapes))
-        return out
-    return robot.cached("frame_constants", build)
-
-
-def frame_columns(robot: Robot):
-    """For every frame, the columns of q_t its Jacobian can depend on (its
-    joint, its ancestors' joints and the elastic coordinates of the flexible
-    bodies it is carried by), sorted; computed once per robot."""
-    def build(robot):
-        cols = []
-        for fc in frame_constants(robot):
-            c = set(cols[fc.antecedent]) if fc.antecedent >= 0 else set()
-            if fc.col >= 0:
-                c.add(fc.col)
-            if fc.shapes is not None:
-                c.update(range(fc.shapes[0].start, fc.shapes[0].stop))
-            cols.append(sorted(c))
-        return [np.array(c, dtype=int) for c in cols]
-    return robot.cached("frame_columns", build)
-
-
-def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematics:
+def tree_kinematics(model: Model, q_t, qd_t=None, gravity=None) -> TreeKinematics:
     """Forward recurrence of Section 10.3.2-10.3.3 (Step 1 of Section 10.6).
 
     q_t : (n_t,) or (B, n_t) joint then elastic coordinates
@@ -141,12 +89,14 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
           (:func:`add_acceleration_bias`).
     gravity : base-frame gravity (3,), default ``robot.gravity``; enters as
           the base acceleration ``-g``.
+    model : :class:`flexpkm.model.Model` (a Robot is built on each call).
     Raises ValueError on wrong shapes.
     """
-    n_t = robot.layout.n_t
+    model = build_model(model)
+    n_t = model.layout.n_t
     q = as_batch(q_t, n_t)
     B = q.shape[0]
-    nf = len(robot.frames)
+    nf = len(model.frames)
     R = np.empty((B, nf, 3, 3))
     p = np.empty((B, nf, 3))
     Jv = np.zeros((B, nf, 3, n_t))
@@ -157,7 +107,7 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
     S = np.empty((B, nf, 3))
     RHO = np.empty((B, nf, 3))
     elastic_frames = []
-    for j, fc in enumerate(frame_constants(robot)):
+    for j, fc in enumerate(model.frames):
         a = fc.antecedent
         if a < 0:
             Ra, pa, Jva, Jwa = eye, zero3, zeroJ, zeroJ
@@ -197,38 +147,13 @@ def tree_kinematics(robot: Robot, q_t, qd_t=None, gravity=None) -> TreeKinematic
             Jw[:, j, :, fc.col] += z
         S[:, j] = s
         RHO[:, j] = rho
-    kin = TreeKinematics(R, p, Jv, Jw)
-    kin._s, kin._rho, kin._elastic = S, RHO, elastic_frames
-    if qd_t is not None:
-        add_acceleration_bias(robot, kin, qd_t, gravity)
-    return kin
+    kin = TreeKinematics(R, p, Jv, Jw, S, RHO, tuple(elastic_frames))
+    return kin if qd_t is None else add_acceleration_bias(model, kin, qd_t, gravity)
 
 
-def tree_structure(robot: Robot):
-    """Constant index arrays of the tree (computed once per robot):
-    antecedent index (nf at the base, a zero row), joint column (-1: none),
-    sigma and sigma-bar masks (nf,), and the ancestor-or-self matrix
-    ``A[j, k] = 1`` (nf, nf) that turns the recurrences ``x_j = x_a(j) +
-    l_j`` into ``x = A l``."""
-    def build(robot):
-        fcs = frame_constants(robot)
-        nf = len(fcs)
-        ant = np.array([fc.antecedent if fc.antecedent >= 0 else nf for fc in fcs])
-        A = np.zeros((nf, nf))
-        for j, fc in enumerate(fcs):
-            if fc.antecedent >= 0:
-                A[j] = A[fc.antecedent]
-            A[j, j] = 1.0
-        col = np.array([fc.col for fc in fcs])
-        sig = np.array([1.0 if fc.sigma == PRISMATIC else 0.0 for fc in fcs])
-        sigbar = np.array([1.0 if fc.sigma == REVOLUTE else 0.0 for fc in fcs])
-        return ant, col, sig, sigbar, A
-    return robot.cached("tree_structure", build)
-
-
-def add_acceleration_bias(robot: Robot, kin: TreeKinematics, qd_t, gravity=None):
+def add_acceleration_bias(model: Model, kin: TreeKinematics, qd_t, gravity=None):
     """Second pass of the recurrence: accelerations at ``qdd_t = 0``
-    ((10.81)-(10.85) with the base acceleration ``-g``), stored in ``kin``.
+    ((10.81)-(10.85) with the base acceleration ``-g``).
 
     All frames at once: with the velocities ``omega_j``, ``v_j`` of every
     frame (``J qd``), the angular velocity of the antecedent's triad at the
@@ -237,31 +162,31 @@ def add_acceleration_bias(robot: Robot, kin: TreeKinematics, qd_t, gravity=None)
     ``u_dot = v_j - v_a - omega_a x s - omega_A x rho - sigma qd_j z_j``; the
     local terms of the recurrence are then summed along the tree.
 
-    qd_t : (n_t,) or (B, n_t). Returns ``kin``.
+    qd_t : (n_t,) or (B, n_t). Returns a copy of ``kin`` with ``a_bias``,
+    ``alpha_bias`` and ``gravity`` set.
     """
     B, nf = kin.R.shape[:2]
-    qd = as_batch(qd_t, robot.layout.n_t) * np.ones((B, 1))
-    g = np.asarray(robot.gravity if gravity is None else gravity, dtype=float)
-    ant, col, sig, sigbar, A = tree_structure(robot)
+    qd = as_batch(qd_t, model.layout.n_t) * np.ones((B, 1))
+    g = np.asarray(model.gravity if gravity is None else gravity, dtype=float)
+    st = model.structure
+    ant, col, sig, sigbar, A = st.antecedent, st.joint_column, st.sigma, st.sigma_bar, st.ancestors
     zero = np.zeros((B, 1, 3))
     omega = np.concatenate([(kin.Jw @ qd[:, None, :, None])[..., 0], zero], axis=1)
     vel = np.concatenate([(kin.Jv @ qd[:, None, :, None])[..., 0], zero], axis=1)
     wa, va, wj, vj = omega[:, ant], vel[:, ant], omega[:, :nf], vel[:, :nf]
     qdj = np.where(col >= 0, qd[:, np.maximum(col, 0)], 0.0)[..., None]       # (B, nf, 1)
     z = kin.R[..., 2]
-    s, rho = kin._s, kin._rho
+    s, rho = kin.s, kin.rho
     wA = wj - sigbar[:, None] * qdj * z
     w_e = wA - wa
     udot = vj - va - cross(wa, s) - cross(wA, rho) - sig[:, None] * qdj * z
     w_bias = cross(wa, w_e)
-    for j, Ra, ang in kin._elastic:                  # d E / dt of the elastic rotation
-        sl, _, Phir = frame_constants(robot)[j].shapes
+    for j, Ra, ang in kin.elastic:                  # d E / dt of the elastic rotation
+        sl, _, Phir = model.frames[j].shapes
         w_bias[:, j] += (Ra @ euler_xyz_rate_bias(ang, qd[:, sl] @ Phir.T)[:, :, None])[..., 0]
     wAxz = cross(wA, z)
     alpha = np.einsum("jk,bkx->bjx", A, w_bias + sigbar[:, None] * qdj * wAxz)
     alpha_a = np.concatenate([alpha, zero], axis=1)[:, ant]
     lin = (cross(alpha_a, s + rho) + cross(wa, cross(wa, s) + 2 * udot) + cross(w_bias, rho)
            + cross(wA, cross(wA, rho)) + 2 * sig[:, None] * qdj * wAxz)
-    kin.a_bias = np.einsum("jk,bkx->bjx", A, lin) - g
-    kin.alpha_bias, kin.gravity = alpha, g
-    return kin
+    return replace(kin, a_bias=np.einsum("jk,bkx->bjx", A, lin) - g, alpha_bias=alpha, gravity=g)

@@ -34,7 +34,8 @@ from flexpkm.algorithms.closure import closure_residual, project_on_loops
 from flexpkm.algorithms.dynamics import full_model
 from flexpkm.errors import FlexPKMError, InvalidArgumentError
 from flexpkm.cli.progress import ProgressBar
-from flexpkm.algorithms.virtual_system import friction_damping, virtual_stiffness_matrix
+from flexpkm.algorithms.virtual_system import friction_damping
+from flexpkm.model.build import build_model
 
 
 @dataclass
@@ -125,12 +126,13 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
     n_sub = max(1, int(round(dt_out / h)))
     h = dt_out / n_sub
     n_out = int(round(t_end / dt_out)) + 1
+    robot = build_model(robot)
     layout = robot.layout
     q, _ = project_on_loops(robot, q0_tot, full_model(robot, q0_tot, 0.0, gravity=gravity).dep)
     m = full_model(robot, q, 0.0, gravity=gravity)
     dep, r, na = m.dep, m.r_index, m.n_a
     v = np.zeros(len(r)) if qd0_r is None else np.asarray(qd0_r, float).copy()
-    K_tot = virtual_stiffness_matrix(robot)
+    K_tot = robot.K_tot
     alpha = float(hht_alpha)
     gamma, beta = 0.5 + alpha, 0.25 * (1.0 + alpha) ** 2
     if drive.mode == "prescribed":

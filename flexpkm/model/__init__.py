@@ -1,0 +1,12 @@
+"""The robot: its immutable description (Ch. 4 of Briot & Khalil, Müller's
+modular limbs) and the :class:`Model` built from it once (Step 0 of
+Section 10.6)."""
+from flexpkm.model.build import Model, build_model
+from flexpkm.model.description import (FIXED, PRISMATIC, REVOLUTE, Closure, Frame,
+                                       MDHParameters, Platform, Robot)
+from flexpkm.model.layout import CoordinateLayout
+from flexpkm.model.limbs import Limb, Mount, PlacedLimb, assemble
+
+__all__ = ["Model", "build_model", "Robot", "Frame", "MDHParameters", "Platform", "Closure",
+           "CoordinateLayout", "Limb", "Mount", "PlacedLimb", "assemble",
+           "REVOLUTE", "PRISMATIC", "FIXED"]

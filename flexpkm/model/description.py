@@ -9,7 +9,6 @@ Data only: everything computed lives in the arrays returned by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Mapping, Optional
 
 import numpy as np
@@ -154,18 +153,11 @@ class Robot:
     def __post_init__(self):
         validate(self)
 
-    # ---- derived constants, computed once on first use -------------------
-    @cached_property
+    @property
     def frame_index(self) -> dict:
+        """Frame name -> position in ``frames`` (computed on each access; a
+        :class:`flexpkm.model.Model` holds it once)."""
         return {f.name: i for i, f in enumerate(self.frames)}
-
-    def cached(self, key, factory):
-        """Constant derived data (e.g. Step 0 of Section 10.6), computed once
-        by ``factory(self)`` and kept with this immutable description."""
-        cache = self.__dict__.setdefault("_derived", {})
-        if key not in cache:
-            cache[key] = factory(self)
-        return cache[key]
 
     def flexible_body(self, frame_name):
         """The flexible body carried by a frame, or None."""
@@ -174,60 +166,12 @@ class Robot:
                 return body
         return None
 
-    @cached_property
-    def layout(self) -> "CoordinateLayout":
-        return CoordinateLayout.of(self)
-
-
-@dataclass(frozen=True)
-class CoordinateLayout:
-    """Where each coordinate sits in ``q_tot = [q_t; x_p]``.
-
-    ``q_t`` = joint coordinates (frames with sigma 0/1, in frame order) then
-    the elastic coordinates of the flexible bodies (frame order); ``x_p`` =
-    the platform coordinates.
-    """
-
-    names: tuple
-    joint_index: Mapping      # frame name -> column of its joint coordinate
-    elastic_slice: Mapping    # frame name -> slice of its elastic coordinates
-    n_t: int
-    n_p: int
-    actuated: tuple           # columns of the actuated joints (mu = 1)
-
     @property
-    def n_tot(self) -> int:
-        return self.n_t + self.n_p
-
-    @staticmethod
-    def of(robot: Robot) -> "CoordinateLayout":
-        names, joint_index, elastic_slice, actuated = [], {}, {}, []
-        for f in robot.frames:
-            if f.has_coordinate:
-                joint_index[f.name] = len(names)
-                if f.mu:
-                    actuated.append(len(names))
-                names.append(f"q{f.name}")
-        for f in robot.frames:
-            body = robot.flexible_body(f.name)
-            if body is not None:
-                start = len(names)
-                names += [f"qe{f.name}_{k + 1}" for k in range(body.n_e)]
-                elastic_slice[f.name] = slice(start, len(names))
-        n_t = len(names)
-        n_p = 0
-        if robot.platform is not None:
-            names += list(robot.platform.dof_names)
-            n_p = len(robot.platform.dofs)
-        return CoordinateLayout(tuple(names), joint_index, elastic_slice,
-                                n_t, n_p, tuple(actuated))
-
-    def index(self, name: str) -> int:
-        try:
-            return self.names.index(name)
-        except ValueError:
-            raise InvalidDescriptionError(
-                f"unknown coordinate {name!r}; known: {', '.join(self.names)}") from None
+    def layout(self) -> "CoordinateLayout":
+        """The :class:`flexpkm.model.layout.CoordinateLayout` (computed on each
+        access; a :class:`flexpkm.model.Model` holds it once)."""
+        from flexpkm.model.layout import CoordinateLayout
+        return CoordinateLayout.of(self)
 
 
 def validate(robot: Robot) -> None:
@@ -264,7 +208,7 @@ def validate(robot: Robot) -> None:
         if n.shape != (3,) or abs(np.linalg.norm(n) - 1) > 1e-9:
             raise InvalidDescriptionError("plane_normal must be a unit 3-vector")
     if robot.q_dep is not None:
-        layout = CoordinateLayout.of(robot)
+        layout = robot.layout
         for nm in robot.q_dep:
             layout.index(nm)
 

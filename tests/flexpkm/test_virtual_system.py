@@ -6,8 +6,8 @@ import numpy as np
 
 from flexpkm.elements import newton_euler as ne
 from flexpkm.algorithms.tree import tree_kinematics
-from flexpkm.algorithms.virtual_system import (bodies_of, tree_bias_forces, tree_mass_matrix,
-                                    tree_stiffness_matrix)
+from flexpkm.algorithms.virtual_system import tree_bias_forces, tree_mass_matrix
+from flexpkm.model import build_model
 
 from .conftest import random_state, spatial_tree
 
@@ -18,7 +18,7 @@ def kinetic_energy_fd(robot, q, qd, eps=1e-6):
     km = tree_kinematics(robot, q - eps * qd)
     k0 = tree_kinematics(robot, q)
     T = 0.0
-    for j, _, body, sl in bodies_of(robot):
+    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_model(robot).bodies):
         R = k0.R[0, j]
         v = R.T @ (kp.p[0, j] - km.p[0, j]) / (2 * eps)
         W = R.T @ (kp.R[0, j] - km.R[0, j]) / (2 * eps)
@@ -32,8 +32,8 @@ def kinetic_energy_fd(robot, q, qd, eps=1e-6):
 def potential_energy(robot, q, g):
     """Gravity + elastic potential energy from the frame poses."""
     k = tree_kinematics(robot, q)
-    V = 0.5 * q @ tree_stiffness_matrix(robot) @ q
-    for j, _, body, sl in bodies_of(robot):
+    V = 0.5 * q @ build_model(robot).K_tot[:robot.layout.n_t, :robot.layout.n_t] @ q
+    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_model(robot).bodies):
         inv = body.invariants
         ms = inv.ms_r + (inv.MS_de @ q[sl] if sl is not None else 0.0)
         V -= g @ (inv.m * k.p[0, j] + k.R[0, j] @ ms)
@@ -79,7 +79,7 @@ def test_power_balance_without_gravity():
     c = tree_bias_forces(robot, q, qd, friction=False)[0]
     eps = 1e-6
     Mdot = (tree_mass_matrix(robot, q + eps * qd)[0] - tree_mass_matrix(robot, q - eps * qd)[0]) / (2 * eps)
-    K = tree_stiffness_matrix(robot)
+    K = build_model(robot).K_tot[:robot.layout.n_t, :robot.layout.n_t]
     # tau . qd = dE/dt with qdd = 0: qd^T c = 1/2 qd^T Mdot qd + qd^T K q
     lhs = qd @ c
     rhs = 0.5 * qd @ Mdot @ qd + qd @ K @ q

@@ -1,0 +1,59 @@
+"""Where each coordinate sits in ``q_tot = [q_t; x_p]`` (Briot & Khalil
+Section 10.3: joint coordinates, then elastic coordinates, then the platform's)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from flexpkm.errors import InvalidDescriptionError
+
+
+@dataclass(frozen=True)
+class CoordinateLayout:
+    """Where each coordinate sits in ``q_tot = [q_t; x_p]``.
+
+    ``q_t`` = joint coordinates (frames with sigma 0/1, in frame order) then
+    the elastic coordinates of the flexible bodies (frame order); ``x_p`` =
+    the platform coordinates.
+    """
+
+    names: tuple
+    joint_index: Mapping      # frame name -> column of its joint coordinate
+    elastic_slice: Mapping    # frame name -> slice of its elastic coordinates
+    n_t: int
+    n_p: int
+    actuated: tuple           # columns of the actuated joints (mu = 1)
+
+    @property
+    def n_tot(self) -> int:
+        return self.n_t + self.n_p
+
+    @staticmethod
+    def of(robot) -> "CoordinateLayout":
+        names, joint_index, elastic_slice, actuated = [], {}, {}, []
+        for f in robot.frames:
+            if f.has_coordinate:
+                joint_index[f.name] = len(names)
+                if f.mu:
+                    actuated.append(len(names))
+                names.append(f"q{f.name}")
+        for f in robot.frames:
+            body = robot.flexible_body(f.name)
+            if body is not None:
+                start = len(names)
+                names += [f"qe{f.name}_{k + 1}" for k in range(body.n_e)]
+                elastic_slice[f.name] = slice(start, len(names))
+        n_t = len(names)
+        n_p = 0
+        if robot.platform is not None:
+            names += list(robot.platform.dof_names)
+            n_p = len(robot.platform.dofs)
+        return CoordinateLayout(tuple(names), joint_index, elastic_slice,
+                                n_t, n_p, tuple(actuated))
+
+    def index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise InvalidDescriptionError(
+                f"unknown coordinate {name!r}; known: {', '.join(self.names)}") from None
