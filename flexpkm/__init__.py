@@ -1,9 +1,52 @@
 """flexpkm: natural frequencies, mode shapes and elastodynamics of flexible
 parallel robots, after Briot & Khalil, *Dynamics of Parallel Robots*
-(Springer 2015), Part III, and Müller's complex-limb method."""
-from .errors import (FlexPKMError, IndefiniteMassMatrixError, InvalidArgumentError,
-                     InvalidDescriptionError, SingularConfigurationError, UnreachablePoseError)
+(Springer 2015), Part III, and Müller's complex-limb method.
 
-__version__ = "0.1.0"
-__all__ = ["FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
-           "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError"]
+One namespace::
+
+    import flexpkm as fp
+    from flexpkm.cases import dualemps
+    robot = dualemps.robot()                      # a Robot description
+    model = fp.build_model(robot)                 # Step 0 of Section 10.6, once
+    q_t = dualemps.configuration(model, 0.0, 0.0) # an assembled configuration
+    modes = fp.natural_frequencies(model, q_t)    # Ch. 11: (9,) Hz
+
+One pose in gives one pose out, a batch (B, ...) gives a batch.
+"""
+__version__ = "0.2.0"
+
+from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, InvalidArgumentError,
+                            InvalidDescriptionError, SingularConfigurationError,
+                            UnreachablePoseError)
+from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
+                              Section, ShapeFunctionBody)
+from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
+                           MDHParameters, Model, Mount, Platform, Robot, assemble, build_model)
+from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
+from flexpkm.algorithms.closure import closure_residual, constraint_jacobian, project_on_loops
+from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, reduced_matrices
+from flexpkm.algorithms.dynamics import (FullModel, direct_dynamics, full_model,
+                                         inverse_dynamics, point_acceleration)
+from flexpkm.analysis.trajectories import Trajectory, quintic
+from flexpkm.analysis.simulate import Drive, SimulationResult, simulate
+from flexpkm.analysis.sweep import SweepResult, frequency_sweep
+
+__all__ = [
+    # errors
+    "FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
+    "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError",
+    # bodies (Section 10.2, Appendix F)
+    "Body", "BodyInvariants", "RigidBody", "Beam3D", "PlanarBeam", "Section", "Material",
+    "ShapeFunctionBody",
+    # description and model (Ch. 4, Müller Sec. 7, Step 0 of Section 10.6)
+    "Robot", "Frame", "MDHParameters", "Platform", "Closure", "Limb", "Mount", "assemble",
+    "CoordinateLayout", "Model", "build_model", "REVOLUTE", "PRISMATIC", "FIXED",
+    # algorithms (10.3, 10.4, 10.123, Ch. 11)
+    "TreeKinematics", "tree_kinematics", "constraint_jacobian", "closure_residual",
+    "project_on_loops", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
+    "full_model", "FullModel", "inverse_dynamics", "direct_dynamics", "point_acceleration",
+    # analyses (10.7)
+    "Trajectory", "quintic", "Drive", "simulate", "SimulationResult",
+    "frequency_sweep", "SweepResult",
+    "__version__",
+]

@@ -230,8 +230,11 @@ class ClosureSolution:
 
 
 def expand(indep, dep, J_d) -> np.ndarray:
-    """``J`` of Eq. (10.114): identity on the rows ``indep`` (their columns
+    """J_d (c, n_q) gives (n_tot, n_q).
+    ``J`` of Eq. (10.114): identity on the rows ``indep`` (their columns
     in order), ``J_d`` on the rows ``dep``. J_d (B, c, n_q) -> (B, n_tot, n_q)."""
+    if J_d.ndim == 2:
+        return expand(indep, dep, J_d[None])[0]
     B, _, n_q = J_d.shape
     J = np.zeros((B, len(indep) + len(dep), n_q))
     J[:, indep, np.arange(n_q)] = 1.0

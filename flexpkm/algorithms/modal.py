@@ -12,8 +12,7 @@ At a nominal configuration (q_a, q_d, q_e = 0):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import scipy.linalg as sla
@@ -40,7 +39,9 @@ class ReducedModel:
     dep_names: the dependent coordinates
     ind, dep, J_d : q_tot columns of q_r and q_dep, and ``J_d`` (B, c, n_q)
     J        : (B, n_tot, n_q) maps q_r to all coordinates q_tot (columns in
-               q_r order), i.e. ``J E_q^T`` (10.114); built on first use
+               q_r order), i.e. ``J E_q^T`` (10.114); built on each access
+
+    For one pose (``q_t`` of shape (n_t,)) the leading axis B is absent.
     """
 
     M_r: np.ndarray
@@ -53,8 +54,9 @@ class ReducedModel:
     dep: np.ndarray
     J_d: np.ndarray
 
-    @cached_property
+    @property
     def J(self) -> np.ndarray:
+        """(B, n_tot, n_q) or (n_tot, n_q): ``J E_q^T`` (10.114), built on each access."""
         return expand(self.ind, self.dep, self.J_d)
 
 
@@ -62,7 +64,9 @@ def reduced_matrices(model, q_t, q_dep=None) -> ReducedModel:
     """Steps 0-3 of Section 11.5 at ``q_t`` (joint coordinates of the
     assembled robot; elastic coordinates are set to 0).
 
-    q_t : (n_t,) or (B, n_t). Raises :class:`SingularConfigurationError` when
+    q_t : (n_t,) or (B, n_t): one pose gives a :class:`ReducedModel` without
+    the batch axis, a batch one with it.
+    Raises :class:`SingularConfigurationError` when
     the closure cannot be solved (see :func:`flexpkm.algorithms.dependent.choose_dependent`).
     """
     model = build_model(model)
@@ -81,8 +85,19 @@ def reduced_matrices(model, q_t, q_dep=None) -> ReducedModel:
     M_r = project(virtual_mass_matrix(model, q, R_0p, kin, undeformed=True), ind, dep, J_d)
     K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)
-    return ReducedModel(M_r, K_r, names, len(act), sol.choice,
-                        tuple(layout.names[i] for i in sol.dep), ind, dep, J_d)
+    red = ReducedModel(M_r, K_r, names, len(act), sol.choice,
+                       tuple(layout.names[i] for i in sol.dep), ind, dep, J_d)
+    return single_pose(red) if np.ndim(q_t) == 1 else red
+
+
+def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot")):
+    """``result`` (a :class:`ReducedModel` or :class:`Modes` of a batch of
+    one pose) without its batch axis: one pose in, one pose out."""
+    out = {f.name: getattr(result, f.name)[0] for f in fields(result)
+           if f.name in fields_ and getattr(result, f.name) is not None}
+    if "reduced" in {f.name for f in fields(result)}:
+        out["reduced"] = single_pose(result.reduced)
+    return replace(result, **out)
 
 
 def project(A, ind, dep, J_d):
@@ -107,6 +122,8 @@ def _sym(A):
 @dataclass
 class Modes:
     """Natural frequencies and mode shapes (B poses, n modes).
+
+    For one pose (``q_t`` of shape (n_t,)) the leading axis B is absent.
 
     frequencies_hz : (B, n) ascending, Hz
     shapes_q : (B, n_q, n) mass-normalised eigenvectors over ``names``
@@ -171,7 +188,7 @@ def natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
     zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``.
     """
     model = build_model(model)
-    red = reduced_matrices(model, q_t, q_dep=q_dep)
+    red = reduced_matrices(model, as_batch(q_t, model.layout.n_t), q_dep=q_dep)
     na = red.n_a
     if actuator_stiffness is None:
         M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
@@ -205,5 +222,7 @@ def natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
     f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
     n = f.shape[1] if n_modes is None else min(int(n_modes), f.shape[1])
     if X is None:
-        return Modes(f[:, :n], None, None, names, red)
-    return Modes(f[:, :n], X[:, :, :n], J() @ X[:, :, :n], names, red)
+        modes = Modes(f[:, :n], None, None, names, red)
+    else:
+        modes = Modes(f[:, :n], X[:, :, :n], J() @ X[:, :, :n], names, red)
+    return single_pose(modes) if np.ndim(q_t) == 1 else modes

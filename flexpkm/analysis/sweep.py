@@ -124,7 +124,7 @@ def _chunk(robot, q, n_modes, on_error, options) -> np.ndarray:
     for qi in q:
         try:
             rows.append(natural_frequencies(robot, qi, n_modes=n_modes, shapes=False,
-                                            **options).frequencies_hz[0])
+                                            **options).frequencies_hz)
         except FlexPKMError:
             rows.append(None)
     n = max((len(r) for r in rows if r is not None), default=n_modes or 1)

@@ -36,7 +36,7 @@ def cmd_modal(args) -> int:
     modes = natural_frequencies(robot, q_t, n_modes=args.modes,
                                 actuator_stiffness=args.actuator_stiffness)
     elapsed = time.perf_counter() - t0
-    f = modes.frequencies_hz[0]
+    f = modes.frequencies_hz
     if args.json:
         out = {"case": args.case, "pose": pose, "frequencies_hz": [float(x) for x in f],
                "independent_coordinates": list(modes.names),

@@ -80,7 +80,7 @@ def cmd_modes(args) -> int:
     if args.gif and not args.png:
         raise FlexPKMError("--gif writes next to the PNGs: give --png DIR")
     modes = natural_frequencies(robot, q_t, n_modes=max(numbers))
-    n = modes.frequencies_hz.shape[1]
+    n = modes.frequencies_hz.shape[-1]
     if numbers[-1] > n:
         raise FlexPKMError(f"{robot.name} has {n} modes; cannot draw mode {numbers[-1]}")
     view = args.view or getattr(case, "VIEW", "auto")
@@ -100,7 +100,7 @@ def cmd_modes(args) -> int:
         raise FlexPKMError(str(e)) from None
     print(f"{robot.name} at {', '.join(f'{k} = {v:g}' for k, v in pose.items())}")
     for k in numbers:
-        print(f"  mode {k}: {modes.frequencies_hz[0, k - 1]:.3f} Hz")
+        print(f"  mode {k}: {modes.frequencies_hz[k - 1]:.3f} Hz")
     for path in written:
         print(f"wrote {path}")
     return 0

@@ -524,16 +524,16 @@ def mode_geometry(robot: Robot, q_nominal, shape, style: Style | None = None) ->
 
 def mode_geometries(robot: Robot, q_tot, modes, numbers, style: Style | None = None) -> list:
     """[(k, frequency (Hz), :func:`mode_geometry`)] for the 1-based mode
-    numbers k of the first pose of ``modes`` (:class:`flexpkm.algorithms.modal.Modes`)
+    numbers k of ``modes`` (one pose, (:class:`flexpkm.algorithms.modal.Modes`)
     at its nominal state ``q_tot``. Raises ValueError for a number outside
     1..n_modes."""
-    n = modes.frequencies_hz.shape[1]
+    n = modes.frequencies_hz.shape[-1]
     out = []
     for k in numbers:
         if not 1 <= k <= n:
             raise ValueError(f"mode {k} is not available (1..{n})")
-        out.append((k, float(modes.frequencies_hz[0, k - 1]),
-                    mode_geometry(robot, q_tot, modes.shapes_tot[0, :, k - 1], style)))
+        out.append((k, float(modes.frequencies_hz[k - 1]),
+                    mode_geometry(robot, q_tot, modes.shapes_tot[:, k - 1], style)))
     return out
 
 

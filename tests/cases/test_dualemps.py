@@ -10,7 +10,7 @@ from flexpkm.algorithms.modal import natural_frequencies, reduced_matrices
 
 def freqs(q11=0.0, q21=0.0):
     robot = D.robot()
-    return natural_frequencies(robot, D.configuration(robot, q11, q21)).frequencies_hz[0]
+    return natural_frequencies(robot, D.configuration(robot, q11, q21)).frequencies_hz
 
 
 def test_table_11_1_model_row():
@@ -33,7 +33,7 @@ def test_independent_opensees_model(q):
 def test_reduced_matrices_are_symmetric_definite():
     robot = D.robot()
     red = reduced_matrices(robot, D.configuration(robot, 0.05, 0.1))
-    M, K = red.M_r[0], red.K_r[0]
+    M, K = red.M_r, red.K_r
     np.testing.assert_allclose(M, M.T, atol=1e-15)
     np.testing.assert_allclose(K, K.T, atol=1e-9 * np.abs(K).max())
     assert np.linalg.eigvalsh(M).min() > 0
@@ -59,11 +59,11 @@ def test_actuator_elasticity_limits():
     high modes; a soft one gives two slow modes of the sliders."""
     robot = D.robot()
     q = D.configuration(robot, 0.0, 0.0)
-    locked = natural_frequencies(robot, q).frequencies_hz[0]
-    stiff = natural_frequencies(robot, q, actuator_stiffness=[1e13, 1e13]).frequencies_hz[0]
+    locked = natural_frequencies(robot, q).frequencies_hz
+    stiff = natural_frequencies(robot, q, actuator_stiffness=[1e13, 1e13]).frequencies_hz
     assert stiff.size == 11
     np.testing.assert_allclose(stiff[:9], locked, rtol=1e-4)
-    soft = natural_frequencies(robot, q, actuator_stiffness=[1e2, 1e2]).frequencies_hz[0]
+    soft = natural_frequencies(robot, q, actuator_stiffness=[1e2, 1e2]).frequencies_hz
     m_slider = D.RIGID["11"][0]          # the 95 kg sliders on 100 N/m springs
     np.testing.assert_allclose(soft[:2], np.sqrt(1e2 / m_slider) / (2 * np.pi), rtol=0.05)
     np.testing.assert_allclose(soft[2:7], locked[:5], rtol=1e-2)

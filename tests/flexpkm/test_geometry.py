@@ -141,7 +141,7 @@ def test_hexahedra_have_positive_volume(dualemps):
 
 def test_mode_field_is_linearisation(dualemps, dualemps_modes):
     robot, q = dualemps
-    shape = dualemps_modes.shapes_tot[0, :, 0]
+    shape = dualemps_modes.shapes_tot[:, 0]
     lin = mode_geometry(robot, q, shape)
     eps = 1e-5
     exact = robot_geometry(robot, q + eps * shape[:robot.layout.n_t], reference=q)
@@ -154,7 +154,7 @@ def test_mode_field_respects_the_closures(dualemps, dualemps_modes):
     """The weld O25 = O15 and the revolute at P move together in every mode."""
     robot, q = dualemps
     for k in range(6):
-        geo = mode_geometry(robot, q, dualemps_modes.shapes_tot[0, :, k])
+        geo = mode_geometry(robot, q, dualemps_modes.shapes_tot[:, k])
         d = lambda name: geo.part(name).displacement.reshape(-1, 4, 3).mean(axis=1)[-1]
         u = geo.max_displacement
         np.testing.assert_allclose(d("link 14-15"), d("link 24-25"), atol=1e-7 * u)
@@ -168,7 +168,7 @@ def test_navaro_mode_closures():
     robot = nav.robot()
     q = nav.configuration(robot, 0.0, 0.0, 0.0)
     modes = natural_frequencies(robot, q, n_modes=2)
-    geo = mode_geometry(robot, q, modes.shapes_tot[0, :, 0])
+    geo = mode_geometry(robot, q, modes.shapes_tot[:, 0])
     tol = 1e-7 * geo.max_displacement
     for leg in "123":
         # revolute cut at D_i: end of beam i1 (link A_i D_i) = marker on frame i4D
@@ -183,7 +183,7 @@ def test_navaro_mode_closures():
 
 def test_auto_scale(dualemps, dualemps_modes):
     robot, q = dualemps
-    geo = mode_geometry(robot, q, dualemps_modes.shapes_tot[0, :, 1])
+    geo = mode_geometry(robot, q, dualemps_modes.shapes_tot[:, 1])
     extent = np.ptp(geo.bounds(), axis=0).max()
     s = auto_scale(geo, 0.1, max_rotation=None)
     np.testing.assert_allclose(geo.scaled(s).max_displacement, 0.1 * extent)

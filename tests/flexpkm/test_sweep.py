@@ -25,7 +25,7 @@ def test_batch_equals_loop(robot):
     res = frequency_sweep(robot, configure(robot), (0.0, 0.0), (0.1, 0.02), 7, n_modes=5,
                           names=("q11", "q21"), chunk=None)
     loop = np.array([natural_frequencies(robot, D.configuration(robot, *p), n_modes=5)
-                     .frequencies_hz[0] for p in res.poses])
+                     .frequencies_hz for p in res.poses])
     np.testing.assert_allclose(res.frequencies_hz, loop, rtol=1e-10)
     chunked = frequency_sweep(robot, configure(robot), (0.0, 0.0), (0.1, 0.02), 7, n_modes=5,
                               chunk=3)

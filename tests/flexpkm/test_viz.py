@@ -19,8 +19,8 @@ def mode1():
     robot = D.robot()
     q = D.configuration(robot, 0.0, 0.0)
     modes = natural_frequencies(robot, q, n_modes=2)
-    geo = mode_geometry(robot, q, modes.shapes_tot[0, :, 0])
-    return robot, geo, auto_scale(geo), modes.frequencies_hz[0, 0]
+    geo = mode_geometry(robot, q, modes.shapes_tot[:, 0])
+    return robot, geo, auto_scale(geo), modes.frequencies_hz[0]
 
 
 def not_blank(path):

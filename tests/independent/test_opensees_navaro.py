@@ -28,7 +28,7 @@ def flexpkm_frequencies(pose, modes=(-1, -1, -1), n=10, **kw):
     from flexpkm.algorithms.modal import natural_frequencies
 
     rob = navaro.robot(**kw)
-    return natural_frequencies(rob, navaro.configuration(rob, *pose, modes), n).frequencies_hz[0]
+    return natural_frequencies(rob, navaro.configuration(rob, *pose, modes), n).frequencies_hz
 
 
 @pytest.mark.parametrize("refined", [False, True], ids=["clamped", "refined"])
