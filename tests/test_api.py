@@ -25,7 +25,7 @@ def test_a_batch_gives_a_batch():
     modes = fp.natural_frequencies(model, q, n_modes=5)
     assert modes.frequencies_hz.shape == (3, 5)
     single = fp.natural_frequencies(model, q[1], n_modes=5)
-    np.testing.assert_allclose(single.frequencies_hz, modes.frequencies_hz[1], rtol=1e-12)
+    np.testing.assert_allclose(single.frequencies_hz, modes.frequencies_hz[1], rtol=1e-10)
 
 
 def test_the_model_is_built_once_and_never_written():
