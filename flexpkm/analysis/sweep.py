@@ -1,7 +1,6 @@
-"""Natural frequencies along a straight path of poses, their plot (PNG,
-matplotlib Agg) and CSV.
+"""Natural frequencies along a straight path of poses and their CSV.
 
-The path is ``pose(s) = start + s (stop - start)``, s in [0, 1], in the
+The plot lives in :mod:`flexpkm.io.plots`. The path is ``pose(s) = start + s (stop - start)``, s in [0, 1], in the
 case's own pose components (DualEMPS: actuator positions q11, q21 in m;
 NaVARo: x, y in m and theta in rad). A ``configure(pose) -> q_t`` function
 (the case's geometric model) gives the assembled configuration of every
@@ -129,48 +128,3 @@ def _chunk(robot, q, n_modes, on_error, options) -> np.ndarray:
             rows.append(None)
     n = max((len(r) for r in rows if r is not None), default=n_modes or 1)
     return np.array([r if r is not None else np.full(n, np.nan) for r in rows])
-
-
-def x_axis(result: SweepResult, units=None):
-    """(values (N,), label) of the plot's abscissa: the only pose component
-    that changes along the path, else the path parameter s."""
-    units = units or {}
-    moving = [i for i in range(result.poses.shape[1]) if np.ptp(result.poses[:, i]) > 0]
-    if len(moving) == 1:
-        i = moving[0]
-        unit = units.get(result.names[i])
-        return result.poses[:, i], result.names[i] + (f" ({unit})" if unit else "")
-    return result.parameter, "path parameter s (pose = start + s (stop - start))"
-
-
-def plot_sweep(result: SweepResult, path, n: int | None = None, title: str = "",
-               units=None) -> Path:
-    """PNG of the first ``n`` frequencies (default all) against
-    :func:`x_axis` (start of the path on the left), with matplotlib's Agg
-    backend; ``title`` e.g. the robot's name, ``units`` {component: unit}.
-    Returns the path."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    x, label = x_axis(result, units)
-    f = result.frequencies_hz[:, :n] if n else result.frequencies_hz
-    fig, ax = plt.subplots(figsize=(7.5, 4.8), dpi=120)
-    for i in range(f.shape[1]):     # dashed every other mode: double modes stay visible
-        ax.plot(x, f[:, i], lw=1.8, ls="-" if i % 2 == 0 else "--", label=f"mode {i + 1}")
-    if x[-1] < x[0]:
-        ax.invert_xaxis()           # the path runs from left to right
-    ax.set_xlabel(label)
-    ax.set_ylabel("natural frequency (Hz)")
-    ax.set_title(f"{title}: natural frequencies along the path" if title
-                 else "natural frequencies along the path")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="best", fontsize=9, ncol=1 if f.shape[1] <= 6 else 2)
-    start = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[0]))
-    stop = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[-1]))
-    fig.text(0.01, 0.01, f"from ({start}) to ({stop}), {len(x)} poses", fontsize=8, color="0.3")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path)
-    plt.close(fig)
-    return path

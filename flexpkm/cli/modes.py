@@ -107,7 +107,8 @@ def cmd_modes(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from flexpkm.analysis.sweep import frequency_sweep, plot_sweep
+    from flexpkm.analysis.sweep import frequency_sweep
+    from flexpkm.io.plots import plot_sweep
     case = _case(args.case)
     robot, _, pose = case.from_cli(args)
     names, configure = pose_configurator(case, robot, pose)

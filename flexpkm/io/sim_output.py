@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from flexpkm.io.plots import plot_simulation
+
 import numpy as np
 
 
@@ -32,31 +34,10 @@ def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0) -> list:
     table = np.column_stack([res.t, data["q_a"], res.tau] + [res.sensors[k] for k in res.sensors]
                             + [res.q])
     np.savetxt(files[1], table, delimiter=",", header=",".join(cols), comments="")
-    plot(res, data, act, files[2])
+    plot_simulation(res, data, act, files[2])
     if xdmf:
         files.append(write_xdmf(robot, res, d / "simulation.xdmf", xdmf_rate))
     return files
-
-
-def plot(res, data, act, path):
-    """Actuator positions, efforts and sensors vs time, one PNG."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    n = 2 + len(res.sensors)
-    fig, axes = plt.subplots(n, 1, figsize=(8, 2.2 * n), sharex=True)
-    axes[0].plot(res.t, data["q_a"])
-    axes[0].set_ylabel("q_a (m)")
-    axes[0].legend(act, loc="upper right")
-    axes[1].plot(res.t, res.tau)
-    axes[1].set_ylabel("tau (N)")
-    for ax, (k, v) in zip(axes[2:], res.sensors.items()):
-        ax.plot(res.t, v, lw=0.6)
-        ax.set_ylabel(k)
-    axes[-1].set_xlabel("t (s)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def write_xdmf(robot, res, path, rate=100.0):

@@ -7,7 +7,7 @@ Camera (:func:`camera_view`, parallel projection, window shaped to the
 robot): a planar model (``Robot.plane_normal``) is seen along its plane
 normal; a spatial one from an isometric-ish point above (``-gravity`` up, or
 ``+z_0`` without gravity). The geometry (m, base frame) comes from
-:mod:`flexpkm.io.geometry`. Rendering needs no display (``pyvista.OFF_SCREEN``).
+:mod:`flexpkm.io.geometry`. Rendering needs no display (plotters are made with ``off_screen=True``).
 """
 from __future__ import annotations
 
@@ -30,15 +30,10 @@ ISO_DIRECTION = (1.0, -1.4, 1.3)
 
 
 def pyvista():
-    """Import pyvista for off-screen rendering (``pyvista.OFF_SCREEN``) and
-    silence VTK's harmless 'bad X server connection' warnings."""
+    """Import pyvista (an optional heavy dependency, imported on first use).
+    Nothing process-wide is changed: plotters are created with
+    ``off_screen=True``."""
     import pyvista as pv
-    try:
-        from vtkmodules.vtkCommonCore import vtkLogger
-        vtkLogger.SetStderrVerbosity(vtkLogger.VERBOSITY_ERROR)
-    except ImportError:                         # pragma: no cover
-        pass
-    pv.OFF_SCREEN = True
     return pv
 
 

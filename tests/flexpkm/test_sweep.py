@@ -9,7 +9,8 @@ from flexpkm.cases import dualemps as D
 from flexpkm.cli.app import main
 from flexpkm.errors import FlexPKMError, SingularConfigurationError
 from flexpkm.algorithms.modal import natural_frequencies
-from flexpkm.analysis.sweep import ProgressBar, frequency_sweep, path_poses, plot_sweep, x_axis
+from flexpkm.analysis.sweep import ProgressBar, frequency_sweep, path_poses
+from flexpkm.io.plots import plot_sweep, x_axis
 
 
 @pytest.fixture(scope="module")

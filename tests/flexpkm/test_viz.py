@@ -105,3 +105,20 @@ def test_cli_modes(tmp_path, capsys):
 def test_cli_modes_errors(tmp_path, capsys, argv, message):
     assert main(["modes", "dualemps"] + argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_no_process_wide_side_effects(tmp_path, mode1):
+    """Pictures and plots leave matplotlib's backend and pyvista's globals alone."""
+    import matplotlib
+    import pyvista
+
+    from flexpkm.analysis.sweep import frequency_sweep
+    from flexpkm.cases import dualemps as D
+    from flexpkm.io.plots import plot_sweep
+    backend, off_screen = matplotlib.get_backend(), pyvista.OFF_SCREEN
+    robot, geo, scale, f = mode1
+    viz.render_mode(robot, geo, scale, tmp_path / "m.png", title="mode 1", window_size=SMALL)
+    res = frequency_sweep(robot, lambda p: D.configuration(robot, *p), (0, 0), (0, 0.05), 3,
+                          n_modes=2, progress=False)
+    plot_sweep(res, tmp_path / "s.png")
+    assert matplotlib.get_backend() == backend and pyvista.OFF_SCREEN == off_screen

@@ -1,0 +1,71 @@
+"""Plots (PNG, matplotlib): frequencies along a sweep, simulation time
+histories. Figures are made with ``matplotlib.figure.Figure`` directly, so
+the process-wide backend and pyplot's state are never touched."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from flexpkm.analysis.sweep import SweepResult
+
+
+def x_axis(result: SweepResult, units=None):
+    """(values (N,), label) of the plot's abscissa: the only pose component
+    that changes along the path, else the path parameter s."""
+    units = units or {}
+    moving = [i for i in range(result.poses.shape[1]) if np.ptp(result.poses[:, i]) > 0]
+    if len(moving) == 1:
+        i = moving[0]
+        unit = units.get(result.names[i])
+        return result.poses[:, i], result.names[i] + (f" ({unit})" if unit else "")
+    return result.parameter, "path parameter s (pose = start + s (stop - start))"
+
+
+def plot_sweep(result: SweepResult, path, n: int | None = None, title: str = "",
+               units=None) -> Path:
+    """PNG of the first ``n`` frequencies (default all) against
+    :func:`x_axis` (start of the path on the left), with matplotlib (a
+    ``Figure`` of its own: the global backend is left alone); ``title`` e.g. the robot's name, ``units`` {component: unit}.
+    Returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    x, label = x_axis(result, units)
+    f = result.frequencies_hz[:, :n] if n else result.frequencies_hz
+    fig = Figure(figsize=(7.5, 4.8), dpi=120)
+    ax = fig.subplots()
+    for i in range(f.shape[1]):     # dashed every other mode: double modes stay visible
+        ax.plot(x, f[:, i], lw=1.8, ls="-" if i % 2 == 0 else "--", label=f"mode {i + 1}")
+    if x[-1] < x[0]:
+        ax.invert_xaxis()           # the path runs from left to right
+    ax.set_xlabel(label)
+    ax.set_ylabel("natural frequency (Hz)")
+    ax.set_title(f"{title}: natural frequencies along the path" if title
+                 else "natural frequencies along the path")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize=9, ncol=1 if f.shape[1] <= 6 else 2)
+    start = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[0]))
+    stop = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[-1]))
+    fig.text(0.01, 0.01, f"from ({start}) to ({stop}), {len(x)} poses", fontsize=8, color="0.3")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path)
+    return path
+
+
+def plot_simulation(res, data, act, path):
+    """Actuator positions, efforts and sensors vs time, one PNG."""
+    n = 2 + len(res.sensors)
+    fig = Figure(figsize=(8, 2.2 * n))
+    axes = fig.subplots(n, 1, sharex=True)
+    axes[0].plot(res.t, data["q_a"])
+    axes[0].set_ylabel("q_a (m)")
+    axes[0].legend(act, loc="upper right")
+    axes[1].plot(res.t, res.tau)
+    axes[1].set_ylabel("tau (N)")
+    for ax, (k, v) in zip(axes[2:], res.sensors.items()):
+        ax.plot(res.t, v, lw=0.6)
+        ax.set_ylabel(k)
+    axes[-1].set_xlabel("t (s)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
