@@ -22,6 +22,7 @@ from flexpkm.errors import IndefiniteMassMatrixError, InvalidArgumentError, Sing
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
 from flexpkm.model.build import build_model
+from flexpkm.threads import one_blas_thread
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
 #: largest is at a singular configuration (a zero-stiffness motion)
@@ -184,9 +185,22 @@ def natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
     Eqs. 11.38-11.42). ``shapes=False`` skips the mode shapes (faster sweeps;
     ``shapes_q`` and ``shapes_tot`` are then None).
 
+    model : :class:`flexpkm.model.Model` (or a Robot, built on each call)
+    q_t : (n_t,) one assembled configuration, or (B, n_t) a batch (m, rad;
+          elastic coordinates are ignored: the analysis is at q_e = 0)
+    n_modes : number of modes kept (default all)
+    Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a batch.
+    BLAS runs on one thread inside (:mod:`flexpkm.threads`).
     Raises :class:`SingularConfigurationError` when the locked robot has a
     zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``.
     """
+    with one_blas_thread():
+        return _natural_frequencies(model, q_t, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
+
+
+def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
+                        q_dep=None, allow_zero=False, shapes=True) -> Modes:
+    """Body of :func:`natural_frequencies` (BLAS threads already limited)."""
     model = build_model(model)
     red = reduced_matrices(model, as_batch(q_t, model.layout.n_t), q_dep=q_dep)
     na = red.n_a
