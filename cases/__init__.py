@@ -1,12 +1,93 @@
-"""Robot definitions with their published data: DualEMPS (Briot & Khalil
-Section 10.7, Table 11.1) and NaVARo (Section 11.6.2)."""
+"""Robots shipped with flexpkm, with their published data, declared as
+:class:`Case` objects: DualEMPS (Briot & Khalil Section 10.7, Table 11.1)
+and NaVARo (Section 11.6.2, Table 11.4).
 
+A case declares what a front end (the command line, a sweep) needs and
+nothing about how it is parsed: its pose components with their units and
+defaults, its model options, how to build the robot and configure a pose,
+its reference frequencies, its maneuvers.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional
+
+from flexpkm.errors import InvalidArgumentError
+
+#: the shipped cases (modules ``flexpkm.cases.<name>``, each with a ``CASE``)
 CASES = ("dualemps", "navaro")
 
 
-def get(name):
-    """Import the case module ``cases.<name>``."""
-    import importlib
+@dataclass(frozen=True)
+class Option:
+    """A model option of a case (e.g. the NaVARo's actuation mode).
+
+    name : option name without dashes (``"refined"``)
+    help : one sentence with the unit and the default
+    kind : ``"flag"`` (True when given), ``"choice"`` (one of ``choices``),
+           ``"ints"`` (``nargs`` integers) or ``"text"``
+    default : value when the option is not given
+    """
+
+    name: str
+    help: str
+    kind: str = "flag"
+    default: object = None
+    choices: tuple = ()
+    nargs: int = 1
+
+
+@dataclass(frozen=True)
+class Case:
+    """A shipped robot, as the front ends see it.
+
+    name : short name (``"dualemps"``)
+    title : one line for help texts
+    pose_option : the command-line option of a pose (``"q-a"``, ``"pose"``)
+    pose_names, pose_units, pose_default : the pose components (SI units)
+    options : model options (:class:`Option`)
+    robot : ``options -> Robot`` (options: name -> value for every option)
+    configure : ``(model, pose (k,) or (B, k), options) -> q_t`` (n_t,) or (B, n_t)
+    reference : ``(pose (k,), options) -> tuple of Hz or None`` (published values)
+    reference_label : where the reference comes from (``"book"``)
+    view : camera of the mode pictures (``"normal"``: along the plane normal)
+    simulation : ``(maneuver, drive, options) -> (robot, q0_tot, drive, sensors)``
+                 or None when the case has no simulation set-up
+    maneuvers : names accepted by ``simulation``
+    duration : ``maneuver -> seconds``
+    """
+
+    name: str
+    title: str
+    pose_option: str
+    pose_names: tuple
+    pose_units: tuple
+    pose_default: tuple
+    robot: Callable
+    configure: Callable
+    options: tuple = ()
+    reference: Callable = lambda pose, options: None
+    reference_label: str = "book"
+    view: str = "auto"
+    simulation: Optional[Callable] = None
+    maneuvers: tuple = ()
+    duration: Optional[Callable] = None
+    extra: Mapping = field(default_factory=dict)
+
+    def default_options(self) -> dict:
+        return {o.name: o.default for o in self.options}
+
+    def pose_dict(self, pose, options) -> dict:
+        """Pose components and option values, for printing and JSON."""
+        out = {n: float(v) for n, v in zip(self.pose_names, pose)}
+        out.update({k: v for k, v in options.items() if v not in (None, False)})
+        return out
+
+
+def get(name: str) -> Case:
+    """The :class:`Case` named ``name``. Raises :class:`InvalidArgumentError`
+    naming the available cases."""
     if name not in CASES:
-        raise KeyError(f"unknown case {name!r}; available: {', '.join(CASES)}")
-    return importlib.import_module(f"flexpkm.cases.{name}")
+        raise InvalidArgumentError(f"unknown case {name!r}; available: {', '.join(CASES)}")
+    return importlib.import_module(f"flexpkm.cases.{name}").CASE

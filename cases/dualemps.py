@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from flexpkm.cases import Case
 from flexpkm.elements.beam import Material, PlanarBeam, Section
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import Closure, Frame, Platform, Robot
@@ -185,28 +186,6 @@ def configuration(rob, q11=0.0, q21=0.0):
     return q
 
 
-# ---- command line ---------------------------------------------------------
-def add_pose_arguments(parser):
-    """``--q-a Q11 Q21`` (m) for ``flexpkm modal dualemps``."""
-    parser.add_argument("--q-a", nargs=2, type=float, metavar=("Q11", "Q21"), default=None,
-                        help="DualEMPS actuator positions, m (default 0 0)")
-
-
-def from_cli(args):
-    """(robot, q_t, pose dict) from parsed CLI arguments."""
-    q11, q21 = args.q_a if getattr(args, "q_a", None) else (0.0, 0.0)
-    rob = robot()
-    return rob, configuration(rob, q11, q21), {"q11": q11, "q21": q21}
-
-
-def reference_frequencies(pose):
-    """Table 11.1 'Model' row at q11 = q21 = 0, else None."""
-    if pose.get("q11") == 0 and pose.get("q21") == 0:
-        return TABLE_11_1["Model"]
-    return None
-
-
-
 # ---- maneuvers (the book's Fig. 10.7b is missing; these are ours) ---------
 def maneuver(name):
     """Actuator trajectory ``t -> (q_a, qd_a, qdd_a)`` (m, m/s, m/s^2; each
@@ -317,3 +296,21 @@ def duration(maneuver_name):
     """Duration of a maneuver, s."""
     traj = maneuver(maneuver_name)
     return traj.duration
+
+
+def _reference(pose, options):
+    """Table 11.1 'Model' row at q11 = q21 = 0, else None."""
+    return TABLE_11_1["Model"] if tuple(pose) == (0.0, 0.0) else None
+
+
+def _simulation(maneuver_name, drive, options):
+    return simulation_setup(maneuver_name, drive)
+
+
+CASE = Case(
+    name="dualemps", title="DualEMPS, planar PRRRP robot (Sections 10.7, 11.6.1)",
+    pose_option="q-a", pose_names=("q11", "q21"), pose_units=("m", "m"), pose_default=(0.0, 0.0),
+    robot=lambda options: robot(),
+    configure=lambda model, pose, options: configuration(model, *(pose[..., k] for k in range(2))),
+    reference=_reference, reference_label="book", view="normal",
+    simulation=_simulation, maneuvers=MANEUVERS, duration=duration)

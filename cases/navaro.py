@@ -40,6 +40,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from flexpkm.cases import Case, Option
 from flexpkm.elements.beam import Beam3D, Material, Section
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, constrained_rows
@@ -323,46 +324,36 @@ def rotate_pose(pose, k=1):
     return np.stack([c * p[..., 0] - s * p[..., 1], s * p[..., 0] + c * p[..., 1], p[..., 2]], -1)
 
 
-# ---- command line ----------------------------------------------------------
-def add_pose_arguments(parser):
-    """NaVARo options of ``flexpkm modal navaro``: ``--pose X Y THETA`` (m, m,
-    rad; default 0 0 0), ``--working-modes S1 S2 S3`` (+1/-1), ``--actuation
-    locked | D1 D2 D3`` (1 = q_i1, 2 = q_i2 actuated), ``--refined``."""
-    parser.add_argument("--pose", nargs=3, type=float, metavar=("X", "Y", "THETA"),
-                        dest="navaro_pose", default=None,
-                        help="NaVARo platform pose x_p, y_p (m), theta_p (rad) (default 0 0 0)")
-    parser.add_argument("--working-modes", nargs=3, type=int, metavar=("S1", "S2", "S3"),
-                        dest="navaro_working_modes", default=None,
-                        help="NaVARo working mode (+1/-1) of legs 1-3 (default -1 -1 -1, Table 11.4)")
-    parser.add_argument("--actuation", nargs="+", dest="navaro_actuation", default=None,
-                        metavar="MODE",
-                        help="NaVARo actuation: 'locked' (both clutches locked, default) or "
-                             "three digits 1/2 (actuated q_i1 or q_i2 of legs 1-3)")
-    parser.add_argument("--refined", action="store_true", dest="navaro_refined",
-                        help="NaVARo refined model: joint masses and clutch springs")
+# ---- the case as the front ends see it ------------------------------------
+def _robot(options):
+    return robot(actuation=parse_actuation(options["actuation"]), refined=bool(options["refined"]))
 
 
-def from_cli(args):
-    """(robot, q_t, pose dict) from parsed CLI arguments. The pose dict holds
-    numbers only: x, y, theta, s1-s3, actuation (0 = locked, else e.g. 121),
-    refined (0/1)."""
-    x, y, theta = getattr(args, "navaro_pose", None) or (0.0, 0.0, 0.0)
-    modes = tuple(getattr(args, "navaro_working_modes", None) or WORKING_MODES)
-    act = getattr(args, "navaro_actuation", None) or ["locked"]
-    act = parse_actuation(act[0] if len(act) == 1 else "".join(act))
-    refined = bool(getattr(args, "navaro_refined", False))
-    rob = robot(actuation=act, refined=refined)
-    pose = {"x": x, "y": y, "theta": theta, "s1": modes[0], "s2": modes[1], "s3": modes[2],
-            "actuation": 0 if act == "locked" else int("".join(map(str, act))),
-            "refined": int(refined)}
-    return rob, configuration(rob, x, y, theta, modes), pose
+def _configure(model, pose, options):
+    pose = np.asarray(pose, float)
+    return configuration(model, pose[..., 0], pose[..., 1], pose[..., 2],
+                         tuple(options["working_modes"]))
 
 
-def reference_frequencies(pose):
+def _reference(pose, options):
     """Table 11.4 at pose 1 with both clutches locked (default working
     modes, not refined), else None."""
-    if (pose.get("x"), pose.get("y"), pose.get("theta")) == (0, 0, 0) \
-            and pose.get("actuation", 0) == 0 and not pose.get("refined", 0) \
-            and tuple(pose.get(k, 1) for k in ("s1", "s2", "s3")) == tuple(WORKING_MODES):
+    if (tuple(pose) == (0.0, 0.0, 0.0) and parse_actuation(options["actuation"]) == "locked"
+            and not options["refined"] and tuple(options["working_modes"]) == WORKING_MODES):
         return TABLE_11_4_POSE_1
     return None
+
+
+CASE = Case(
+    name="navaro", title="NaVARo, planar 3-DOF robot with parallelogram legs (Section 11.6.2)",
+    pose_option="pose", pose_names=("x", "y", "theta"), pose_units=("m", "m", "rad"),
+    pose_default=(0.0, 0.0, 0.0), robot=_robot, configure=_configure, reference=_reference,
+    reference_label="book", view="normal",
+    options=(
+        Option("working_modes", "working mode (+1/-1) of legs 1-3 (default -1 -1 -1, Table 11.4)",
+               kind="ints", default=WORKING_MODES, choices=(-1, 1), nargs=3),
+        Option("actuation", "'locked' (both clutches locked, default) or three digits 1/2: the "
+                            "actuated joint q_i1 or q_i2 of legs 1-3 (Section 11.6.2.1)",
+               kind="text", default="locked"),
+        Option("refined", "refined model of Section 11.6.2.3: joint masses and clutch springs "
+                          "(default: off)", kind="flag", default=False)))

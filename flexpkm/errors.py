@@ -43,3 +43,12 @@ class IndefiniteMassMatrixError(FlexPKMError, ArithmeticError):
 class InvalidArgumentError(FlexPKMError, ValueError):
     """An argument of an analysis is out of its range (a non-positive time
     step or duration, an unknown maneuver...)."""
+
+
+def with_context(error: FlexPKMError, where: str) -> FlexPKMError:
+    """A copy of ``error`` (same class, same attributes) whose message starts
+    with ``where`` (e.g. ``"pose 280 of the path"``)."""
+    import copy
+    new = copy.copy(error)
+    new.args = (f"{where}: {error}",) + tuple(error.args[1:])
+    return new

@@ -96,7 +96,7 @@ def tree_kinematics(model: Model, q_t, qd_t=None, gravity=None) -> TreeKinematic
     n_t = model.layout.n_t
     q = as_batch(q_t, n_t)
     B = q.shape[0]
-    nf = len(model.frames)
+    nf = len(model.frame_constants)
     R = np.empty((B, nf, 3, 3))
     p = np.empty((B, nf, 3))
     Jv = np.zeros((B, nf, 3, n_t))
@@ -107,7 +107,7 @@ def tree_kinematics(model: Model, q_t, qd_t=None, gravity=None) -> TreeKinematic
     S = np.empty((B, nf, 3))
     RHO = np.empty((B, nf, 3))
     elastic_frames = []
-    for j, fc in enumerate(model.frames):
+    for j, fc in enumerate(model.frame_constants):
         a = fc.antecedent
         if a < 0:
             Ra, pa, Jva, Jwa = eye, zero3, zeroJ, zeroJ
@@ -182,7 +182,7 @@ def add_acceleration_bias(model: Model, kin: TreeKinematics, qd_t, gravity=None)
     udot = vj - va - cross(wa, s) - cross(wA, rho) - sig[:, None] * qdj * z
     w_bias = cross(wa, w_e)
     for j, Ra, ang in kin.elastic:                  # d E / dt of the elastic rotation
-        sl, _, Phir = model.frames[j].shapes
+        sl, _, Phir = model.frame_constants[j].shapes
         w_bias[:, j] += (Ra @ euler_xyz_rate_bias(ang, qd[:, sl] @ Phir.T)[:, :, None])[..., 0]
     wAxz = cross(wA, z)
     alpha = np.einsum("jk,bkx->bjx", A, w_bias + sigbar[:, None] * qdj * wAxz)

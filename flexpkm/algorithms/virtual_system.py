@@ -47,7 +47,7 @@ def tree_mass_matrix(model, q_t, kin=None, undeformed=False) -> np.ndarray:
     else:
         terms = [(e.frame, e.elastic, ne.mass_matrix(e.body.invariants,
                                                      q[:, e.elastic] if e.elastic is not None else None))
-                 for e in model.bodies]
+                 for e in model.body_entries]
     for j, sl, Mj in terms:
         cols = columns[j] if sl is None else np.union1d(columns[j], np.arange(sl.start, sl.stop))
         J = body_jacobian(kin, j, sl, layout.n_t)[:, :, cols]       # only the non-zero columns

@@ -33,7 +33,6 @@ import numpy as np
 from flexpkm.algorithms.closure import closure_residual, project_on_loops
 from flexpkm.algorithms.dynamics import full_model
 from flexpkm.errors import FlexPKMError, InvalidArgumentError
-from flexpkm.cli.progress import ProgressBar
 from flexpkm.algorithms.virtual_system import friction_damping
 from flexpkm.model.build import build_model
 
@@ -87,7 +86,7 @@ class SimulationResult:
 def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
              friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
              tol=1e-6, iterations=6, hht_alpha=0.05, project="output",
-             progress=False) -> SimulationResult:
+             progress=None) -> SimulationResult:
     """Integrate the full elastodynamic model from an assembled state.
 
     q0_tot : (n_tot,) initial coordinates (loops closed; elastic ones may be
@@ -113,6 +112,7 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
         below the discretisation error; very stiff models (the rigid limit)
         need a tighter tol.
     sensors : name -> ``f(robot, model, qdd_r) -> (1,)`` evaluated at outputs.
+    progress : ``progress(done, total)`` called after each output sample, or None.
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
     t_end, h or dt_out, :class:`flexpkm.errors.FlexPKMError` if the
     integration diverges.
@@ -231,23 +231,23 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
     model = m0
     a_prev = a
     t = 0.0
-    with ProgressBar(n_out - 1, "simulate", enabled=progress) as bar:
-        for k in range(1, n_out):
-            for sub in range(n_sub):
-                qn, vn, an = q, v, a
-                Vn, An = model.J[0] @ vn, model.J[0] @ an + model.b[0]
-                t1 = t + h
-                a1 = 2 * an - a_prev                     # linear extrapolation
-                a_prev = an
-                if drive.mode == "prescribed":
-                    a1[:na] = reference(t1)[2]
-                q, v, a, model, g_n, it = solve(t1, a1, model)
-                if project == "step" or sub == n_sub - 1:    # close the loops
-                    q, drift = project_on_loops(robot, q, dep)
-                iters += it
-                t = t1
-            record(k, q, v, a, model, drift)
-            bar.update(1)
+    for k in range(1, n_out):
+        for sub in range(n_sub):
+            qn, vn, an = q, v, a
+            Vn, An = model.J[0] @ vn, model.J[0] @ an + model.b[0]
+            t1 = t + h
+            a1 = 2 * an - a_prev                     # linear extrapolation
+            a_prev = an
+            if drive.mode == "prescribed":
+                a1[:na] = reference(t1)[2]
+            q, v, a, model, g_n, it = solve(t1, a1, model)
+            if project == "step" or sub == n_sub - 1:    # close the loops
+                q, drift = project_on_loops(robot, q, dep)
+            iters += it
+            t = t1
+        record(k, q, v, a, model, drift)
+        if progress is not None:
+            progress(k, n_out - 1)
     res = SimulationResult(out_t, Q, V, TAU, layout.names, tuple(layout.names[i] for i in r),
                            SENS, DRIFT, E)
     res.cost = {"steps": (n_out - 1) * n_sub, "newton_iterations": iters}

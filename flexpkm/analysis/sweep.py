@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from flexpkm.errors import FlexPKMError
+from flexpkm.errors import FlexPKMError, with_context
 from flexpkm.algorithms.modal import natural_frequencies
-from flexpkm.cli.progress import ProgressBar
+from flexpkm.model.build import build_model
 
 
 @dataclass
@@ -28,22 +28,33 @@ class SweepResult:
     poses : (N, k) pose components along the path
     parameter : (N,) s in [0, 1]
     frequencies_hz : (N, n), NaN where a pose failed (``on_error="nan"``)
+    status : (N,) ``"ok"`` or why the pose failed (unreachable, singular...)
     """
 
     names: tuple
     poses: np.ndarray
     parameter: np.ndarray
     frequencies_hz: np.ndarray
+    status: tuple = ()
 
     def to_csv(self, path) -> Path:
-        """Write ``s, <pose names>, f1_hz, ..., fn_hz`` (one row per pose)."""
+        """Write ``s, <pose names>, f1_hz, ..., fn_hz, status`` (one row per
+        pose; NaN frequencies where ``status`` says why)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         n = self.frequencies_hz.shape[1]
-        header = ",".join(["s", *self.names, *[f"f{i + 1}_hz" for i in range(n)]])
+        header = ",".join(["s", *self.names, *[f"f{i + 1}_hz" for i in range(n)], "status"])
         data = np.column_stack([self.parameter, self.poses, self.frequencies_hz])
-        np.savetxt(path, data, delimiter=",", header=header, comments="", fmt="%.10g")
+        status = self.status or ("ok",) * len(data)
+        lines = [header] + [",".join(f"{v:.10g}" for v in row) + "," + _csv_text(st)
+                            for row, st in zip(data, status)]
+        path.write_text("\n".join(lines) + "\n")
         return path
+
+
+def _csv_text(text: str) -> str:
+    """One CSV field: quoted, inner quotes doubled, on one line."""
+    return '"' + " ".join(str(text).split()).replace('"', '""') + '"'
 
 
 def path_poses(start, stop, steps: int):
@@ -58,73 +69,88 @@ def path_poses(start, stop, steps: int):
     return s, start + s[:, None] * (stop - start)
 
 
-def configurations(configure, poses, progress=None) -> np.ndarray:
+def configurations(configure, poses, on_error="raise", progress=None):
     """``q_t`` (N, n_t) of the poses (N, k): ``configure(pose)`` for each
-    pose (a case's geometric model; it raises for unreachable poses).
-    ``progress`` : a :class:`ProgressBar` or None."""
-    out = []
-    for pose in poses:
-        out.append(np.asarray(configure(pose), float))
+    pose (a case's geometric model; it raises for unreachable poses), and a
+    status per pose (``"ok"`` or the error's message; the row is NaN).
+
+    on_error : ``"raise"`` or ``"nan"`` (see :func:`frequency_sweep`)
+    progress : ``progress(done, total)`` callback or None.
+    """
+    rows, status = [], []
+    for k, pose in enumerate(poses):
+        try:
+            rows.append(np.asarray(configure(pose), float))
+            status.append("ok")
+        except FlexPKMError as e:
+            if on_error != "nan":
+                raise with_context(e, f"pose {k} ({', '.join(f'{v:.6g}' for v in pose)})") from None
+            rows.append(None)
+            status.append(f"{type(e).__name__}: {e}")
         if progress is not None:
-            progress.update(1)
-    return np.stack(out)
+            progress(k + 1, 2 * len(poses))
+    good = [r for r in rows if r is not None]
+    n_t = good[0].shape[-1] if good else 0
+    return np.stack([r if r is not None else np.full(n_t, np.nan) for r in rows]), status
 
 
-def frequency_sweep(robot, configure, start, stop, steps: int, n_modes: int | None = 5,
+def frequency_sweep(model, configure, start, stop, steps: int, n_modes: int | None = 5,
                     names=None, chunk: int | None = 256, on_error: str = "raise",
                     progress=None, **modal_options) -> SweepResult:
     """Natural frequencies along the straight path start -> stop.
 
-    robot : :class:`flexpkm.model.description.Robot`
+    model : :class:`flexpkm.model.Model` (or a Robot, built once here)
     configure : pose (k,) -> q_t (n_t,)
     start, stop : (k,) pose components; steps : N >= 2 poses
     n_modes : number of frequencies kept (None: all)
     chunk : poses per call of :func:`flexpkm.algorithms.modal.natural_frequencies`
             (None: the whole batch in one call)
     on_error : ``"raise"`` (a :class:`flexpkm.errors.FlexPKMError` of any
-            pose propagates) or ``"nan"`` (such poses get NaN frequencies)
-    progress : None (a bar on stderr when it is a terminal and N >= 50),
-            True / False, or a stream
+            pose propagates, naming the pose) or ``"nan"`` (such poses get
+            NaN frequencies and their reason in ``status``)
+    progress : ``progress(done, total)`` callback (configurations, then
+            eigenproblems: total = 2 N) or None
     modal_options : passed to natural_frequencies (actuator_stiffness, ...)
     """
+    model = build_model(model)
     s, poses = path_poses(start, stop, steps)
     N = len(s)
     names = tuple(names) if names is not None else tuple(f"p{i + 1}" for i in range(poses.shape[1]))
     chunk = N if not chunk else int(chunk)
-    with _bar(progress, N) as bar:
-        q = configurations(configure, poses, bar)
-        parts = []
-        for b in range(0, N, chunk):
-            parts.append(_chunk(robot, q[b:b + chunk], n_modes, on_error, modal_options))
-            bar.update(len(parts[-1]))
+    q, status = configurations(configure, poses, on_error, progress)
+    parts = []
+    for b in range(0, N, chunk):
+        parts.append(_chunk(model, q[b:b + chunk], b, n_modes, on_error, status, modal_options))
+        if progress is not None:
+            progress(N + min(b + chunk, N), 2 * N)
     width = max(p.shape[1] for p in parts)
     f = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])), constant_values=np.nan)
                         for p in parts])
-    return SweepResult(names, poses, s, f)
+    return SweepResult(names, poses, s, f, tuple(status))
 
 
-def _bar(progress, N) -> ProgressBar:
-    """Bar over the N configurations then the N eigenproblems."""
-    if hasattr(progress, "write"):
-        return ProgressBar(2 * N, "sweep", stream=progress, enabled=True)
-    enabled = (None if N >= 50 else False) if progress is None else bool(progress)
-    return ProgressBar(2 * N, "sweep", enabled=enabled)
+def _frequencies(model, q, n_modes, options):
+    return natural_frequencies(model, q, n_modes=n_modes, shapes=False, **options).frequencies_hz
 
 
-def _chunk(robot, q, n_modes, on_error, options) -> np.ndarray:
-    """Frequencies (b, n) of a batch; per pose (NaN on error) when the
-    batch fails and ``on_error == "nan"``."""
-    try:
-        return natural_frequencies(robot, q, n_modes=n_modes, shapes=False, **options).frequencies_hz
-    except FlexPKMError:
-        if on_error != "nan":
-            raise
-    rows = []
-    for qi in q:
+def _chunk(model, q, first, n_modes, on_error, status, options) -> np.ndarray:
+    """Frequencies (b, n) of the poses ``first ...`` of the path; pose by
+    pose (NaN and a status on error) when the batch fails and ``on_error ==
+    "nan"``; errors name the pose's index in the whole path."""
+    ok = np.isfinite(q).all(axis=1)
+    if ok.all():
         try:
-            rows.append(natural_frequencies(robot, qi, n_modes=n_modes, shapes=False,
-                                            **options).frequencies_hz)
+            return _frequencies(model, q, n_modes, options)
         except FlexPKMError:
+            pass
+    rows = []
+    for k, qi in enumerate(q):
+        try:
+            rows.append(_frequencies(model, qi, n_modes, options) if ok[k] else None)
+        except FlexPKMError as e:
+            if on_error != "nan":
+                raise with_context(e, f"pose {first + k} of the path") from None
+            status[first + k] = f"{type(e).__name__}: {e}"
             rows.append(None)
     n = max((len(r) for r in rows if r is not None), default=n_modes or 1)
     return np.array([r if r is not None else np.full(n, np.nan) for r in rows])

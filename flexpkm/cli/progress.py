@@ -1,4 +1,5 @@
-"""A one-line text progress bar on stderr (no dependency)."""
+"""A one-line text progress bar on stderr, drawn by the command line from
+the analyses' ``progress(done, total)`` callbacks (no dependency)."""
 from __future__ import annotations
 
 import sys
@@ -6,35 +7,29 @@ import time
 
 
 class ProgressBar:
-    """A one-line text progress bar on a stream (stderr by default).
+    """``bar(done, total)``: redraw the bar when the percentage changes,
+    end the line when ``done == total``.
 
-    ``enabled=None`` shows it only when the stream is a terminal. Use as a
-    context manager; :meth:`update` adds done items.
+    stream : stderr by default; ``enabled=None`` draws only when the stream
+    is a terminal.
     """
 
-    def __init__(self, total: int, label: str = "", stream=None, enabled=None, width: int = 30):
-        self.total, self.label, self.width = max(int(total), 1), label, width
+    def __init__(self, label: str = "", stream=None, enabled=None, width: int = 30):
+        self.label, self.width = label, width
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else bool(enabled)
-        self.done, self.t0 = 0, time.perf_counter()
+        self.percent, self.t0 = -1, time.perf_counter()
 
-    def update(self, n: int = 1):
-        before = 100 * self.done // self.total
-        self.done = min(self.done + int(n), self.total)
-        if self.enabled and (100 * self.done // self.total != before or self.done == self.total):
-            k = int(self.width * self.done / self.total)
-            self.stream.write(f"\r{self.label} [{'#' * k}{'.' * (self.width - k)}] "
-                              f"{self.done}/{self.total} {time.perf_counter() - self.t0:.1f} s")
-            self.stream.flush()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.enabled:
+    def __call__(self, done: int, total: int):
+        total = max(int(total), 1)
+        done = min(int(done), total)
+        percent = 100 * done // total
+        if not self.enabled or percent == self.percent:
+            return
+        self.percent = percent
+        k = self.width * done // total
+        self.stream.write(f"\r{self.label} [{'#' * k}{'.' * (self.width - k)}] "
+                          f"{done}/{total} {time.perf_counter() - self.t0:.1f} s")
+        if done == total:
             self.stream.write("\n")
-            self.stream.flush()
-
-    def set(self, done):
-        """Move the bar to ``done`` items (absolute)."""
-        self.update(int(done) - self.done)
+        self.stream.flush()

@@ -1,41 +1,53 @@
-"""Sub-command ``flexpkm simulate CASE --maneuver NAME [--prescribed | --pd |
---free] [--no-friction] [--t-end T] [--out DIR]``: time simulation of the
+"""``flexpkm simulate CASE --maneuver NAME [--prescribed | --pd | --free]
+[--no-friction] [--t-end T] [--step H] [--out DIR]``: time simulation of the
 full elastodynamic model (Sections 10.4-10.7) and its outputs."""
 from __future__ import annotations
 
 import time
 
+from flexpkm.cli.common import add_case_parsers, positive, progress_callback
+
+
 
 def register(subparsers):
-    """Add ``simulate`` to the ``flexpkm`` parser."""
-    p = subparsers.add_parser("simulate", help="elastodynamic time simulation of a case")
-    p.add_argument("case", choices=("dualemps",))
-    p.add_argument("--maneuver", required=True, choices=("edge", "square", "fast", "circle"))
+    p = subparsers.add_parser("simulate", help="elastodynamic time simulation of a robot",
+                              description="Time simulation of the full elastodynamic model.")
+    add_case_parsers(p, "simulate", _options, pose=False, only=lambda c: c.simulation is not None)
+    p.set_defaults(func=run)
+
+
+def _options(p, case):
+    p.add_argument("--maneuver", required=True, choices=case.maneuvers,
+                   help="actuator motion from rest (see the case's documentation)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--prescribed", dest="drive", action="store_const", const="prescribed",
                    help="actuator motion prescribed, efforts computed (default)")
     g.add_argument("--pd", dest="drive", action="store_const", const="pd",
-                   help="joint PD control (100 rad/s) tracking the maneuver")
+                   help="joint PD control tracking the maneuver")
     g.add_argument("--free", dest="drive", action="store_const", const="free",
                    help="no actuator effort")
-    p.add_argument("--no-friction", action="store_true")
-    p.add_argument("--t-end", type=float, default=None, help="simulated time, s (default: the maneuver's)")
-    p.add_argument("--step", type=float, default=2.5e-4, help="integration step, s")
-    p.add_argument("--out", default="out", help="output directory")
+    p.add_argument("--no-friction", action="store_true", help="no joint friction (default: on)")
+    p.add_argument("--t-end", type=positive, default=None,
+                   help="simulated time, s (default: the maneuver's duration)")
+    p.add_argument("--step", type=positive, default=2.5e-4,
+                   help="integration step, s (default 2.5e-4; made a divisor of the 1 ms output period)")
+    p.add_argument("--out", default="out", help="output directory (default out)")
     p.add_argument("--no-xdmf", action="store_true", help="skip the XDMF time series")
-    p.set_defaults(func=cmd_simulate, drive="prescribed")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (default: a bar when stderr is a terminal)")
+    p.set_defaults(drive="prescribed")
 
 
-def cmd_simulate(args) -> int:
-    from flexpkm import cases
-    from flexpkm.io.sim_output import write_outputs
+def run(args) -> int:
     from flexpkm.analysis.simulate import simulate
-    case = cases.get(args.case)
-    robot, q0, drive, sensors = case.simulation_setup(args.maneuver, args.drive)
+    from flexpkm.io.sim_output import write_outputs
+    case = args.case
+    robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
     t_end = args.t_end if args.t_end is not None else case.duration(args.maneuver)
     t0 = time.perf_counter()
     res = simulate(robot, q0, t_end, drive, h=args.step, friction=not args.no_friction,
-                   coulomb_smoothing=1e-3, sensors=sensors, progress=True)
+                   coulomb_smoothing=1e-3, sensors=sensors,
+                   progress=progress_callback(args, "simulate"))
     wall = time.perf_counter() - t0
     files = write_outputs(robot, res, args.out, xdmf=not args.no_xdmf)
     print(f"{robot.name}: {args.maneuver}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "

@@ -111,12 +111,12 @@ class Model:
     robot : the :class:`Robot` description it was built from
     layout : :class:`CoordinateLayout` of ``q_tot = [q_t; x_p]``
     frame_index : frame name -> index
-    frames : :class:`FrameConstants` per frame (MDH transforms, shape
-             functions at the joints)
+    frame_constants : :class:`FrameConstants` per frame (MDH transforms,
+             shape functions at the joints)
     frame_columns : per frame, the sorted q_t columns its Jacobian can
              depend on (Jacobian sparsity)
     structure : :class:`TreeStructure`
-    bodies : :class:`BodyEntry` per body (frame order)
+    body_entries : :class:`BodyEntry` per body (frame order)
     frame_mass : :class:`FrameMass` per frame carrying bodies (11.11)
     stacked : :class:`StackedBodies`
     K_tot : (n_tot, n_tot) stiffness of the virtual system (11.18), (11.22):
@@ -131,10 +131,10 @@ class Model:
     robot: Robot
     layout: CoordinateLayout
     frame_index: Mapping
-    frames: tuple
+    frame_constants: tuple
     frame_columns: tuple
     structure: TreeStructure
-    bodies: tuple
+    body_entries: tuple
     frame_mass: tuple
     stacked: StackedBodies
     K_tot: np.ndarray
@@ -146,6 +146,16 @@ class Model:
     @property
     def name(self) -> str:
         return self.robot.name
+
+    @property
+    def frames(self) -> tuple:
+        """The description's :class:`Frame` tuple."""
+        return self.robot.frames
+
+    @property
+    def bodies(self) -> Mapping:
+        """The description's frame name -> bodies."""
+        return self.robot.bodies
 
     @property
     def closures(self) -> tuple:

@@ -176,7 +176,7 @@ def test_cli_json_and_errors(capsys):
     assert cli.main(["modal", "navaro", "--pose", "0.3", "0", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "leg" in err[0] and err[0].startswith("flexpkm: error:")
-    assert cli.main(["modal", "navaro", "--refined", "--actuation", "1", "2", "1",
+    assert cli.main(["modal", "navaro", "--refined", "--actuation", "121",
                      "--working-modes", "-1", "-1", "-1", "--pose", "0", "0", "-1.0471975511965976",
                      "--modes", "4", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

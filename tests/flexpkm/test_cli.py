@@ -1,6 +1,8 @@
 """The command line: JSON output, one-line errors and exit status 2."""
 import json
 
+import pytest
+
 from flexpkm.cli.app import main
 
 
@@ -36,3 +38,36 @@ def test_modal_with_elastic_actuators(capsys):
     assert main(["modal", "dualemps", "--json", "--actuator-stiffness", "1e13", "1e13"]) == 0
     f = json.loads(capsys.readouterr().out)["frequencies_hz"]
     assert len(f) == 11 and abs(f[0] - 14.207) < 0.01
+
+
+def test_options_of_another_case_are_errors(capsys):
+    """Each case has its own sub-parser: a NaVARo option given to the DualEMPS
+    is refused instead of silently ignored."""
+    assert main(["modal", "dualemps", "--pose", "0.3", "0", "0", "--refined"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("flexpkm: error:") and "--refined" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["modal", "dualemps", "--modes", "0"], ["modal", "dualemps", "--modes", "2.7"],
+    ["modal", "dualemps", "--modes", "-1"], ["modal", "dualemps", "--q-a", "nan", "0"],
+    ["modal", "navaro", "--pose", "inf", "0", "0"], ["modal", "nocase"],
+    ["sweep", "dualemps", "--from", "0", "0", "--to", "0", "0.1", "--steps", "1", "--csv", "x.csv"],
+    ["simulate", "dualemps", "--maneuver", "edge", "--step", "nan"],
+])
+def test_invalid_options_give_one_line(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("flexpkm: error:") and "\n" not in err and "Traceback" not in err
+
+
+def test_negative_numbers_are_values(capsys):
+    assert main(["modal", "dualemps", "--q-a", "-1e-3", "0", "--modes", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["pose"]["q11"] == -1e-3
+
+
+def test_version(capsys):
+    import flexpkm
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"flexpkm {flexpkm.__version__}"

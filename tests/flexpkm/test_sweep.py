@@ -9,7 +9,8 @@ from flexpkm.cases import dualemps as D
 from flexpkm.cli.app import main
 from flexpkm.errors import FlexPKMError, SingularConfigurationError
 from flexpkm.algorithms.modal import natural_frequencies
-from flexpkm.analysis.sweep import ProgressBar, frequency_sweep, path_poses
+from flexpkm.analysis.sweep import frequency_sweep, path_poses
+from flexpkm.cli.progress import ProgressBar
 from flexpkm.io.plots import plot_sweep, x_axis
 
 
@@ -49,35 +50,43 @@ def test_path_and_axis(robot):
     assert label == "q21 (m)"
 
 
-def test_unreachable_pose_raises_or_nan(robot, monkeypatch):
-    with pytest.raises(FlexPKMError):          # q21 = 0.5 m: outside the stroke
+def test_unreachable_pose_raises_or_nan(robot):
+    with pytest.raises(FlexPKMError, match="pose 1 "):     # q21 = 0.25 m: outside the stroke
         frequency_sweep(robot, configure(robot), (0.0, 0.0), (0.0, 0.5), 3)
-    import flexpkm.analysis.sweep as sweep_module
-    i11 = robot.layout.index("q11")
-
-    def failing(rob, q, **kw):                 # pretend the middle pose is singular
-        if np.any(np.isclose(np.atleast_2d(q)[:, i11], 0.05)):
-            raise SingularConfigurationError("singular configuration (test)")
-        return natural_frequencies(rob, q, **kw)
-    monkeypatch.setattr(sweep_module, "natural_frequencies", failing)
-    with pytest.raises(SingularConfigurationError):
-        frequency_sweep(robot, configure(robot), (0.0, 0.0), (0.1, 0.0), 3, n_modes=3)
-    res = frequency_sweep(robot, configure(robot), (0.0, 0.0), (0.1, 0.0), 3, n_modes=3,
+    res = frequency_sweep(robot, configure(robot), (0.0, 0.0), (0.0, 0.3), 4, n_modes=3,
                           on_error="nan")
-    assert np.isfinite(res.frequencies_hz[[0, 2]]).all()
-    assert np.isnan(res.frequencies_hz[1]).all()
+    assert np.isfinite(res.frequencies_hz[:3]).all() and np.isnan(res.frequencies_hz[3]).all()
+    assert res.status[:3] == ("ok",) * 3 and "UnreachablePoseError" in res.status[3]
+
+
+def test_singular_pose_of_a_later_chunk_is_named_by_its_path_index():
+    from flexpkm.cases import navaro as N
+    model = N.robot()
+    # leg 2 fully extended at theta = 0 on this path: a singular pose, index 4
+    with pytest.raises(FlexPKMError) as err:
+        frequency_sweep(model, lambda p: N.configuration(model, *p), (0, 0, 0), (0.5, 0, 0), 6,
+                        chunk=2)
+    assert "pose " in str(err.value)
+    res = frequency_sweep(model, lambda p: N.configuration(model, *p), (0, 0, 0), (0.5, 0, 0), 6,
+                          chunk=2, on_error="nan", n_modes=3)
+    bad = [k for k, s in enumerate(res.status) if s != "ok"]
+    assert bad and np.isnan(res.frequencies_hz[bad]).all()
+    assert np.isfinite(res.frequencies_hz[0]).all()
 
 
 def test_progress_bar_writes():
     out = io.StringIO()
-    with ProgressBar(4, "sweep", stream=out, enabled=True) as bar:
-        for _ in range(4):
-            bar.update()
+    bar = ProgressBar("sweep", stream=out, enabled=True)
+    for k in range(1, 5):
+        bar(k, 4)
     assert "4/4" in out.getvalue() and out.getvalue().endswith("\n")
     quiet = io.StringIO()
-    with ProgressBar(4, stream=quiet) as bar:      # not a terminal: silent
-        bar.update(4)
+    ProgressBar(stream=quiet)(4, 4)                 # not a terminal: silent
     assert quiet.getvalue() == ""
+    calls = []
+    frequency_sweep(D.robot(), configure(D.robot()), (0.0, 0.0), (0.0, 0.1), 3,
+                    progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (6, 6) and len(calls) >= 4
 
 
 def test_plot_and_csv(tmp_path, robot):
@@ -86,8 +95,8 @@ def test_plot_and_csv(tmp_path, robot):
     png = plot_sweep(res, tmp_path / "f.png", 3, "DualEMPS")
     assert png.stat().st_size > 5000
     csv = res.to_csv(tmp_path / "f.csv")
-    data = np.loadtxt(csv, delimiter=",", skiprows=1)
-    assert open(csv).readline().strip() == "s,q11,q21,f1_hz,f2_hz,f3_hz"
+    data = np.loadtxt(csv, delimiter=",", skiprows=1, usecols=range(6))
+    assert open(csv).readline().strip() == "s,q11,q21,f1_hz,f2_hz,f3_hz,status"
     np.testing.assert_allclose(data[:, 3:], res.frequencies_hz, rtol=1e-9)
 
 
@@ -96,17 +105,17 @@ def test_cli_sweep(tmp_path, capsys):
                "--plot", str(tmp_path / "s.png"), "--csv", str(tmp_path / "s.csv")])
     assert rc == 0
     assert (tmp_path / "s.png").exists()
-    data = np.loadtxt(tmp_path / "s.csv", delimiter=",", skiprows=1)
+    data = np.loadtxt(tmp_path / "s.csv", delimiter=",", skiprows=1, usecols=range(8))
     assert data.shape == (4, 3 + 5)
     assert main(["sweep", "dualemps", "--from", "0", "0", "0", "--to", "0.1", "0",
                  "--csv", str(tmp_path / "x.csv")]) == 2
-    assert "--from needs 2 values (q11 q21)" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("flexpkm: error:") and "\n" not in err
 
 
 def test_cli_sweep_navaro(tmp_path):
-    pytest.importorskip("cases.navaro")
     rc = main(["sweep", "navaro", "--from", "0", "0", "0", "--to", "0", "0", "-0.2",
                "--steps", "3", "--modes", "3", "--csv", str(tmp_path / "n.csv")])
     assert rc == 0
-    data = np.loadtxt(tmp_path / "n.csv", delimiter=",", skiprows=1)
+    data = np.loadtxt(tmp_path / "n.csv", delimiter=",", skiprows=1, usecols=range(7))
     np.testing.assert_allclose(data[0, 4:], [44.10, 44.10, 53.98], rtol=1e-3)   # Table 11.4

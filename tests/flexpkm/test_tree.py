@@ -89,7 +89,7 @@ def test_book_recursion_10_76_at_rest_shape(tree_robot):
     q, qd, _ = random_state(robot, seed=8, qe_scale=0.0)
     kin = tree_kinematics(robot, q)
     t = [kin.body_jacobian(j)[0] @ qd for j in range(len(robot.frames))]
-    for j, fc in enumerate(build_model(robot).frames):
+    for j, fc in enumerate(build_model(robot).frame_constants):
         a = fc.antecedent
         if a < 0 or fc.shapes is None:
             continue

@@ -18,7 +18,7 @@ def kinetic_energy_fd(robot, q, qd, eps=1e-6):
     km = tree_kinematics(robot, q - eps * qd)
     k0 = tree_kinematics(robot, q)
     T = 0.0
-    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_model(robot).bodies):
+    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_model(robot).body_entries):
         R = k0.R[0, j]
         v = R.T @ (kp.p[0, j] - km.p[0, j]) / (2 * eps)
         W = R.T @ (kp.R[0, j] - km.R[0, j]) / (2 * eps)
@@ -33,7 +33,7 @@ def potential_energy(robot, q, g):
     """Gravity + elastic potential energy from the frame poses."""
     k = tree_kinematics(robot, q)
     V = 0.5 * q @ build_model(robot).K_tot[:robot.layout.n_t, :robot.layout.n_t] @ q
-    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_model(robot).bodies):
+    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_model(robot).body_entries):
         inv = body.invariants
         ms = inv.ms_r + (inv.MS_de @ q[sl] if sl is not None else 0.0)
         V -= g @ (inv.m * k.p[0, j] + k.R[0, j] @ ms)

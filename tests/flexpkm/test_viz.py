@@ -85,7 +85,7 @@ def test_navaro_default_view_is_from_above():
 
 
 def test_cli_modes(tmp_path, capsys):
-    rc = main(["modes", "dualemps", "--modes", "1,2", "--png", str(tmp_path / "png"), "--gif",
+    rc = main(["modes", "dualemps", "--mode-numbers", "1,2", "--png", str(tmp_path / "png"), "--gif",
                "--vtu", str(tmp_path / "vtu"), "--xdmf", str(tmp_path / "all.xdmf")])
     assert rc == 0
     out = capsys.readouterr().out
@@ -97,8 +97,10 @@ def test_cli_modes(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--modes", "3-a", "--png", "x"], "bad mode list"),
-    (["--modes", "12", "--png", "x"], "has 9 modes"),
+    (["--mode-numbers", "3-a", "--png", "x"], "--mode-numbers '3-a'"),
+    (["--mode-numbers", "12", "--png", "x"], "has 9 modes"),
+    (["--mode-numbers", "1-1000000000", "--png", "x"], "cannot draw mode 1000000000"),
+    (["--modes", "0", "--png", "x"], "not a positive whole number"),
     (["--modes", "1"], "nothing to write"),
     (["--gif", "--vtu", "x"], "--gif"),
 ])
@@ -119,6 +121,6 @@ def test_no_process_wide_side_effects(tmp_path, mode1):
     robot, geo, scale, f = mode1
     viz.render_mode(robot, geo, scale, tmp_path / "m.png", title="mode 1", window_size=SMALL)
     res = frequency_sweep(robot, lambda p: D.configuration(robot, *p), (0, 0), (0, 0.05), 3,
-                          n_modes=2, progress=False)
+                          n_modes=2)
     plot_sweep(res, tmp_path / "s.png")
     assert matplotlib.get_backend() == backend and pyvista.OFF_SCREEN == off_screen

@@ -1,0 +1,65 @@
+"""``flexpkm modal CASE [pose] [--modes N] [--json] [--actuator-stiffness K ...]``:
+natural frequencies at a pose (Chapter 11), with the published values when
+the case has them."""
+from __future__ import annotations
+
+import json
+import time
+
+from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, resolve
+
+#: rows printed when --modes is not given
+SHOWN = 20
+
+
+def register(subparsers):
+    p = subparsers.add_parser("modal", help="natural frequencies of a robot at a pose",
+                              description="Natural frequencies at a pose (Eqs. 11.34-11.42).")
+    add_case_parsers(p, "modal", _options)
+    p.set_defaults(func=run)
+
+
+def _options(p, case):
+    p.add_argument("--modes", type=count, default=None, metavar="N",
+                   help="number of modes, lowest first (default: all; 20 shown)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.add_argument("--actuator-stiffness", nargs="+", type=positive, default=None, metavar="K",
+                   help="gearbox stiffness of each actuator, N/m or N m/rad: the actuators "
+                        "become elastic instead of locked (Eqs. 11.36-11.42; default: locked)")
+
+
+def run(args) -> int:
+    case, model, options, pose, q_t = resolve(args)
+    t0 = time.perf_counter()
+    modes = natural_frequencies(model, q_t, n_modes=args.modes,
+                                actuator_stiffness=args.actuator_stiffness)
+    elapsed = time.perf_counter() - t0
+    f = modes.frequencies_hz
+    if args.json:
+        print(json.dumps({"case": case.name, "pose": case.pose_dict(pose, options),
+                          "frequencies_hz": [float(x) for x in f],
+                          "independent_coordinates": list(modes.names),
+                          "dependent_choice": modes.reduced.choice,
+                          "dependent_coordinates": list(modes.reduced.dep_names),
+                          "seconds": elapsed}))
+        return 0
+    print(f"{model.name} natural frequencies at {pose_text(case, pose, options)}")
+    dep = modes.reduced.dep_names
+    shown = ", ".join(dep[:8]) + (f", ... ({len(dep)} in all)" if len(dep) > 8 else "")
+    state = "actuators locked" if args.actuator_stiffness is None else "elastic actuators"
+    print(f"({len(modes.names)} independent coordinates, {state}; "
+          f"q_dep chosen {modes.reduced.choice}: {shown})")
+    ref = case.reference(tuple(pose), options) if args.actuator_stiffness is None else None
+    label = f"{case.reference_label} (Hz)"
+    print(" mode   f (Hz)" + (f"   {label:>9s}   diff" if ref is not None else ""))
+    n_show = len(f) if args.modes is not None else min(len(f), SHOWN)
+    for i, fi in enumerate(f[:n_show]):
+        line = f"{i + 1:5d} {fi:9.3f}"
+        if ref is not None and i < len(ref):
+            line += f"   {ref[i]:9.2f}  {100 * (fi - ref[i]) / ref[i]:+6.2f} %"
+        print(line)
+    if n_show < len(f):
+        print(f"  ... {len(f) - n_show} more (use --modes N)")
+    print(f"computed in {1e3 * elapsed:.1f} ms")
+    return 0
