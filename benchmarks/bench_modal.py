@@ -2,7 +2,8 @@
 robot, measured side by side in this run; and the time per pose when many
 poses are evaluated in one batched call, next to the bare eigensolver.
 
-Run: ``python benchmarks/bench_modal.py`` (from the project root). Times are
+Run: ``python benchmarks/bench_modal.py [--quick]`` (from the project root;
+``--quick``: one round and small batches, to check that it runs). Times are
 medians; the batch is timed with BLAS limited to one thread (as
 :func:`flexpkm.natural_frequencies` does) and with BLAS's default threading.
 """
@@ -23,8 +24,14 @@ from flexpkm.model import build_model                                       # no
 from flexpkm.threads import one_blas_thread                                 # noqa: E402
 
 
+#: one round and small batches (``--quick``)
+QUICK = "--quick" in sys.argv[1:]
+
+
 def median_of(fn, repeat=7, number=5):
     """Median over ``repeat`` rounds of the mean wall time of ``number`` calls of ``fn()``, s."""
+    if QUICK:
+        repeat, number = 1, 1
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -51,7 +58,7 @@ def dualemps():
     print(f"{'DualEMPS (9 modes)':<48s} {'flexpkm':>10s} {'OpenSees':>10s}   speed-up")
     row("one pose, ms", t_flex, t_ops)
     # batch over a grid of poses in one call
-    q11, q21 = np.meshgrid(np.linspace(0, 0.2, 20), np.linspace(0, 0.2, 20))
+    q11, q21 = np.meshgrid(*[np.linspace(0, 0.2, 4 if QUICK else 20)] * 2)
     batch_rows(robot, np.stack([D.configuration(robot, a, b) for a, b in zip(q11.ravel(), q21.ravel())]))
 
 
@@ -67,8 +74,8 @@ def navaro():
         t_ops = np.nan
     print(f"{'NaVARo (90 coordinates, clutches locked)':<48s} {'flexpkm':>10s} {'OpenSees':>10s}   speed-up")
     row("one pose, ms", t_flex, t_ops)
-    poses = np.column_stack([np.linspace(0, 0.0, 200), np.linspace(0, 0.02, 200),
-                             np.linspace(0, -np.pi / 3, 200)])
+    n = 10 if QUICK else 200
+    poses = np.column_stack([np.zeros(n), np.linspace(0, 0.02, n), np.linspace(0, -np.pi / 3, n)])
     batch_rows(robot, N.pose_configurations(robot, poses))
 
 

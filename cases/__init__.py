@@ -91,3 +91,6 @@ def get(name: str) -> Case:
     if name not in CASES:
         raise InvalidArgumentError(f"unknown case {name!r}; available: {', '.join(CASES)}")
     return importlib.import_module(f"flexpkm.cases.{name}").CASE
+
+
+from flexpkm.cases import dualemps, navaro  # noqa: E402  (the modules, as fp.cases.dualemps ...)

@@ -30,6 +30,7 @@ from flexpkm.algorithms.dynamics import (FullModel, direct_dynamics, full_model,
 from flexpkm.analysis.trajectories import Trajectory, quintic
 from flexpkm.analysis.simulate import Drive, SimulationResult, simulate
 from flexpkm.analysis.sweep import SweepResult, frequency_sweep
+from flexpkm import cases
 
 __all__ = [
     # errors
@@ -48,5 +49,7 @@ __all__ = [
     # analyses (10.7)
     "Trajectory", "quintic", "Drive", "simulate", "SimulationResult",
     "frequency_sweep", "SweepResult",
+    # shipped robots (10.7, 11.6)
+    "cases",
     "__version__",
 ]
