@@ -190,10 +190,12 @@ def natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
           elastic coordinates are ignored: the analysis is at q_e = 0)
     n_modes : number of modes kept (default all)
     Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a batch.
-    BLAS runs on one thread inside (:mod:`flexpkm.threads`).
+    A batch runs with BLAS limited to one thread (:mod:`flexpkm.threads`).
     Raises :class:`SingularConfigurationError` when the locked robot has a
     zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``.
     """
+    if np.ndim(q_t) == 1 or np.shape(q_t)[0] == 1:      # one pose: nothing to batch
+        return _natural_frequencies(model, q_t, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
     with one_blas_thread():
         return _natural_frequencies(model, q_t, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
 
