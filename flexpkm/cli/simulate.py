@@ -30,12 +30,18 @@ def cmd_simulate(args) -> int:
     from flexpkm import cases
     from flexpkm.io.sim_output import write_outputs
     from flexpkm.analysis.simulate import simulate
+    from flexpkm.cli.progress import ProgressBar
     case = cases.get(args.case)
     robot, q0, drive, sensors = case.simulation_setup(args.maneuver, args.drive)
     t_end = args.t_end if args.t_end is not None else case.duration(args.maneuver)
     t0 = time.perf_counter()
-    res = simulate(robot, q0, t_end, drive, h=args.step, friction=not args.no_friction,
-                   coulomb_smoothing=1e-3, sensors=sensors, progress=True)
+    with ProgressBar(1, "simulate", enabled=getattr(args, "progress", None)) as bar:
+        def progress(done, total):
+            """Draw the analysis' progress (output samples) on the bar."""
+            bar.total = max(int(total), 1)
+            bar.update(done - bar.done)
+        res = simulate(robot, q0, t_end, drive, h=args.step, friction=not args.no_friction,
+                       coulomb_smoothing=1e-3, sensors=sensors, progress=progress)
     wall = time.perf_counter() - t0
     files = write_outputs(robot, res, args.out, xdmf=not args.no_xdmf)
     print(f"{robot.name}: {args.maneuver}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "

@@ -7,7 +7,8 @@ from flexpkm.cases import dualemps as D
 from flexpkm.algorithms.closure import project_on_loops
 from flexpkm.algorithms.dynamics import full_model
 from flexpkm.algorithms.modal import reduced_matrices
-from flexpkm.analysis.simulate import Drive, simulate
+from flexpkm.analysis.drives import EffortHistory, Free
+from flexpkm.analysis.simulate import simulate
 
 
 def statically_deflected(robot, force=1.0):
@@ -24,8 +25,8 @@ def statically_deflected(robot, force=1.0):
 def test_free_vibration_conserves_energy():
     robot = D.robot(gravity=(0.0, 0.0, 0.0))
     q = statically_deflected(robot)
-    coarse = simulate(robot, q, 0.05, Drive("free"), friction=False, hht_alpha=0.0)
-    fine = simulate(robot, q, 0.05, Drive("free"), friction=False, hht_alpha=0.0, h=3.125e-5)
+    coarse = simulate(robot, q, 0.05, Free(), friction=False, hht_alpha=0.0)
+    fine = simulate(robot, q, 0.05, Free(), friction=False, hht_alpha=0.0, h=3.125e-5)
     e_coarse, e_fine = (np.abs(r.energy - r.energy[0]).max() / r.energy[0] for r in (coarse, fine))
     assert coarse.energy[0] > 1e-5
     assert e_fine < 1e-6                       # the trapezoidal rule's O(h^2) error ...
@@ -39,7 +40,7 @@ def test_inverse_then_direct_reproduces_motion():
     kw = dict(h=h, dt_out=h, iterations=6, tol=1e-13, hht_alpha=0.0)
     inv = simulate(robot, q0, 0.04, drive, **kw)
     tau = lambda t: np.array([np.interp(t, inv.t, inv.tau[:, k]) for k in range(2)])
-    direct = simulate(robot, q0, 0.04, Drive("effort", tau), **kw)
+    direct = simulate(robot, q0, 0.04, EffortHistory(tau), **kw)
     assert np.abs(direct.q - inv.q).max() < 1e-6
     assert max(inv.drift.max(), direct.drift.max()) < 1e-9
 
