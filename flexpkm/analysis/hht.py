@@ -79,12 +79,13 @@ class HHT:
         return 0.25 * (1.0 + self.alpha) ** 2
 
 
-def newmark(p: HHT, n: StepState, a1, model, fixed=None):
+def newmark(p: HHT, n: StepState, VA_n, a1, model, fixed=None):
     """Positions (n_tot,) and velocities (n_r,) at t_n+1 for accelerations a1,
-    ``qdd_tot = J a1 + b`` with the J, b of ``model``; ``fixed`` = (q_a, qd_a)
-    overrides the prescribed coordinates."""
+    ``qdd_tot = J a1 + b`` with the J, b of ``model``; ``VA_n = (V_n, A_n)``
+    the velocities and accelerations of all coordinates at t_n; ``fixed`` =
+    (q_a, qd_a) overrides the prescribed coordinates."""
     h, beta, gamma = p.h, p.beta, p.gamma
-    Vn, An = n.model.J @ n.v, n.model.J @ n.a + n.model.b
+    Vn, An = VA_n
     A1 = model.J @ a1 + model.b
     q1 = n.q + h * Vn + h * h * ((0.5 - beta) * An + beta * A1)
     v1 = n.v + h * ((1 - gamma) * n.a + gamma * a1)
@@ -105,8 +106,9 @@ def hht_step(p: HHT, n: StepState, a1, evaluate, fixed=None):
     """
     t, u, alpha = n.t + p.h, p.unknown, p.alpha
     model = n.model
+    VA_n = (model.J @ n.v, model.J @ n.a + model.b)
     for it in range(p.iterations):
-        q1, v1 = newmark(p, n, a1, model, fixed)
+        q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
         ev = evaluate(t, q1, v1)
         model = ev.model
         res = model.M @ a1 + (1 - alpha) * ev.g + alpha * n.g
@@ -118,5 +120,5 @@ def hht_step(p: HHT, n: StepState, a1, evaluate, fixed=None):
             raise FlexPKMError(f"the time integration diverged at t = {t:.6f} s")
         if p.gamma * p.h * np.abs(da).max() <= p.tol:
             break
-    q1, v1 = newmark(p, n, a1, model, fixed)
+    q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
     return StepState(t, q1, v1, a1, ev.g, model), it + 1
