@@ -35,7 +35,7 @@ def cmd_simulate(args) -> int:
     robot, q0, drive, sensors = case.simulation_setup(args.maneuver, args.drive)
     t_end = args.t_end if args.t_end is not None else case.duration(args.maneuver)
     t0 = time.perf_counter()
-    with ProgressBar(1, "simulate", enabled=getattr(args, "progress", None)) as bar:
+    with ProgressBar(1, "simulate") as bar:          # drawn only on a terminal
         def progress(done, total):
             """Draw the analysis' progress (output samples) on the bar."""
             bar.total = max(int(total), 1)
