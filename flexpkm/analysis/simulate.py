@@ -182,10 +182,14 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         outputs (``full`` the one-state FullModel, qdd_r (n_r,)).
     progress : optional callback ``progress(done, total)`` (output samples).
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
-    t_end, h or dt_out, :class:`flexpkm.errors.FlexPKMError` if the
+    t_end, h or dt_out or an object that is not a drive, :class:`flexpkm.errors.FlexPKMError` if the
     integration diverges.
     """
     n_sub, n_out = _check_times(t_end, h, dt_out)
+    if not all(hasattr(drive, a) for a in ("prescribes_actuators", "actuator_state", "efforts",
+                                           "gains")):
+        raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
+                                   f"or EffortHistory, got {drive!r}")
     robot = build_model(robot)
     with threadpool_limits(1):
         q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)

@@ -92,6 +92,8 @@ def test_drives_and_progress_callback():
     assert isinstance(D.simulation_setup("fast", drive="pd")[2], PDControl)
     with pytest.raises(InvalidArgumentError):
         D.simulation_setup("fast", drive="sideways")
+    with pytest.raises(InvalidArgumentError):
+        simulate(robot, q0, 0.003, "prescribed")
     calls = []
     simulate(robot, q0, 0.003, drive, progress=lambda done, total: calls.append((done, total)))
     assert calls == [(1, 3), (2, 3), (3, 3)]
