@@ -1,12 +1,17 @@
 """Wall seconds per simulated second of the DualEMPS time simulation,
 flexpkm beside the independent Exudyn model on the same maneuver, measured in
-one run, with flexpkm's cost split by step (tree, closure, solve).
+one run, with flexpkm's cost split by step (tree, closure, solve); then the
+BLAS threading: ``simulate`` limits numpy's BLAS to one thread
+(threadpoolctl), measured beside the default threading (medians of
+``REPEATS`` runs of 0.3 s).
 
 Run: ``python benchmarks/bench_simulate.py [edge|fast|square] [T_END]``
 (default ``edge``, 3 s; Exudyn models the one-segment maneuvers only).
 """
 from __future__ import annotations
 
+import contextlib
+import statistics
 import sys
 import time
 from collections import defaultdict
@@ -32,6 +37,30 @@ def timed(module, name, bucket):
         finally:
             COST[bucket] += time.perf_counter() - t0
     setattr(module, name, wrapper)
+
+
+REPEATS = 5
+
+
+def threading(maneuver, t_end=0.3):
+    """Median wall seconds per simulated second with BLAS on one thread (as
+    ``simulate`` runs) and with the default threading (limit removed)."""
+    robot, q0, drive, sensors = D.simulation_setup(maneuver, gravity=(0.0, 0.0, 0.0))
+    limited = sim.threadpool_limits
+    out = {}
+    for label, limit in (("BLAS 1 thread (simulate's default)", limited),
+                         ("BLAS default threading", lambda n: contextlib.nullcontext())):
+        sim.threadpool_limits = limit
+        runs = []
+        for _ in range(REPEATS):
+            t0 = time.perf_counter()
+            sim.simulate(robot, q0, t_end, drive, friction=False, sensors=sensors)
+            runs.append((time.perf_counter() - t0) / t_end)
+        out[label] = statistics.median(runs)
+    sim.threadpool_limits = limited
+    print(f"\nthreading, '{maneuver}' {t_end:g} s, median of {REPEATS}:")
+    for label, v in out.items():
+        print(f"  {label:36s} {v:6.2f} s per simulated s")
 
 
 def main(maneuver="edge", t_end=None):
@@ -64,6 +93,7 @@ def main(maneuver="edge", t_end=None):
         print(f"  {k:32s} {v:8.1f} s  {v / wall:5.0%}")
         accounted += v
     print(f"  {'solve, Newmark, outputs':32s} {wall - accounted:8.1f} s  {(wall - accounted) / wall:5.0%}")
+    threading(maneuver)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from flexpkm.cases import Case
 from flexpkm.elements.beam import Material, PlanarBeam, Section
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import Closure, Frame, Platform, Robot
-from flexpkm.errors import UnreachablePoseError
+from flexpkm.errors import InvalidArgumentError, UnreachablePoseError
 from flexpkm.analysis.trajectories import Trajectory
 
 PI = np.pi
@@ -265,7 +265,8 @@ class Circle:
 
 
 def acc_P_y17(robot, model, qdd_r):
-    """The book's accelerometer: acceleration of P = O18 along y17, m/s^2, (B,)."""
+    """The book's accelerometer: acceleration of P = O18 along y17, m/s^2
+    (a scalar for one state, (B,) for a batch)."""
     from flexpkm.algorithms.dynamics import point_acceleration
     return point_acceleration(robot, model, qdd_r, "18", axis_frame="17", axis=(0.0, 1.0, 0.0))
 
@@ -283,13 +284,22 @@ def initial_state(rob, q11=0.0, q21=0.0):
 
 
 def simulation_setup(maneuver_name, drive="prescribed", gravity=None):
-    """(robot, q0_tot, Drive, sensors) for ``flexpkm simulate dualemps``."""
-    from flexpkm.analysis.simulate import Drive
+    """(robot, q0_tot, drive, sensors) for ``flexpkm simulate dualemps``.
+
+    drive : ``"prescribed"`` (:class:`PrescribedMotion` of the maneuver),
+    ``"pd"`` (:class:`PDControl` with :data:`PD_GAINS`) or ``"free"``.
+    Raises :class:`flexpkm.errors.InvalidArgumentError` for another drive."""
+    from flexpkm.analysis.drives import Free, PDControl, PrescribedMotion
     rob = robot() if gravity is None else robot(gravity=gravity)
     traj = maneuver(maneuver_name)
     kp, kd = PD_GAINS
-    d = Drive(drive, traj, kp=np.array([kp, kp]), kd=np.array([kd, kd]))
-    return rob, initial_state(rob), d, {"acc_P_y17": acc_P_y17}
+    drives = {"prescribed": lambda: PrescribedMotion(traj),
+              "pd": lambda: PDControl(traj, kp=np.array([kp, kp]), kd=np.array([kd, kd])),
+              "free": Free}
+    if drive not in drives:
+        raise InvalidArgumentError(f"dualemps.simulation_setup: unknown drive {drive!r}; "
+                                   f"use {', '.join(drives)}")
+    return rob, initial_state(rob), drives[drive](), {"acc_P_y17": acc_P_y17}
 
 
 def duration(maneuver_name):

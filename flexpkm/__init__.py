@@ -28,7 +28,8 @@ from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, r
 from flexpkm.algorithms.dynamics import (FullModel, direct_dynamics, full_model,
                                          inverse_dynamics, point_acceleration)
 from flexpkm.analysis.trajectories import Trajectory, quintic
-from flexpkm.analysis.simulate import Drive, SimulationResult, simulate
+from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
+from flexpkm.analysis.simulate import SimulationResult, simulate
 from flexpkm.analysis.sweep import SweepResult, frequency_sweep
 from flexpkm import cases
 
@@ -47,7 +48,7 @@ __all__ = [
     "project_on_loops", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
     "full_model", "FullModel", "inverse_dynamics", "direct_dynamics", "point_acceleration",
     # analyses (10.7)
-    "Trajectory", "quintic", "Drive", "simulate", "SimulationResult",
+    "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "frequency_sweep", "SweepResult",
     # shipped robots (10.7, 11.6)
     "cases",

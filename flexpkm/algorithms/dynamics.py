@@ -28,13 +28,15 @@ from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamic
 
 @dataclass
 class FullModel:
-    """``M qdd_r + c = [tau; 0]`` at one batch of states (10.123).
+    """``M qdd_r + c = [tau; 0]`` at one state or a batch of states (10.123).
 
-    M : (B, n_r, n_r), c : (B, n_r) over ``q_r = [q_a; q_c]`` (``names``)
-    J : (B, n_tot, n_r)  ``qd_tot = J qd_r``;  b : (B, n_tot)  (10.119)
+    One state: M (n_r, n_r), c (n_r,) over ``q_r = [q_a; q_c]`` (``names``),
+    J (n_tot, n_r) ``qd_tot = J qd_r``, b (n_tot,) (10.119); a batch keeps a
+    leading axis B on each.
     r_index : columns of q_r in q_tot;  dep : columns of q_dep
     n_a : number of actuated coordinates
-    kin : the tree kinematics of the state (with its acceleration bias)
+    kin : the tree kinematics of the state(s) (with its acceleration bias),
+        always with a batch axis
     """
 
     M: np.ndarray
@@ -56,10 +58,12 @@ def r_ordering(model, indep):
 
 def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
                coulomb_smoothing=0.0) -> FullModel:
-    """Steps 1-3 of Section 10.6 at a state.
+    """Steps 1-3 of Section 10.6 at a state: ``M``, ``c`` (10.123), ``J``, ``b`` (10.119).
 
     q_tot : (n_tot,) or (B, n_tot) all coordinates (must satisfy the loops).
     qd_r  : (n_r,) or (B, n_r) independent velocities, order of ``r_ordering``.
+    Returns a :class:`FullModel` of one state for a q_tot of shape (n_tot,),
+    of B states for (B, n_tot).
     dep   : dependent columns (default: chosen as in
             :func:`flexpkm.algorithms.closure.choose_dependent`; keep it fixed along a
             simulation).
@@ -94,8 +98,18 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     Jt = np.swapaxes(J, -1, -2)
     M = Jt @ M_tot @ J
     c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]
-    return FullModel(0.5 * (M + np.swapaxes(M, -1, -2)), c, J, b, r_index, sol.dep, n_a,
-                     tuple(layout.names[i] for i in r_index), kin)
+    M = 0.5 * (M + np.swapaxes(M, -1, -2))
+    if np.ndim(q_tot) == 1:                      # one pose in, one pose out
+        M, c, J, b = M[0], c[0], J[0], b[0]
+    return FullModel(M, c, J, b, r_index, sol.dep, n_a, tuple(layout.names[i] for i in r_index),
+                     kin)
+
+
+def _batched(model: FullModel):
+    """``(M, c, J, b)`` with a batch axis, and whether the model is one state."""
+    single = model.c.ndim == 1
+    arrays = (model.M, model.c, model.J, model.b)
+    return tuple(x[None] for x in arrays) if single else arrays, single
 
 
 def _solve_spd(M, rhs, what):
@@ -107,40 +121,59 @@ def _solve_spd(M, rhs, what):
     return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
 
 
-def inverse_dynamics(model: FullModel, qdd_a):
-    """Inverse problem of Section 10.4.3: given ``qdd_a`` (B, n_a), return
-    ``(tau (B, n_a), qdd_c (B, n_c))`` from the two rows of (10.124)."""
+def actuator_efforts(model: FullModel, qdd_r):
+    """First row of (10.124): ``tau = M_a qdd_r + c_a`` (n_a,) or (B, n_a),
+    N or N m, for accelerations ``qdd_r`` (n_r,) or (B, n_r) satisfying the
+    passive rows."""
     na = model.n_a
-    qdd_a = np.asarray(qdd_a, float).reshape(model.c.shape[0], na)
-    M, c = model.M, model.c
+    return (model.M[..., :na, :] @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.c[..., :na]
+
+
+def inverse_dynamics(model: FullModel, qdd_a):
+    """Inverse problem of Section 10.4.3 (10.124): given ``qdd_a`` (n_a,)
+    (or (B, n_a) for a batched model), return ``(tau (n_a,), qdd_c (n_c,))``
+    (batched: (B, n_a), (B, n_c)): ``qdd_c = -M_cc^-1 (M_ca qdd_a + c_c)``,
+    then ``tau = M_a [qdd_a; qdd_c] + c_a``.
+    Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M_cc is not
+    positive definite."""
+    na = model.n_a
+    (M, c, _, _), single = _batched(model)
+    qdd_a = np.asarray(qdd_a, float).reshape(c.shape[0], na)
     rhs = -(c[:, na:] + (M[:, na:, :na] @ qdd_a[:, :, None])[..., 0])
     qdd_c = _solve_spd(M[:, na:, na:], rhs, "M_cc")
-    tau = (M[:, :na, :na] @ qdd_a[:, :, None])[..., 0] + (M[:, :na, na:] @ qdd_c[:, :, None])[..., 0] + c[:, :na]
-    return tau, qdd_c
+    tau = actuator_efforts(model, np.concatenate([qdd_a, qdd_c], axis=-1)[0 if single else ...])
+    return (tau, qdd_c[0]) if single else (tau, qdd_c)
 
 
 def direct_dynamics(model: FullModel, tau):
-    """Direct problem of Section 10.4.3: ``qdd_r`` (B, n_r) for actuator
-    efforts ``tau`` (B, n_a) (N or N m), from (10.123)."""
-    B, n = model.c.shape
-    rhs = -model.c.copy()
-    rhs[:, :model.n_a] += np.asarray(tau, float).reshape(B, model.n_a)
-    return _solve_spd(model.M, rhs, "M")
+    """Direct problem of Section 10.4.3: ``qdd_r`` (n_r,) (batched: (B, n_r))
+    for actuator efforts ``tau`` (n_a,) (batched: (B, n_a)), N or N m, from
+    (10.123): ``qdd_r = M^-1 ([tau; 0] - c)``.
+    Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M is not
+    positive definite."""
+    (M, c, _, _), single = _batched(model)
+    rhs = -c.copy()
+    rhs[:, :model.n_a] += np.asarray(tau, float).reshape(c.shape[0], model.n_a)
+    qdd = _solve_spd(M, rhs, "M")
+    return qdd[0] if single else qdd
 
 
 def accelerations_tot(model: FullModel, qdd_r):
-    """``qdd_tot = J qdd_r + b`` (10.119), (B, n_tot)."""
+    """``qdd_tot = J qdd_r + b`` (10.119), (n_tot,) or (B, n_tot)."""
     return (model.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.b
 
 
 def point_acceleration(model, full: FullModel, qdd_r, frame, axis_frame=None, axis=None):
-    """Absolute acceleration of the origin of ``frame`` (m/s^2, base frame,
-    (B, 3)), or its component along ``axis`` (3,) of ``axis_frame`` (B,)."""
+    """Absolute acceleration of the origin of ``frame`` (m/s^2, base frame):
+    (3,) for one state, (B, 3) for a batch; or its component along ``axis``
+    (3,) of ``axis_frame``: a scalar, or (B,)."""
     kin = full.kin
     j = model.frame_index[frame]
-    qdd_t = accelerations_tot(full, qdd_r)[:, :model.layout.n_t]
+    (_, _, J, b), single = _batched(full)
+    qdd_r = np.asarray(qdd_r, float).reshape(J.shape[0], J.shape[2])
+    qdd_t = ((J @ qdd_r[..., None])[..., 0] + b)[:, :model.layout.n_t]
     a = (kin.Jv[:, j] @ qdd_t[:, :, None])[..., 0] + kin.a_bias[:, j] + kin.gravity
-    if axis_frame is None:
-        return a
-    u = kin.R[:, model.frame_index[axis_frame]] @ np.asarray(axis, float)
-    return np.sum(a * u, axis=-1)
+    if axis_frame is not None:
+        u = kin.R[:, model.frame_index[axis_frame]] @ np.asarray(axis, float)
+        a = np.sum(a * u, axis=-1)
+    return a[0] if single else a

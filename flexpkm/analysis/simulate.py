@@ -1,7 +1,8 @@
-"""Elastodynamic time simulation (Briot & Khalil Section 10.7 protocol).
+"""Elastodynamic time simulation (Briot & Khalil Section 10.7 protocol): the
+driver loop.
 
-Integrator: Hilber-Hughes-Taylor (HHT-alpha; alpha = 0 is Newmark's
-average-acceleration rule, beta = 1/4, gamma = 1/2) on the independent
+Integrator (:mod:`flexpkm.analysis.hht`): Hilber-Hughes-Taylor (HHT-alpha;
+alpha = 0 is Newmark's average-acceleration rule) on the independent
 coordinates ``q_r = [q_a; q_c]`` with Newton iterations on the
 accelerations. Why this scheme: it is implicit and unconditionally stable
 (the DualEMPS has modes up to 4.2 kHz); with alpha = 0 it has no numerical
@@ -9,57 +10,35 @@ damping and conserves the energy of linear oscillators exactly (energy
 checks), and a small alpha (default 0.05) damps only the unresolved kHz
 modes that the jerk of the motion laws excites, keeping second-order
 accuracy; its period error ``(omega h)^2 / 12`` sets the step (h = 0.25 ms
-keeps the first five modes of the DualEMPS within 0.15 %). The iteration
-matrix is ``M + (1 - alpha)(gamma h C + beta h^2 K_r)`` with
-``K_r = J^T K_tot J`` (11.26) and ``C`` the friction derivative (plus the PD
-gains when the robot is controlled).
+keeps the first five modes of the DualEMPS within 0.15 %).
+
+Drives (:mod:`flexpkm.analysis.drives`): :class:`PrescribedMotion` (the
+inverse problem of Section 10.4.3), :class:`PDControl`, :class:`Free`,
+:class:`EffortHistory` (the direct problem).
 
 Loop closure: all coordinates advance with ``qdd_tot = J qdd_r + b``, so the
 loops stay closed to O(h^3) per step; at every output sample the dependent
 coordinates are put back on the geometric loop equations (Newton,
-:func:`flexpkm.algorithms.closure.project_on_loops`); the dependent velocities follow
-from ``J``; the drift is reported at the outputs.
+:func:`flexpkm.algorithms.closure.project_on_loops`); the dependent
+velocities follow from ``J``; the drift is reported at the outputs.
 
-Driving modes: ``prescribed`` (q_a(t) given, tau computed: the inverse
-problem of Section 10.4.3), ``pd`` (joint PD control tracking q_a(t), the
-direct problem), ``free`` (tau = 0) and ``effort`` (a given tau(t)).
+numpy's BLAS runs on one thread inside :func:`simulate` (the matrices are
+small: threads only add overhead and noise on a shared machine).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from flexpkm.algorithms.closure import closure_residual, project_on_loops
-from flexpkm.algorithms.dynamics import full_model
-from flexpkm.errors import FlexPKMError, InvalidArgumentError
+from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full_model,
+                                         inverse_dynamics)
 from flexpkm.algorithms.virtual_system import friction_damping
+from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
+from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.build import build_model
-
-
-@dataclass
-class Drive:
-    """How the actuators move.
-
-    mode : ``"prescribed" | "pd" | "free" | "effort"``
-    trajectory : callable ``t -> (q_a, qd_a, qdd_a)`` each (m, n_a), for
-        ``prescribed`` and ``pd``; for ``effort``, ``t -> tau`` (n_a,)
-    kp, kd : (n_a,) PD gains (N/m, N s/m or N m/rad, N m s/rad)
-    """
-
-    mode: str = "prescribed"
-    trajectory: object = None
-    kp: np.ndarray = None
-    kd: np.ndarray = None
-
-    def efforts(self, t, q_a, qd_a):
-        """PD efforts ``kp (q_ref - q_a) + kd (qd_ref - qd_a)``, zero when free."""
-        if self.mode == "free":
-            return np.zeros_like(q_a)
-        if self.mode == "effort":
-            return np.asarray(self.trajectory(t), float)
-        q_ref, qd_ref, _ = self.trajectory(t)
-        return self.kp * (q_ref[0] - q_a) + self.kd * (qd_ref[0] - qd_a)
 
 
 @dataclass
@@ -68,7 +47,8 @@ class SimulationResult:
 
     t (n,) s; q (n, n_tot) all coordinates (``names``); qd_r (n, n_r);
     tau (n, n_a); sensors: name -> (n,) arrays; drift (n,) max loop-closure
-    residual (m / rad); energy (n,) kinetic + elastic (+ gravity) energy, J.
+    residual (m / rad); energy (n,) kinetic + elastic energy, J;
+    cost: steps and Newton iterations.
     """
 
     t: np.ndarray
@@ -83,40 +63,8 @@ class SimulationResult:
     cost: dict = field(default_factory=dict)
 
 
-def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
-             friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
-             tol=1e-6, iterations=6, hht_alpha=0.05, project="output",
-             progress=None) -> SimulationResult:
-    """Integrate the full elastodynamic model from an assembled state.
-
-    q0_tot : (n_tot,) initial coordinates (loops closed; elastic ones may be
-        non-zero); qd0_r : initial independent velocities (default 0).
-    h : integration step, s; dt_out : output period (a multiple of h), s.
-    project : ``"output"`` (default) closes the loops geometrically at every
-        output sample, ``"step"`` at every step (for very stiff models, where
-        the O(h^3) constraint violation between samples, times the stiffness,
-        would show in the efforts).
-    hht_alpha : numerical damping of the Hilber-Hughes-Taylor scheme, in
-        [0, 1/3] (``gamma = 1/2 + alpha``, ``beta = (1 + alpha)^2 / 4``, the
-        equation of motion averaged between t_n and t_n+1); 0 is Newmark's
-        average acceleration (no damping, for energy checks). The default 0.05
-        damps the unresolved axial modes (kHz) that the jerk of the motion
-        laws excites, while a 14 Hz mode loses ~1e-4 of its amplitude per
-        period at h = 0.25 ms.
-    tol, iterations : at most ``iterations`` Newton corrections per step,
-        fewer when the velocity correction ``gamma h |da|`` falls below tol
-        (SI units of the velocities); the model is evaluated once per
-        correction. ``iterations = 1`` is a linearly implicit Newmark step.
-        The default 1e-6 changes q by < 1e-9 and tau by ~1e-5 relative with
-        respect to a fully converged Newton on the DualEMPS (measured), far
-        below the discretisation error; very stiff models (the rigid limit)
-        need a tighter tol.
-    sensors : name -> ``f(robot, model, qdd_r) -> (1,)`` evaluated at outputs.
-    progress : ``progress(done, total)`` called after each output sample, or None.
-    Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
-    t_end, h or dt_out, :class:`flexpkm.errors.FlexPKMError` if the
-    integration diverges.
-    """
+def _check_times(t_end, h, dt_out):
+    """Steps per output sample and output count; raises InvalidArgumentError."""
     for name, value in (("t_end", t_end), ("h", h), ("dt_out", dt_out)):
         if not value > 0:
             raise InvalidArgumentError(f"simulate: {name} must be positive, got {value}")
@@ -124,131 +72,157 @@ def simulate(robot, q0_tot, t_end, drive: Drive, h=2.5e-4, dt_out=1e-3, qd0_r=No
         raise InvalidArgumentError(f"simulate: the output period dt_out = {dt_out} s is shorter "
                                    f"than the step h = {h} s")
     n_sub = max(1, int(round(dt_out / h)))
-    h = dt_out / n_sub
-    n_out = int(round(t_end / dt_out)) + 1
-    robot = build_model(robot)
-    layout = robot.layout
+    return n_sub, int(round(t_end / dt_out)) + 1
+
+
+def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing):
+    """``evaluate(t, q, v) -> Evaluation``: the full model (10.123) at a state,
+    ``g = c - [tau; 0]`` and the damping / stiffness of the iteration matrix."""
+    K_tot = robot.K_tot
+    kp, kd = np.zeros(n_r), np.zeros(n_r)
+    kp[:na], kd[:na] = drive.gains(na)
+
+    def evaluate(t, q, v):
+        model = full_model(robot, q, v, dep=dep, gravity=gravity, friction=friction,
+                           coulomb_smoothing=coulomb_smoothing)
+        g = model.c.copy()
+        if not drive.prescribes_actuators:
+            g[:na] -= drive.efforts(t, q[model.r_index[:na]], v[:na])
+        J = model.J
+        C = friction_damping(robot, J @ v, coulomb_smoothing) if friction else 0.0
+        return Evaluation(model, g, (J.T * C) @ J + np.diag(kd), J.T @ K_tot @ J + np.diag(kp))
+    return evaluate
+
+
+def _assemble(robot, q0_tot, qd0_r, drive, gravity):
+    """``(q, v, m)``: loops closed, prescribed actuators on their trajectory at
+    t = 0, velocities ``qd0_r`` (default 0), the full model m (its q_dep
+    choice is kept along the simulation)."""
     q, _ = project_on_loops(robot, q0_tot, full_model(robot, q0_tot, 0.0, gravity=gravity).dep)
     m = full_model(robot, q, 0.0, gravity=gravity)
-    dep, r, na = m.dep, m.r_index, m.n_a
-    v = np.zeros(len(r)) if qd0_r is None else np.asarray(qd0_r, float).copy()
-    K_tot = robot.K_tot
-    alpha = float(hht_alpha)
-    gamma, beta = 0.5 + alpha, 0.25 * (1.0 + alpha) ** 2
-    if drive.mode == "prescribed":
-        u = np.arange(na, len(r))                       # unknown accelerations
-        q[r[:na]], v[:na], _ = (x[0] for x in drive.trajectory(0.0))
+    v = np.zeros(len(m.r_index)) if qd0_r is None else np.asarray(qd0_r, float).copy()
+    if drive.prescribes_actuators:
+        q[m.r_index[:m.n_a]], v[:m.n_a], _ = drive.actuator_state(0.0)
+    return q, v, m
+
+
+def _initial_state(q, v, drive, evaluate):
+    """State at t = 0; accelerations from the inverse problem (10.124) for a
+    prescribed motion, from the direct problem (10.123) otherwise."""
+    ev = evaluate(0.0, q, v)
+    na = ev.model.n_a
+    if drive.prescribes_actuators:
+        qdd_a = drive.actuator_state(0.0)[2]
+        a = np.concatenate([qdd_a, inverse_dynamics(ev.model, qdd_a)[1]])
     else:
-        u = np.arange(len(r))
-    memo = {}
+        a = direct_dynamics(ev.model, drive.efforts(0.0, q[ev.model.r_index[:na]], v[:na]))
+    return StepState(0.0, q, v, a, ev.g, ev.model)
 
-    def reference(t):
-        """``(q_a, qd_a, qdd_a)`` of the prescribed motion at t, computed once."""
-        if t not in memo:
-            memo.clear()
-            memo[t] = tuple(x[0] for x in drive.trajectory(t))
-        return memo[t]
 
-    kp = np.zeros(len(r))
-    kd = np.zeros(len(r))
-    if drive.mode == "pd":
-        kp[:na], kd[:na] = drive.kp, drive.kd
+class _Recorder:
+    """Output samples: positions, velocities, efforts, drift, energy, sensors."""
 
-    def evaluate(t, q1, v1, a1):
-        """Model at a state; HHT residual ``M a + (1 - alpha) g + alpha g_n``
-        with ``g = c - f``."""
-        model = full_model(robot, q1, v1, dep=dep, gravity=gravity, friction=friction,
-                           coulomb_smoothing=coulomb_smoothing)
-        g = model.c[0].copy()
-        if drive.mode != "prescribed":
-            g[:na] -= drive.efforts(t, q1[r[:na]], v1[:na])
-        return model, model.M[0] @ a1 + (1 - alpha) * g + alpha * g_n, g
+    def __init__(self, robot, n_out, dt_out, n_r, na, sensors):
+        self.robot, self.sensors = robot, sensors or {}
+        self.t = np.arange(n_out) * dt_out
+        self.q = np.zeros((n_out, robot.layout.n_tot))
+        self.v = np.zeros((n_out, n_r))
+        self.tau = np.zeros((n_out, na))
+        self.drift, self.energy = np.zeros(n_out), np.zeros(n_out)
+        self.values = {name: np.zeros(n_out) for name in self.sensors}
 
-    def newmark(t, a1, model):
-        """All coordinates and independent velocities at t for accelerations
-        a1: Newmark on ``q_tot`` with ``qdd_tot = J a1 + b`` (the loops stay
-        closed to O(h^3); :func:`project_on_loops` closes them at the end of
-        the step)."""
-        A1 = model.J[0] @ a1 + model.b[0]
-        q1 = qn + h * Vn + h * h * ((0.5 - beta) * An + beta * A1)
-        v1 = vn + h * ((1 - gamma) * an + gamma * a1)
-        if drive.mode == "prescribed":
-            qa, va, _ = reference(t)
-            q1[r[:na]], v1[:na] = qa, va
-        return q1, v1
-
-    def solve(t, a1, model):
-        """At most ``iterations`` Newton corrections of the unknown
-        accelerations at time t (stops early below ``tol``)."""
-        for it in range(iterations):
-            q1, v1 = newmark(t, a1, model)
-            model, res, g = evaluate(t, q1, v1, a1)
-            J = model.J[0]
-            C = friction_damping(robot, J @ v1, coulomb_smoothing) if friction else 0.0
-            S = model.M[0] + (1 - alpha) * (h * gamma * ((J.T * C) @ J + np.diag(kd))
-                                             + h * h * beta * (J.T @ K_tot @ J + np.diag(kp)))
-            da = np.linalg.solve(S[np.ix_(u, u)], res[u])
-            a1 = a1.copy()
-            a1[u] -= da
-            if not np.all(np.isfinite(a1)):
-                raise FlexPKMError(f"the time integration diverged at t = {t:.6f} s")
-            if gamma * h * np.abs(da).max() <= tol:
-                break
-        q1, v1 = newmark(t, a1, model)
-        return q1, v1, a1, model, g, it + 1
-
-    # initial accelerations
-    a = np.zeros(len(r))
-    if drive.mode == "prescribed":
-        a[:na] = drive.trajectory(0.0)[2][0]
-    g_n = 0.0
-    m0, _, g_n = evaluate(0.0, q, v, a)
-    res0 = m0.M[0] @ a + g_n
-    S0 = m0.M[0][np.ix_(u, u)]
-    a[u] -= np.linalg.solve(S0, res0[u])
-    out_t = np.arange(n_out) * dt_out
-    Q = np.zeros((n_out, layout.n_tot))
-    V = np.zeros((n_out, len(r)))
-    TAU = np.zeros((n_out, na))
-    DRIFT = np.zeros(n_out)
-    E = np.zeros(n_out)
-    SENS = {name: np.zeros(n_out) for name in (sensors or {})}
-    iters = 0
-
-    def record(k, q1, v1, a1, model, drift):
-        Q[k], V[k] = q1, v1
-        M, c = model.M[0], model.c[0]
-        if drive.mode == "prescribed":
-            TAU[k] = M[:na] @ a1 + c[:na]
+    def record(self, k, s: StepState, drive, drift):
+        m, na, K_tot = s.model, s.model.n_a, self.robot.K_tot
+        self.q[k], self.v[k] = s.q, s.v
+        if drive.prescribes_actuators:
+            self.tau[k] = actuator_efforts(m, s.a)      # first row of (10.124)
         else:
-            TAU[k] = drive.efforts(out_t[k], q1[r[:na]], v1[:na])
-        DRIFT[k] = drift
-        E[k] = 0.5 * v1 @ M @ v1 + 0.5 * q1 @ K_tot @ q1
-        for name, fn in (sensors or {}).items():
-            SENS[name][k] = fn(robot, model, a1[None])[0]
+            self.tau[k] = drive.efforts(self.t[k], s.q[m.r_index[:na]], s.v[:na])
+        self.drift[k] = drift
+        self.energy[k] = 0.5 * s.v @ m.M @ s.v + 0.5 * s.q @ K_tot @ s.q
+        for name, fn in self.sensors.items():
+            self.values[name][k] = fn(self.robot, m, s.a)
 
-    record(0, q, v, a, m0, np.abs(closure_residual(robot, q)).max(initial=0.0))
-    model = m0
-    a_prev = a
-    t = 0.0
+    def result(self, r_index, cost):
+        names = self.robot.layout.names
+        return SimulationResult(self.t, self.q, self.v, self.tau, names,
+                                tuple(names[i] for i in r_index), self.values, self.drift,
+                                self.energy, cost)
+
+
+def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
+             friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
+             tol=1e-6, iterations=6, hht_alpha=0.05, project="output",
+             progress=None) -> SimulationResult:
+    """Integrate the full elastodynamic model (10.123) from an assembled state.
+
+    robot : Robot or Model; q0_tot : (n_tot,) initial coordinates (loops
+        closed; elastic ones may be non-zero); t_end : simulated time, s;
+    drive : :class:`PrescribedMotion`, :class:`PDControl`, :class:`Free` or
+        :class:`EffortHistory` (:mod:`flexpkm.analysis.drives`);
+    qd0_r : (n_r,) initial independent velocities (default 0).
+    h : integration step, s; dt_out : output period (a multiple of h), s.
+    project : ``"output"`` (default) closes the loops geometrically at every
+        output sample, ``"step"`` at every step (for very stiff models, where
+        the O(h^3) constraint violation between samples, times the stiffness,
+        would show in the efforts).
+    hht_alpha : numerical damping of the HHT scheme, in [0, 1/3]
+        (:mod:`flexpkm.analysis.hht`); 0 is Newmark's average acceleration
+        (no damping, for energy checks). The default 0.05 damps the unresolved
+        axial modes (kHz) that the jerk of the motion laws excites, while a
+        14 Hz mode loses ~1e-4 of its amplitude per period at h = 0.25 ms.
+    tol, iterations : at most ``iterations`` Newton corrections per step,
+        fewer when the velocity correction ``gamma h |da|`` falls below tol
+        (SI units of the velocities). ``iterations = 1`` is a linearly
+        implicit Newmark step. The default 1e-6 changes q by < 1e-9 and tau
+        by ~1e-5 relative with respect to a fully converged Newton on the
+        DualEMPS (measured); very stiff models (the rigid limit) need a
+        tighter tol.
+    sensors : name -> ``f(model, full, qdd_r) -> float`` evaluated at the
+        outputs (``full`` the one-state FullModel, qdd_r (n_r,)).
+    progress : optional callback ``progress(done, total)`` (output samples).
+    Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
+    t_end, h or dt_out or an object that is not a drive, :class:`flexpkm.errors.FlexPKMError` if the
+    integration diverges.
+    """
+    n_sub, n_out = _check_times(t_end, h, dt_out)
+    if not all(hasattr(drive, a) for a in ("prescribes_actuators", "actuator_state", "efforts",
+                                           "gains")):
+        raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
+                                   f"or EffortHistory, got {drive!r}")
+    robot = build_model(robot)
+    with threadpool_limits(1):
+        q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
+        r, na = m.r_index, m.n_a
+        evaluate = _evaluator(robot, drive, m.dep, len(r), na, gravity, friction,
+                              coulomb_smoothing)
+        known = np.arange(na) if drive.prescribes_actuators else np.arange(0)
+        p = HHT(dt_out / n_sub, float(hht_alpha), np.setdiff1d(np.arange(len(r)), known),
+                r[known], known, tol, iterations)
+        state = _initial_state(q, v, drive, evaluate)
+        rec = _Recorder(robot, n_out, dt_out, len(r), na, sensors)
+        rec.record(0, state, drive, np.abs(closure_residual(robot, state.q)).max(initial=0.0))
+        iters = _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress)
+    return rec.result(r, {"steps": (n_out - 1) * n_sub, "newton_iterations": iters})
+
+
+def _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress):
+    """The loop over output samples and steps; returns the Newton iterations."""
+    n_out, iters, a_prev = len(rec.t), 0, state.a
     for k in range(1, n_out):
         for sub in range(n_sub):
-            qn, vn, an = q, v, a
-            Vn, An = model.J[0] @ vn, model.J[0] @ an + model.b[0]
-            t1 = t + h
-            a1 = 2 * an - a_prev                     # linear extrapolation
-            a_prev = an
-            if drive.mode == "prescribed":
-                a1[:na] = reference(t1)[2]
-            q, v, a, model, g_n, it = solve(t1, a1, model)
-            if project == "step" or sub == n_sub - 1:    # close the loops
-                q, drift = project_on_loops(robot, q, dep)
+            a1 = 2 * state.a - a_prev                     # linear extrapolation
+            a_prev = state.a
+            fixed = None
+            if drive.prescribes_actuators:
+                q_a, qd_a, a1[p.fixed_r] = drive.actuator_state(state.t + p.h)
+                fixed = (q_a, qd_a)
+            state, it = hht_step(p, state, a1, evaluate, fixed)
+            if project == "step" or sub == n_sub - 1:     # close the loops
+                q, drift = project_on_loops(robot, state.q, state.model.dep)
+                state = StepState(state.t, q, state.v, state.a, state.g, state.model)
             iters += it
-            t = t1
-        record(k, q, v, a, model, drift)
+        rec.record(k, state, drive, drift)
         if progress is not None:
             progress(k, n_out - 1)
-    res = SimulationResult(out_t, Q, V, TAU, layout.names, tuple(layout.names[i] for i in r),
-                           SENS, DRIFT, E)
-    res.cost = {"steps": (n_out - 1) * n_sub, "newton_iterations": iters}
-    return res
+    return iters

@@ -7,6 +7,7 @@ from scipy.signal import butter, filtfilt
 
 from flexpkm.cases import dualemps as D
 from flexpkm.elements.beam import Material
+from flexpkm.analysis.drives import PrescribedMotion
 from flexpkm.analysis.simulate import simulate
 
 
@@ -55,7 +56,7 @@ def test_exudyn_model_agrees_in_the_linear_regime():
     ex = pytest.importorskip("tests.independent.exudyn_dualemps")
     from flexpkm.analysis.trajectories import Trajectory
     robot, q0, drive, sensors = D.simulation_setup("fast", gravity=(0.0, 0.0, 0.0))
-    drive.trajectory = Trajectory(np.array([[0.0, 0.0], [0.01, 0.005]]), (0.2,), (0.8,))
+    drive = PrescribedMotion(Trajectory(np.array([[0.0, 0.0], [0.01, 0.005]]), (0.2,), (0.8,)))
     h, t_end = 2.5e-4, 0.4
     res = simulate(robot, q0, t_end, drive, friction=False, sensors=sensors, h=h, dt_out=h)
     ref = ex.simulate_prescribed((0.2, 0.01, 0.005, t_end), t_end=t_end, dt=h / 2, output_every=2)

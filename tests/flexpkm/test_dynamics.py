@@ -5,7 +5,8 @@ import numpy as np
 import scipy.optimize as so
 
 from flexpkm.cases import dualemps as D
-from flexpkm.algorithms.dynamics import direct_dynamics, full_model, inverse_dynamics
+from flexpkm.algorithms.dynamics import (direct_dynamics, full_model, inverse_dynamics,
+                                         point_acceleration)
 
 from .test_closure import loop_residual
 
@@ -49,8 +50,8 @@ def test_b_is_second_derivative_of_constrained_path():
 
     qdd_fd = (path(eps) - 2 * q + path(-eps)) / eps ** 2
     qd_fd = (path(eps) - path(-eps)) / (2 * eps)
-    np.testing.assert_allclose(model.J[0] @ qd_r, qd_fd, atol=1e-7)
-    np.testing.assert_allclose(model.b[0][dep], qdd_fd[dep], atol=2e-4 * np.abs(qdd_fd).max())
+    np.testing.assert_allclose(model.J @ qd_r, qd_fd, atol=1e-7)
+    np.testing.assert_allclose(model.b[dep], qdd_fd[dep], atol=2e-4 * np.abs(qdd_fd).max())
 
 
 def test_inverse_then_direct_roundtrip():
@@ -58,11 +59,11 @@ def test_inverse_then_direct_roundtrip():
     q, dep, r = deformed_state(robot, seed=1)
     qd_r = np.random.default_rng(4).normal(size=len(r)) * 0.2
     model = full_model(robot, q, qd_r, dep=dep)
-    qdd_a = np.array([[0.7, -0.3]])
+    qdd_a = np.array([0.7, -0.3])
     tau, qdd_c = inverse_dynamics(model, qdd_a)
     qdd = direct_dynamics(model, tau)
-    np.testing.assert_allclose(qdd[0, :2], qdd_a[0], atol=1e-8)
-    np.testing.assert_allclose(qdd[0, 2:], qdd_c[0], rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(qdd[:2], qdd_a, atol=1e-8)
+    np.testing.assert_allclose(qdd[2:], qdd_c, rtol=1e-8, atol=1e-8)
 
 
 def test_power_balance_of_full_model():
@@ -75,10 +76,44 @@ def test_power_balance_of_full_model():
     eps = 1e-5
     qp = q.copy(); qp[r] += eps * qd_r; qp = solve_dep(robot, qp, dep)
     qm = q.copy(); qm[r] -= eps * qd_r; qm = solve_dep(robot, qm, dep)
-    Mdot = (full_model(robot, qp, qd_r, dep=dep).M[0] - full_model(robot, qm, qd_r, dep=dep).M[0]) / (2 * eps)
+    Mdot = (full_model(robot, qp, qd_r, dep=dep).M - full_model(robot, qm, qd_r, dep=dep).M) / (2 * eps)
     from flexpkm.model import build_model
     K = build_model(robot).K_tot
     Udot = (0.5 * qp @ K @ qp - 0.5 * qm @ K @ qm) / (2 * eps)
-    lhs = qd_r @ m0.c[0]
+    lhs = qd_r @ m0.c
     rhs = 0.5 * qd_r @ Mdot @ qd_r + Udot
     assert abs(lhs - rhs) < 1e-5 * max(abs(rhs), 1e-9) + 1e-9
+
+
+def test_one_pose_in_one_pose_out_and_batch():
+    """full_model, inverse/direct dynamics and point_acceleration: one state
+    gives arrays without the batch axis, a batch of two gives the same
+    numbers with the axis (computed independently, pose by pose)."""
+    robot = D.robot()
+    states = [deformed_state(robot, seed=s) for s in (6, 7)]
+    dep = states[0][1]
+    q = np.stack([states[0][0], states[1][0]])
+    qd = np.random.default_rng(8).normal(size=(2, 11)) * 0.2
+    qdd_a = np.array([[0.7, -0.3], [-0.2, 0.4]])
+    batch = full_model(robot, q, qd, dep=dep)
+    assert batch.M.shape == (2, 11, 11) and batch.J.shape == (2, 16, 11)
+    tau_b, qdd_c_b = inverse_dynamics(batch, qdd_a)
+    acc_b = point_acceleration(robot, batch, np.hstack([qdd_a, qdd_c_b]), "18")
+    for k in range(2):
+        one = full_model(robot, q[k], qd[k], dep=dep)
+        assert one.M.shape == (11, 11) and one.c.shape == (11,)
+        assert one.J.shape == (16, 11) and one.b.shape == (16,)
+        for x, y in ((one.M, batch.M[k]), (one.c, batch.c[k]), (one.J, batch.J[k]),
+                     (one.b, batch.b[k])):
+            np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-10 * np.abs(y).max())
+        tau, qdd_c = inverse_dynamics(one, qdd_a[k])
+        assert tau.shape == (2,) and qdd_c.shape == (9,)
+        np.testing.assert_allclose(tau, tau_b[k], rtol=1e-10)
+        qdd = direct_dynamics(one, tau)
+        assert qdd.shape == (11,)
+        np.testing.assert_allclose(qdd[:2], qdd_a[k], atol=1e-8)
+        acc = point_acceleration(robot, one, qdd, "18")
+        assert acc.shape == (3,)
+        np.testing.assert_allclose(acc, acc_b[k], rtol=1e-7, atol=1e-9)
+        a_y = point_acceleration(robot, one, qdd, "18", axis_frame="17", axis=(0.0, 1.0, 0.0))
+        assert np.ndim(a_y) == 0

@@ -7,7 +7,8 @@ from flexpkm.cases import dualemps as D
 from flexpkm.algorithms.closure import project_on_loops
 from flexpkm.algorithms.dynamics import full_model
 from flexpkm.algorithms.modal import reduced_matrices
-from flexpkm.analysis.simulate import Drive, simulate
+from flexpkm.analysis.drives import EffortHistory, Free
+from flexpkm.analysis.simulate import simulate
 
 
 def statically_deflected(robot, force=1.0):
@@ -24,8 +25,8 @@ def statically_deflected(robot, force=1.0):
 def test_free_vibration_conserves_energy():
     robot = D.robot(gravity=(0.0, 0.0, 0.0))
     q = statically_deflected(robot)
-    coarse = simulate(robot, q, 0.05, Drive("free"), friction=False, hht_alpha=0.0)
-    fine = simulate(robot, q, 0.05, Drive("free"), friction=False, hht_alpha=0.0, h=3.125e-5)
+    coarse = simulate(robot, q, 0.05, Free(), friction=False, hht_alpha=0.0)
+    fine = simulate(robot, q, 0.05, Free(), friction=False, hht_alpha=0.0, h=3.125e-5)
     e_coarse, e_fine = (np.abs(r.energy - r.energy[0]).max() / r.energy[0] for r in (coarse, fine))
     assert coarse.energy[0] > 1e-5
     assert e_fine < 1e-6                       # the trapezoidal rule's O(h^2) error ...
@@ -39,7 +40,7 @@ def test_inverse_then_direct_reproduces_motion():
     kw = dict(h=h, dt_out=h, iterations=6, tol=1e-13, hht_alpha=0.0)
     inv = simulate(robot, q0, 0.04, drive, **kw)
     tau = lambda t: np.array([np.interp(t, inv.t, inv.tau[:, k]) for k in range(2)])
-    direct = simulate(robot, q0, 0.04, Drive("effort", tau), **kw)
+    direct = simulate(robot, q0, 0.04, EffortHistory(tau), **kw)
     assert np.abs(direct.q - inv.q).max() < 1e-6
     assert max(inv.drift.max(), direct.drift.max()) < 1e-9
 
@@ -51,3 +52,48 @@ def test_pd_tracks_the_maneuver():
     qa = res.q[:, list(robot.layout.actuated)]
     assert np.abs(qa - q_ref).max() < 5e-3
     assert np.all(np.isfinite(res.sensors["acc_P_y17"]))
+
+
+def test_hht_step_on_a_linear_oscillator():
+    """The pure HHT step with alpha = 0 (Newmark average acceleration) on
+    m x'' + k x = 0: the energy is conserved exactly and the phase advances by
+    2 arctan(omega h / 2) per step (the trapezoidal rule's known period error)."""
+    from types import SimpleNamespace
+    from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
+    m, k, h = 2.0, 800.0, 0.01
+    w = np.sqrt(k / m)
+    model = SimpleNamespace(J=np.eye(1), b=np.zeros(1), M=np.array([[m]]))
+
+    def evaluate(t, q, v):
+        return Evaluation(model, k * q, np.zeros((1, 1)), np.array([[k]]))
+    p = HHT(h, 0.0, np.array([0]), np.array([], int), np.array([], int), tol=1e-14,
+            iterations=5)
+    s = StepState(0.0, np.array([1.0]), np.zeros(1), np.array([-k / m]), np.array([k]), model)
+    q0 = s.q.copy()
+    n = 100
+    for _ in range(n):
+        s, _ = hht_step(p, s, s.a, evaluate)
+    assert np.array_equal(q0, [1.0])                      # the step did not modify its input
+    energy = 0.5 * m * s.v[0] ** 2 + 0.5 * k * s.q[0] ** 2
+    assert abs(energy - 0.5 * k) < 1e-10 * k
+    phase = n * 2 * np.arctan(w * h / 2)
+    assert abs(s.q[0] - np.cos(phase)) < 1e-10
+    assert abs(s.v[0] + w * np.sin(phase)) < 1e-9 * w
+
+
+def test_drives_and_progress_callback():
+    from flexpkm.analysis.drives import PDControl, PrescribedMotion
+    from flexpkm.errors import InvalidArgumentError
+    import pytest
+    robot, q0, drive, _ = D.simulation_setup("fast")
+    assert isinstance(drive, PrescribedMotion) and drive.prescribes_actuators
+    with pytest.raises(InvalidArgumentError):
+        drive.efforts(0.0, np.zeros(2), np.zeros(2))
+    assert isinstance(D.simulation_setup("fast", drive="pd")[2], PDControl)
+    with pytest.raises(InvalidArgumentError):
+        D.simulation_setup("fast", drive="sideways")
+    with pytest.raises(InvalidArgumentError):
+        simulate(robot, q0, 0.003, "prescribed")
+    calls = []
+    simulate(robot, q0, 0.003, drive, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]

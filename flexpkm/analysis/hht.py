@@ -1,0 +1,124 @@
+"""One step of the Hilber-Hughes-Taylor (HHT-alpha) scheme on the
+independent coordinates ``q_r`` with Newmark on all coordinates.
+
+Parameters: ``gamma = 1/2 + alpha``, ``beta = (1 + alpha)^2 / 4``,
+alpha in [0, 1/3] (0: Newmark's average acceleration, no numerical damping).
+From the state at t_n (``q_n`` all coordinates, ``v_n = qd_r``,
+``a_n = qdd_r``, ``g_n = c - [tau; 0]`` the non-inertial generalized forces,
+``J_n``, ``b_n`` of (10.119)) to t_n+1 = t_n + h, for accelerations ``a``:
+
+* ``A = J a + b``, ``V_n = J_n v_n``, ``A_n = J_n a_n + b_n`` (10.114), (10.119);
+* ``q = q_n + h V_n + h^2 ((1/2 - beta) A_n + beta A)``  (all coordinates:
+  the loops stay closed to O(h^3));
+* ``v = v_n + h ((1 - gamma) a_n + gamma a)``;
+* the equation of motion averaged between t_n and t_n+1 (Hilber, Hughes &
+  Taylor 1977), on the rows of the unknown accelerations:
+  ``R(a) = M a + (1 - alpha) g(q, v) + alpha g_n = 0``;
+* Newton on ``R``: ``a <- a - S^-1 R`` with the iteration matrix
+  ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``, ``D = J^T C J + K_d``
+  (friction derivative (+ PD damping)), ``K = J^T K_tot J + K_p``
+  ((11.26) + PD stiffness); stops when ``gamma h max|da| <= tol``.
+
+Prescribed coordinates (the actuators of an inverse problem) take their
+given positions and velocities at t_n+1 and are not iterated.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from flexpkm.errors import FlexPKMError
+
+
+@dataclass(frozen=True)
+class StepState:
+    """State at time t: t (s), q (n_tot,) all coordinates, v (n_r,) ``qd_r``,
+    a (n_r,) ``qdd_r``, g (n_r,) ``c - [tau; 0]`` and ``model`` (the
+    :class:`flexpkm.algorithms.dynamics.FullModel` at the state, for J, b, M)."""
+
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    g: np.ndarray
+    model: object
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What ``evaluate(t, q, v)`` returns: ``model`` (FullModel), g (n_r,)
+    ``c - [tau; 0]``, D (n_r, n_r) damping and K (n_r, n_r) stiffness of the
+    iteration matrix."""
+
+    model: object
+    g: np.ndarray
+    D: np.ndarray
+    K: np.ndarray
+
+
+@dataclass(frozen=True)
+class HHT:
+    """Parameters: h (s), alpha, the unknown columns of ``q_r`` (indices),
+    the prescribed ones as ``(q_tot columns, q_r columns)``, tol, iterations."""
+
+    h: float
+    alpha: float
+    unknown: np.ndarray
+    fixed_q: np.ndarray
+    fixed_r: np.ndarray
+    tol: float = 1e-6
+    iterations: int = 6
+
+    @property
+    def gamma(self):
+        return 0.5 + self.alpha
+
+    @property
+    def beta(self):
+        return 0.25 * (1.0 + self.alpha) ** 2
+
+
+def newmark(p: HHT, n: StepState, VA_n, a1, model, fixed=None):
+    """Positions (n_tot,) and velocities (n_r,) at t_n+1 for accelerations a1,
+    ``qdd_tot = J a1 + b`` with the J, b of ``model``; ``VA_n = (V_n, A_n)``
+    the velocities and accelerations of all coordinates at t_n; ``fixed`` =
+    (q_a, qd_a) overrides the prescribed coordinates."""
+    h, beta, gamma = p.h, p.beta, p.gamma
+    Vn, An = VA_n
+    A1 = model.J @ a1 + model.b
+    q1 = n.q + h * Vn + h * h * ((0.5 - beta) * An + beta * A1)
+    v1 = n.v + h * ((1 - gamma) * n.a + gamma * a1)
+    if fixed is not None:
+        q1[p.fixed_q], v1[p.fixed_r] = fixed
+    return q1, v1
+
+
+def hht_step(p: HHT, n: StepState, a1, evaluate, fixed=None):
+    """Advance from ``n`` (t_n) to t_n+1 = t_n + h.
+
+    a1 : (n_r,) first guess of the accelerations at t_n+1 (the prescribed
+    ones exact); evaluate : ``(t, q, v) -> Evaluation``; fixed : ``(q_a,
+    qd_a)`` at t_n+1 for a prescribed motion, else None.
+    Returns ``(StepState at t_n+1, Newton iterations)``. Pure: no argument is
+    modified. Raises :class:`flexpkm.errors.FlexPKMError` if the iteration
+    diverges.
+    """
+    t, u, alpha = n.t + p.h, p.unknown, p.alpha
+    model = n.model
+    VA_n = (model.J @ n.v, model.J @ n.a + model.b)
+    for it in range(p.iterations):
+        q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
+        ev = evaluate(t, q1, v1)
+        model = ev.model
+        res = model.M @ a1 + (1 - alpha) * ev.g + alpha * n.g
+        S = model.M + (1 - alpha) * (p.h * p.gamma * ev.D + p.h * p.h * p.beta * ev.K)
+        da = np.linalg.solve(S[np.ix_(u, u)], res[u])
+        a1 = a1.copy()
+        a1[u] -= da
+        if not np.all(np.isfinite(a1)):
+            raise FlexPKMError(f"the time integration diverged at t = {t:.6f} s")
+        if p.gamma * p.h * np.abs(da).max() <= p.tol:
+            break
+    q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
+    return StepState(t, q1, v1, a1, ev.g, model), it + 1
