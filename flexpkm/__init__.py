@@ -21,7 +21,8 @@ from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, InvalidArgu
 from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
                               Section, ShapeFunctionBody)
 from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
-                           MDHParameters, Model, Mount, Platform, Robot, assemble, build_model)
+                           MDHParameters, Model, Mount, Platform, Robot, assemble, build_model,
+                           refine, load_robot, loads_robot, dump_robot, dumps_robot)
 from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
 from flexpkm.algorithms.closure import closure_residual, constraint_jacobian, project_on_loops
 from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, reduced_matrices
@@ -42,7 +43,8 @@ __all__ = [
     "ShapeFunctionBody",
     # description and model (Ch. 4, Müller Sec. 7, Step 0 of Section 10.6)
     "Robot", "Frame", "MDHParameters", "Platform", "Closure", "Limb", "Mount", "assemble",
-    "CoordinateLayout", "Model", "build_model", "REVOLUTE", "PRISMATIC", "FIXED",
+    "CoordinateLayout", "Model", "build_model", "REVOLUTE", "PRISMATIC", "FIXED", "refine",
+    "load_robot", "loads_robot", "dump_robot", "dumps_robot",
     # algorithms (10.3, 10.4, 10.123, Ch. 11)
     "TreeKinematics", "tree_kinematics", "constraint_jacobian", "closure_residual",
     "project_on_loops", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",

@@ -1,0 +1,355 @@
+"""Robot description files (TOML, issue 9 item 1): :func:`load`, :func:`loads`,
+:func:`dump`, :func:`dumps`.
+
+A file holds what a :class:`Robot` holds: ``[[legs]]`` with ``[[legs.frames]]``
+as MDH rows with the columns of the book and of SYMORO (``j``, ``a`` = a(j),
+``sigma``, ``mu``, ``gamma``, ``b``, ``alpha``, ``d``, ``theta``, ``r``; ``gamma``,
+``alpha``, ``theta`` in rad or as ``"<x> deg"``), the joint's
+``rotor_inertia``, ``viscous_friction``, ``coulomb_friction``,
+``joint_stiffness``, and the frame's ``[[legs.frames.bodies]]`` (``type`` =
+``rigid`` (Khalil's standard parameters XX..ZZ, MX, MY, MZ, M; absent ones are
+0), ``rigid_centre`` (mass, centre, inertia at the centre), ``point`` (mass,
+position) or ``beam`` (length, section by ``shape`` rectangle/circle/tube or by
+A/Iy/Iz/J, material E, rho and nu or G, ``planar``, ``elements``)); the
+``[platform]`` (dofs, dof_names, body); ``[[closures]]`` (frame, other or
+``platform = true`` with ``platform_point``, joint, leg, name); ``gravity``,
+``plane_normal``, ``q_dep``, a global ``elements`` override, a
+``[reference]`` table of joint coordinates (initial guess / working mode) and
+``[variants.NAME]`` tables of per-frame overrides (``"j" = {mu = 0}``) applied
+by ``loads(text, variant=NAME)``. Units SI.
+
+Every error is an :class:`InvalidDescriptionError` naming the file, the key
+path and what is wrong.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import re
+import tomllib
+from pathlib import Path
+
+import jsonschema
+
+from flexpkm.errors import InvalidDescriptionError
+from flexpkm.model.description import Closure, Frame, Platform, Robot
+from flexpkm.model.limbs import Limb, Mount, default_rename
+from flexpkm.model.files_body import body_from_table, body_to_table
+from flexpkm.model.refine import refine
+from flexpkm.model.schema import JOINT_VALUES, ROBOT
+from flexpkm.model.toml_writer import to_toml
+
+__all__ = ["load", "loads", "from_dict", "dump", "dumps", "reference", "analysis_options",
+           "key_path"]
+
+_DEG = re.compile(r"^\s*([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)\s*deg\s*$")
+_ANGLES = ("gamma", "alpha", "theta")
+_LENGTHS = ("b", "d", "r")
+
+
+def key_path(path) -> str:
+    """``["legs", 2, "frames", 3, "alpha"]`` -> ``legs[2].frames[3].alpha``."""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "<top>"
+
+
+class _Where:
+    """Builds error messages: file name + key path."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def error(self, path, what):
+        return InvalidDescriptionError(f"{self.source}: {key_path(path)}: {what}")
+
+
+def angle(value, path, where) -> float:
+    """A number (rad) or a string ``"<x> deg"`` -> rad (finite)."""
+    if isinstance(value, str):
+        m = _DEG.match(value)
+        if not m:
+            raise where.error(path, f'expected a number or "<x> deg", got {value!r}')
+        value = math.radians(float(m.group(1)))
+    return finite(value, path, where)
+
+
+def finite(value, path, where) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise where.error(path, f"expected a finite number, got {value!r}")
+    return float(value)
+
+
+def load(path, variant=None, elements=None) -> Robot:
+    """Read a description file (TOML). See :func:`loads`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidDescriptionError(f"{path}: cannot read the file ({exc.strerror})") from None
+    return loads(text, source=str(path), variant=variant, elements=elements)
+
+
+def loads(text: str, source="<string>", variant=None, elements=None) -> Robot:
+    """A :class:`Robot` from the text of a description file.
+
+    variant  : name of a ``[variants.NAME]`` table to apply (None: none).
+    elements : int >= 1, overrides every beam's ``elements`` (and the file's
+               global ``elements``); the beams are split by :func:`refine`.
+    Raises :class:`InvalidDescriptionError` ``"<source>: <key path>: <what>"``.
+    """
+    where = _Where(source)
+    return from_dict(parse(text, where), source, variant, elements)
+
+
+def from_dict(data: dict, source="<dict>", variant=None, elements=None) -> Robot:
+    """A :class:`Robot` from the parsed contents of a description file (what
+    ``tomllib`` returns). Same checks and errors as :func:`loads`."""
+    where = _Where(source)
+    data = check_schema(copy.deepcopy(data), where)
+    if variant is not None:
+        data = _apply_variant(data, variant, where)
+    return build(data, where, elements)
+
+
+def parse(text, where) -> dict:
+    """TOML text -> dict checked against :data:`flexpkm.model.schema.ROBOT`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidDescriptionError(f"{where.source}: not valid TOML: {exc}") from None
+    return check_schema(data, where)
+
+
+def check_schema(data, where) -> dict:
+    """``data`` if it matches the schema, else the best-matching error."""
+    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(ROBOT).iter_errors(data))
+    if err is not None:
+        raise where.error(list(err.absolute_path), err.message)
+    return data
+
+
+def _apply_variant(data, variant, where):
+    """Apply ``[variants.NAME]``: ``"j" = {mu = ..., <joint values>}`` per
+    frame of ``legs``, and ``placements = [{actuated = [...]}, ...]`` (one
+    table per placement, in order)."""
+    variants = data.get("variants", {})
+    if variant not in variants:
+        raise where.error(["variants"], f"no variant {variant!r} (have {sorted(variants)})")
+    table = dict(variants[variant])
+    placements = table.pop("placements", None)
+    if placements is not None:
+        path = ["variants", variant, "placements"]
+        rows = data.get("placements", [])
+        if not isinstance(placements, list) or len(placements) != len(rows):
+            raise where.error(path, f"expected a list of {len(rows)} tables (one per placement)")
+        for i, (row, over) in enumerate(zip(rows, placements)):
+            if not isinstance(over, dict) or not set(over) <= {"actuated", "mount"}:
+                raise where.error(path + [i], "expected a table of actuated / mount")
+            row.update(over)
+    names = {fr["j"]: fr for leg in data.get("legs", ()) for fr in leg["frames"]}
+    for j, over in table.items():
+        path = ["variants", variant, j]
+        if j not in names:
+            raise where.error(path, f"unknown frame {j!r}")
+        if not isinstance(over, dict) or not set(over) <= {"mu", *JOINT_VALUES}:
+            raise where.error(path, "expected a table of mu / joint values")
+        names[j].update(over)
+    return check_schema(data, where)
+
+
+def build(data, where, elements=None) -> Robot:
+    """A :class:`Robot` from a schema-checked dict: the ``legs`` written out,
+    then the ``placements`` of representative ``limbs`` (Müller Section 7)."""
+    frames, bodies, joint, counts = [], {}, {k: {} for k in JOINT_VALUES}, {}
+    for i, leg in enumerate(data.get("legs", ())):
+        frames += read_frames(leg["frames"], leg["name"], ["legs", i], where, bodies, joint,
+                              counts)
+    closures = [_closure(c, ["closures", i], where) for i, c in enumerate(data.get("closures", ()))]
+    for i, placed in enumerate(_placed_limbs(data, where, counts)):
+        frames += placed.frames
+        bodies.update(placed.bodies)
+        closures += placed.closures
+        for key in JOINT_VALUES:
+            joint[key].update(getattr(placed, key))
+    vec = {k: tuple(finite(v, [k, n], where) for n, v in enumerate(data[k]))
+           for k in ("gravity", "plane_normal") if k in data}
+    n_global = elements if elements is not None else data.get("elements")
+    if n_global is not None:
+        counts = {j: n_global for j in counts}
+    try:
+        robot = Robot(name=data["name"], frames=tuple(frames), bodies=bodies,
+                      platform=_platform(data.get("platform"), where), closures=tuple(closures),
+                      plane_normal=vec.get("plane_normal"),
+                      q_dep=tuple(data["q_dep"]) if "q_dep" in data else None,
+                      gravity=vec.get("gravity", (0.0, 0.0, 0.0)), **joint)
+        return refine(robot, counts) if counts else robot
+    except InvalidDescriptionError as exc:
+        raise InvalidDescriptionError(f"{where.source}: {exc}") from None
+
+
+def read_frames(rows, leg, path, where, bodies, joint, counts) -> list:
+    """Frames of one ``frames`` array; fills ``bodies``, ``joint`` (joint
+    values by kind) and ``counts`` (beam elements) by frame name."""
+    frames = []
+    for k, row in enumerate(rows):
+        here = path + ["frames", k]
+        frames.append(_frame(row, leg, here, where))
+        for key in JOINT_VALUES:
+            if key in row:
+                joint[key][row["j"]] = finite(row[key], here + [key], where)
+        if "bodies" in row:
+            built = [body_from_table(b, here + ["bodies", n], where)
+                     for n, b in enumerate(row["bodies"])]
+            bodies[row["j"]] = tuple(b for b, _ in built)
+            counts.update({row["j"]: c for _, c in built if c is not None})
+    return frames
+
+
+def _placed_limbs(data, where, counts) -> list:
+    """:class:`PlacedLimb` of each ``[[placements]]`` row (frames renamed
+    ``leg + local``, placed by the mount frame, ``actuated`` local joints)."""
+    limbs, out = {}, []
+    for name, table in data.get("limbs", {}).items():
+        bodies, joint, local_counts = {}, {k: {} for k in JOINT_VALUES}, {}
+        path = ["limbs", name]
+        frames = read_frames(table["frames"], "", path, where, bodies, joint, local_counts)
+        closures = tuple(_closure(c, path + ["closures", i], where)
+                         for i, c in enumerate(table.get("closures", ())))
+        limbs[name] = (Limb(tuple(frames), bodies, closures, **joint), local_counts)
+    for i, row in enumerate(data.get("placements", ())):
+        path = ["placements", i]
+        if row["limb"] not in limbs:
+            raise where.error(path + ["limb"], f"unknown limb {row['limb']!r} "
+                              f"(have {sorted(limbs)})")
+        limb, local_counts = limbs[row["limb"]]
+        mount = row.get("mount", {})
+        values = {k: angle(mount[k], path + ["mount", k], where) for k in _ANGLES if k in mount}
+        values.update({k: finite(mount[k], path + ["mount", k], where)
+                       for k in _LENGTHS if k in mount})
+        try:
+            out.append(limb.place(row["leg"], Mount(**values), actuated=row.get("actuated")))
+        except InvalidDescriptionError as exc:
+            raise where.error(path, str(exc)) from None
+        counts.update({default_rename(row["leg"], j): c for j, c in local_counts.items()})
+    return out
+
+
+def _frame(row, leg, path, where) -> Frame:
+    values = {k: angle(row[k], path + [k], where) for k in _ANGLES if k in row}
+    values.update({k: finite(row[k], path + [k], where) for k in _LENGTHS if k in row})
+    return Frame(row["j"], row.get("a"), sigma=row["sigma"], mu=row.get("mu", 0), leg=leg,
+                 **values)
+
+
+def _platform(table, where):
+    if table is None:
+        return None
+    body = None
+    if "body" in table:
+        body, _ = body_from_table(table["body"], ["platform", "body"], where)
+    dofs = tuple(table["dofs"])
+    names = tuple(table.get("dof_names", [("x", "y", "z", "rx", "ry", "rz")[d] for d in dofs]))
+    if len(names) != len(dofs):
+        raise where.error(["platform", "dof_names"], f"expected {len(dofs)} names, got {len(names)}")
+    return Platform(body=body, dofs=dofs, dof_names=names)
+
+
+def _closure(table, path, where) -> Closure:
+    if "platform" in table and table["platform"] is not True:
+        raise where.error(path + ["platform"], "expected true (the closure ends on the platform)")
+    point = tuple(finite(v, path + ["platform_point", n], where)
+                  for n, v in enumerate(table.get("platform_point", (0.0, 0.0, 0.0))))
+    return Closure(table["frame"], table.get("other"), table["joint"], leg=table.get("leg", ""),
+                   name=table.get("name", ""), platform_point=point)
+
+
+def reference(path) -> dict:
+    """The ``[reference]`` table of a file: joint coordinate name -> value (rad
+    or m), the initial guess / working mode of the assembly."""
+    return analysis_options(path)["reference"]
+
+
+def analysis_options(path) -> dict:
+    """What a file gives beyond the :class:`Robot`: ``reference`` (coordinate
+    name -> rad or m) and ``actuator_stiffness`` (frame name -> N/m or
+    N m/rad, the ``actuator_stiffness`` keys of the frames of ``legs``, for
+    ``natural_frequencies(..., actuator_stiffness=...)``, Eqs. 11.38-11.42)."""
+    where = _Where(str(path))
+    try:
+        data = parse(Path(path).read_text(encoding="utf-8"), where)
+    except OSError as exc:
+        raise InvalidDescriptionError(f"{path}: cannot read the file ({exc.strerror})") from None
+    stiff = {}
+    for i, leg in enumerate(data.get("legs", ())):
+        for k, row in enumerate(leg["frames"]):
+            if "actuator_stiffness" in row:
+                value = finite(row["actuator_stiffness"],
+                               ["legs", i, "frames", k, "actuator_stiffness"], where)
+                if value <= 0:
+                    raise where.error(["legs", i, "frames", k, "actuator_stiffness"],
+                                      f"expected a positive stiffness, got {value!r}")
+                stiff[row["j"]] = value
+    return {"reference": {k: angle(v, ["reference", k], where)
+                          for k, v in data.get("reference", {}).items()},
+            "actuator_stiffness": stiff}
+
+
+# ---- writing ---------------------------------------------------------------
+def dumps(robot: Robot) -> str:
+    """The description file (TOML text) of a :class:`Robot`; ``loads(dumps(r))``
+    rebuilds an equal description (floats written with ``repr``, exact).
+    Raises :class:`InvalidDescriptionError` for a body a file cannot hold
+    (a generic shape-function body)."""
+    legs = []
+    for f in robot.frames:
+        if not legs or legs[-1]["name"] != f.leg:
+            if any(leg["name"] == f.leg for leg in legs):
+                raise InvalidDescriptionError(
+                    f"dumps: the frames of leg {f.leg!r} are not contiguous in {robot.name}")
+            legs.append({"name": f.leg, "frames": []})
+        legs[-1]["frames"].append(_frame_table(robot, f))
+    data = {"format": 1, "name": robot.name, "gravity": list(robot.gravity)}
+    if robot.plane_normal is not None:
+        data["plane_normal"] = list(robot.plane_normal)
+    if robot.q_dep is not None:
+        data["q_dep"] = list(robot.q_dep)
+    if robot.platform is not None:
+        p = robot.platform
+        data["platform"] = {"dofs": list(p.dofs), "dof_names": list(p.dof_names)}
+        if p.body is not None:
+            data["platform"]["body"] = body_to_table(p.body)
+    data["closures"] = [_closure_table(c) for c in robot.closures]
+    data["legs"] = legs
+    return to_toml(data)
+
+
+def _frame_table(robot, f) -> dict:
+    row = {"j": f.name}
+    if f.antecedent is not None:
+        row["a"] = f.antecedent
+    row.update(sigma=f.sigma, mu=f.mu, gamma=f.gamma, b=f.b, alpha=f.alpha, d=f.d,
+               theta=f.theta, r=f.r)
+    for key in JOINT_VALUES:
+        table = getattr(robot, key)
+        if f.name in table:
+            row[key] = table[f.name]
+    if f.name in robot.bodies:
+        row["bodies"] = [body_to_table(b) for b in robot.bodies[f.name]]
+    return row
+
+
+def _closure_table(c) -> dict:
+    out = {"frame": c.frame}
+    if c.other is None:
+        out.update(platform=True, platform_point=list(c.platform_point))
+    else:
+        out["other"] = c.other
+    out.update(joint=c.joint, leg=c.leg, name=c.name)
+    return out
+
+
+def dump(robot: Robot, path) -> None:
+    """Write :func:`dumps` of ``robot`` to ``path``."""
+    Path(path).write_text(dumps(robot), encoding="utf-8")

@@ -1,0 +1,133 @@
+"""Description files (flexpkm.model.files): the shipped TOML files give the
+results of the Python descriptions (1e-10), dump/load round trips, the
+``elements`` override equals refine(), and errors name file, key path, what."""
+import numpy as np
+import pytest
+
+import flexpkm as fp
+from flexpkm.cases import dualemps, navaro
+from flexpkm.errors import InvalidDescriptionError
+from flexpkm.model import files
+from flexpkm.model.refine import refine
+
+CASES = __import__("pathlib").Path(dualemps.__file__).parent
+
+
+def _f(rob, q, **kw):
+    return fp.natural_frequencies(rob, q, shapes=False, **kw).frequencies_hz
+
+
+@pytest.mark.parametrize("qa", [(0.0, 0.0), (0.1, 0.05)])
+def test_dualemps_file_equals_python(qa):
+    rob, rob_f = dualemps.robot(), files.load(CASES / "dualemps.toml")
+    assert rob_f.frames == rob.frames and rob_f.closures == rob.closures
+    q = dualemps.configuration(rob, *qa)
+    np.testing.assert_allclose(_f(rob_f, q), _f(rob, q), rtol=1e-10)
+
+
+@pytest.mark.parametrize("pose", [(0.0, 0.0, 0.0), (0.02, -0.01, 0.05)])
+def test_navaro_file_equals_python(pose):
+    rob, rob_f = navaro.robot(), files.load(CASES / "navaro.toml")
+    q = navaro.configuration(rob, *pose)
+    np.testing.assert_allclose(_f(rob_f, q), _f(rob, q), rtol=1e-10)
+
+
+def test_navaro_variants_and_refined_file():
+    q = navaro.configuration(navaro.robot(), 0.0, 0.0, 0.0)
+    for mode in ("121", "212"):
+        rob = navaro.robot(actuation=mode)
+        rob_f = files.load(CASES / "navaro.toml", variant="actuation_" + "_".join(mode))
+        assert rob_f.frames == rob.frames
+        np.testing.assert_allclose(_f(rob_f, q), _f(rob, q), rtol=1e-10)
+    rob, rob_f = navaro.robot(refined=True), files.load(CASES / "navaro_refined.toml")
+    np.testing.assert_allclose(_f(rob_f, q), _f(rob, q), rtol=1e-10)
+    with pytest.raises(InvalidDescriptionError, match="no variant"):
+        files.load(CASES / "navaro.toml", variant="nope")
+
+
+@pytest.mark.parametrize("make", [dualemps.robot, navaro.robot,
+                                  lambda: navaro.robot(refined=True),
+                                  lambda: refine(dualemps.robot(), 3)])
+def test_dump_load_round_trip(make, tmp_path):
+    rob = make()
+    files.dump(rob, tmp_path / "r.toml")
+    back = files.load(tmp_path / "r.toml")
+    assert back.frames == rob.frames and back.closures == rob.closures
+    assert back.platform.dofs == rob.platform.dofs and back.gravity == rob.gravity
+    assert files.dumps(back) == files.dumps(rob)
+    for name, bodies in rob.bodies.items():
+        for b, c in zip(bodies, back.bodies[name], strict=True):
+            for key in ("m", "ms_r", "I_rr", "K_ee", "J_ee", "MS_de"):
+                np.testing.assert_array_equal(getattr(b.invariants, key),
+                                              getattr(c.invariants, key))
+
+
+def test_elements_override_is_refine():
+    q_rob = refine(dualemps.robot(), 4)
+    rob_f = files.load(CASES / "dualemps.toml", elements=4)
+    assert rob_f.frames == q_rob.frames
+    q = dualemps.configuration(q_rob)
+    np.testing.assert_allclose(_f(rob_f, q), _f(q_rob, q), rtol=1e-12)
+    text = (CASES / "dualemps.toml").read_text().replace(
+        'name = "beam 16"\nplanar = true\nlength = 0.14\nelements = 1',
+        'name = "beam 16"\nplanar = true\nlength = 0.14\nelements = 2')
+    assert [f.name for f in files.loads(text).frames if "." in f.name] == ["16.1"]
+
+
+def test_reference_table():
+    ref = files.reference(CASES / "dualemps.toml")
+    g = dualemps.direct_geometric_model(0.0, 0.0)
+    assert ref["q12"] == pytest.approx(float(g["q12"]), abs=1e-15)
+
+
+def _bad(old, new, count=1):
+    text = (CASES / "dualemps.toml").read_text()
+    assert old in text
+    return text.replace(old, new, count)
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ('alpha = "90 deg"', 'alpha = "ninety"',
+     'legs[0].frames[1].alpha: expected a number or "<x> deg", got \'ninety\''),
+    ('a = "12"', 'a = "99"', "antecedent '99' is not defined"),
+    ('d = 0.0675', 'd = nan', "legs[0].frames[2].d: expected a finite number"),
+    ('length = 0.4505', 'length = -0.4505', "length: expected a positive number"),
+    ('other = "15"', 'other = "77"', "unknown frame '77'"),
+    ('sigma = 0\nalpha', 'sigma = 5\nalpha', "legs[0].frames[1].sigma"),
+    ('b_y = 0.004', 'b_y = "thin"', "section"),
+    ('j = "12"', 'jj = "12"', "legs[0].frames[1]"),
+])
+def test_errors_name_file_key_and_what(old, new, message):
+    with pytest.raises(InvalidDescriptionError) as exc:
+        files.loads(_bad(old, new), source="my.toml")
+    assert str(exc.value).startswith("my.toml: ") and message in str(exc.value)
+
+
+def test_missing_file_and_bad_toml(tmp_path):
+    with pytest.raises(InvalidDescriptionError, match="cannot read"):
+        files.load(tmp_path / "none.toml")
+    with pytest.raises(InvalidDescriptionError, match="not valid TOML"):
+        files.loads("name = ", source="x.toml")
+
+
+def test_actuator_stiffness_option(tmp_path):
+    text = (CASES / "dualemps.toml").read_text().replace(
+        'j = "11"\nsigma = 1\nmu = 1\n', 'j = "11"\nsigma = 1\nmu = 1\nactuator_stiffness = 1e6\n')
+    text = text.replace('j = "21"\nsigma = 1\nmu = 1\n',
+                        'j = "21"\nsigma = 1\nmu = 1\nactuator_stiffness = 2e6\n')
+    (tmp_path / "d.toml").write_text(text)
+    opts = files.analysis_options(tmp_path / "d.toml")
+    assert opts["actuator_stiffness"] == {"11": 1e6, "21": 2e6}
+    rob = files.load(tmp_path / "d.toml")
+    assert rob.frames == dualemps.robot().frames
+
+
+def test_limb_placement_errors():
+    text = (CASES / "navaro.toml").read_text()
+    with pytest.raises(InvalidDescriptionError, match=r"placements\[1\].limb: unknown limb 'XX'"):
+        files.loads(text.replace('limb = "RL"\nleg = "2"', 'limb = "XX"\nleg = "2"'), source="n")
+    with pytest.raises(InvalidDescriptionError, match=r"placements\[0\].*unknown local frame"):
+        files.loads(text.replace('theta = -1.5707963267948966}\nactuated = ["1", "2"]',
+                                 'theta = -1.5707963267948966}\nactuated = ["9"]'), source="n")
+    with pytest.raises(InvalidDescriptionError, match="defined twice"):
+        files.loads(text.replace('leg = "2"', 'leg = "1"', 1), source="n")
