@@ -75,9 +75,6 @@ SECTION_LINK = replace(Section.rectangle(0.010, 0.024), I0=5.902e-9)
 #: the printed Iy = 3.333e-8 and Ip = 8.666e-8 are typos for 3.333e-9 and
 #: 5.667e-8; I0 = 1.123e-8 as printed, = the rectangle's)
 SECTION_I5 = Section.rectangle(0.040, 0.010)
-#: Table 11.3 as printed, for reference (A, Iy, Iz, Ip, I0)
-TABLE_11_3 = {"i1-i4": (2.4e-4, 1.152e-8, 2.000e-9, 1.352e-8, 5.902e-9),
-              "i5": (4e-4, 3.333e-8, 5.333e-8, 8.666e-8, 1.123e-8)}
 
 #: refined model (Section 11.6.2.3): mass of each passive joint B, C, D, E
 #: (kg) and clutch stiffness (N m/rad) between the base and links i1, i2

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flexpkm.errors import InvalidDescriptionError
+
 
 @dataclass(frozen=True, eq=False)
 class BodyInvariants:
@@ -68,7 +70,7 @@ class BodyInvariants:
                     "J_re": (n, 3, 3), "J_ee": (n, n, 3, 3), "K_ee": (n, n)}
         for name, a in arrays.items():
             if a.shape != expected[name]:
-                raise ValueError(f"BodyInvariants.{name}: shape {a.shape}, "
+                raise InvalidDescriptionError(f"BodyInvariants.{name}: shape {a.shape}, "
                                  f"expected {expected[name]}")
             object.__setattr__(self, name, a)
         object.__setattr__(self, "m", float(self.m))

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flexpkm.errors import InvalidDescriptionError
+
 from .base import Body, BodyInvariants
 
 __all__ = ["Section", "Material", "rectangle_torsion_constant",
@@ -54,7 +56,7 @@ def rectangle_torsion_constant(b_y: float, h_z: float, method: str = "roark") ->
     Raises ValueError for non-positive sides or an unknown method.
     """
     if b_y <= 0 or h_z <= 0:
-        raise ValueError(f"rectangle sides must be > 0, got {b_y}, {h_z}")
+        raise InvalidDescriptionError(f"rectangle sides must be > 0, got {b_y}, {h_z}")
     a, b = max(b_y, h_z), min(b_y, h_z)
     if method == "roark":
         return a * b**3 * (1.0 / 3.0 - 0.21 * (b / a) * (1.0 - b**4 / (12.0 * a**4)))
@@ -62,7 +64,7 @@ def rectangle_torsion_constant(b_y: float, h_z: float, method: str = "roark") ->
         n = np.arange(1, 400, 2, dtype=float)
         s = np.sum(np.tanh(n * np.pi * a / (2.0 * b)) / n**5)
         return a * b**3 / 3.0 * (1.0 - 192.0 / np.pi**5 * (b / a) * s)
-    raise ValueError(f"unknown torsion method {method!r}")
+    raise InvalidDescriptionError(f"unknown torsion method {method!r}")
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class Section:
 
     def __post_init__(self):
         if self.A <= 0 or self.Iy <= 0 or self.Iz <= 0 or self.I0 < 0:
-            raise ValueError(f"invalid section properties {self}")
+            raise InvalidDescriptionError(f"invalid section properties {self}")
 
     @property
     def Ip(self) -> float:
@@ -122,7 +124,7 @@ class Material:
 
     def __post_init__(self):
         if self.E <= 0 or self.rho <= 0:
-            raise ValueError(f"invalid material {self}")
+            raise InvalidDescriptionError(f"invalid material {self}")
         if self.G is None and self.nu is not None:
             object.__setattr__(self, "G", self.E / (2.0 * (1.0 + self.nu)))
 
@@ -163,7 +165,7 @@ def beam_invariants(length: float, section: Section, material: Material) -> Body
     """
     l = float(length)
     if l <= 0:
-        raise ValueError(f"beam length must be > 0, got {length}")
+        raise InvalidDescriptionError(f"beam length must be > 0, got {length}")
     rho, A, Iy, Iz = material.rho, section.A, section.Iy, section.Iz
     m = rho * A * l
     ry, rz = rho * Iy, rho * Iz          # rotary inertia per unit length, kg m
@@ -239,7 +241,7 @@ class _Beam(Body):
     def _split(self, points):
         p = np.asarray(points, dtype=float)
         if p.ndim == 0 or p.shape[-1] != 3:
-            raise ValueError(f"points must have shape (..., 3), got {p.shape}")
+            raise InvalidDescriptionError(f"points must have shape (..., 3), got {p.shape}")
         S, dS = _axis_shapes(p[..., 0], self.length)
         cols = list(self.columns)
         return p[..., 1, None], p[..., 2, None], S[..., cols], dS[..., cols]
@@ -300,7 +302,7 @@ class Beam3D(_Beam):
     def __init__(self, length: float, section: Section, material: Material,
                  name: str = "beam3d"):
         if material.G is None:
-            raise ValueError("Beam3D needs the shear modulus: give Material(nu=...) or G")
+            raise InvalidDescriptionError("Beam3D needs the shear modulus: give Material(nu=...) or G")
         super().__init__(length, section, material, name)
 
 

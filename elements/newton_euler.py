@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flexpkm.errors import InvalidArgumentError
+
 from flexpkm.spatial import EPS, cross, skew
 
 from .base import BodyInvariants
@@ -111,7 +113,7 @@ def _vec(x, n: int, name: str) -> np.ndarray:
         return np.zeros(n)
     a = np.asarray(x, dtype=float)
     if a.ndim == 0 or a.shape[-1] != n:
-        raise ValueError(f"{name}: last axis must have length {n}, got shape {a.shape}")
+        raise InvalidArgumentError(f"{name}: last axis must have length {n}, got shape {a.shape}")
     return a
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from flexpkm.errors import InvalidDescriptionError
+
 from .base import Body, BodyInvariants
 
 __all__ = ["RigidBody"]
@@ -39,7 +41,7 @@ class RigidBody(Body):
     def __init__(self, XX=0.0, XY=0.0, XZ=0.0, YY=0.0, YZ=0.0, ZZ=0.0,
                  MX=0.0, MY=0.0, MZ=0.0, M=0.0, name: str = "rigid"):
         if M < 0:
-            raise ValueError(f"RigidBody: negative mass {M}")
+            raise InvalidDescriptionError(f"RigidBody: negative mass {M}")
         self.name = name
         self.coordinate_names = ()
         self.length = 0.0

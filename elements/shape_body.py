@@ -27,6 +27,8 @@ from typing import Callable
 
 import numpy as np
 
+from flexpkm.errors import InvalidDescriptionError
+
 from .base import Body, BodyInvariants
 
 __all__ = ["I_T", "hooke_matrix", "beam_hooke_matrix", "gauss_box",
@@ -46,7 +48,7 @@ def hooke_matrix(E: float, nu: float) -> np.ndarray:
     Raises ValueError unless E > 0 and -1 < nu < 1/2.
     """
     if E <= 0 or not -1.0 < nu < 0.5:
-        raise ValueError(f"invalid isotropic material E={E}, nu={nu}")
+        raise InvalidDescriptionError(f"invalid isotropic material E={E}, nu={nu}")
     lam = E * nu / ((1 + nu) * (1 - 2 * nu))
     mu = E / (2 * (1 + nu))
     H = np.zeros((6, 6))
@@ -114,12 +116,12 @@ class ShapeFunctionBody(Body):
                  points, weights, rho, H=None, *, E=None, nu=None,
                  name: str = "shape_body", coordinate_names=None, length: float = 0.0):
         if (H is None) == (E is None or nu is None):
-            raise ValueError("give either H or (E, nu)")
+            raise InvalidDescriptionError("give either H or (E, nu)")
         H = hooke_matrix(E, nu) if H is None else np.asarray(H, dtype=float)
         X = np.asarray(points, dtype=float)
         W = np.asarray(weights, dtype=float)
         if X.ndim != 2 or X.shape[1] != 3 or W.shape != X.shape[:1] or H.shape != (6, 6):
-            raise ValueError(f"bad shapes: points {X.shape}, weights {W.shape}, H {H.shape}")
+            raise InvalidDescriptionError(f"bad shapes: points {X.shape}, weights {W.shape}, H {H.shape}")
         self._phi_d, self._phi_r, self._strain = phi_d, phi_r, strain
         self.points, self.weights, self.H = X, W, H
         self.dm = np.broadcast_to(np.asarray(rho, dtype=float), W.shape) * W
@@ -128,7 +130,7 @@ class ShapeFunctionBody(Body):
         S = np.asarray(strain(X), dtype=float)
         n = D.shape[-1]
         if D.shape != (len(W), 3, n) or S.shape != (len(W), 6, n):
-            raise ValueError(f"phi_d gave {D.shape}, strain gave {S.shape}")
+            raise InvalidDescriptionError(f"phi_d gave {D.shape}, strain gave {S.shape}")
         self.coordinate_names = (tuple(coordinate_names) if coordinate_names is not None
                                  else tuple(f"q{k + 1}" for k in range(n)))
         dm = self.dm

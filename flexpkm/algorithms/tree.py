@@ -29,6 +29,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from flexpkm.errors import InvalidArgumentError
+
 from flexpkm.model.build import Model, build_model
 from flexpkm.model.description import PRISMATIC, REVOLUTE
 from flexpkm.spatial import (euler_xyz, euler_xyz_rate_bias, euler_xyz_rate_matrix,
@@ -76,7 +78,7 @@ def as_batch(x, n):
     if x.ndim == 1:
         x = x[None]
     if x.shape[-1] != n:
-        raise ValueError(f"expected vectors of length {n}, got shape {x.shape}")
+        raise InvalidArgumentError(f"expected vectors of length {n}, got shape {x.shape}")
     return x
 
 

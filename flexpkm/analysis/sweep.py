@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from flexpkm.errors import InvalidArgumentError
+
 from flexpkm.errors import FlexPKMError, with_context
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.model.build import build_model
@@ -62,9 +64,9 @@ def path_poses(start, stop, steps: int):
     Raises ValueError for steps < 2 or start/stop of different lengths."""
     start, stop = np.atleast_1d(np.asarray(start, float)), np.atleast_1d(np.asarray(stop, float))
     if start.shape != stop.shape or start.ndim != 1:
-        raise ValueError(f"start {start.tolist()} and stop {stop.tolist()} must have the same length")
+        raise InvalidArgumentError(f"start {start.tolist()} and stop {stop.tolist()} must have the same length")
     if int(steps) < 2:
-        raise ValueError(f"a sweep needs at least 2 steps, got {steps}")
+        raise InvalidArgumentError(f"a sweep needs at least 2 steps, got {steps}")
     s = np.linspace(0.0, 1.0, int(steps))
     return s, start + s[:, None] * (stop - start)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from flexpkm.errors import InvalidArgumentError
 from flexpkm.io.geometry import RobotGeometry, auto_scale, mode_geometries
 
 HEX = "hexahedron"
@@ -31,18 +32,18 @@ HEX = "hexahedron"
 
 def amplitude(geometry: RobotGeometry, normalize="mass") -> float:
     """Factor applied to a mode's field (see the module docstring).
-    Raises ValueError for an unknown ``normalize`` or a zero field with
+    Raises InvalidArgumentError for an unknown ``normalize`` or a zero field with
     ``"max"``."""
     if normalize == "mass":
         return 1.0
     if normalize == "max":
         umax = geometry.max_displacement
         if not umax > 0:
-            raise ValueError("the displacement field is zero: cannot normalise it to 1 m")
+            raise InvalidArgumentError("the displacement field is zero: cannot normalise it to 1 m")
         return 1.0 / umax
     if isinstance(normalize, (int, float)):
         return float(normalize)
-    raise ValueError(f"unknown normalisation {normalize!r} (use 'mass', 'max' or a number)")
+    raise InvalidArgumentError(f"unknown normalisation {normalize!r} (use 'mass', 'max' or a number)")
 
 
 def point_data(geometry: RobotGeometry, scale: float = 1.0) -> dict:
@@ -94,12 +95,12 @@ def write_modes_vtu(robot, q_tot, modes, numbers, directory, prefix: str,
 def add_vtu_field_data(path, values: dict) -> None:
     """Insert ``<FieldData>`` (one Float64 value per name, ascii) into a VTU
     file; meshio 5 reads it (``Mesh.field_data``) but does not write it.
-    Raises ValueError when the file is not a VTU UnstructuredGrid."""
+    Raises InvalidArgumentError when the file is not a VTU UnstructuredGrid."""
     import xml.etree.ElementTree as ET
     tree = ET.parse(path)
     grid = tree.getroot().find("UnstructuredGrid")
     if grid is None:
-        raise ValueError(f"{path}: not a VTU UnstructuredGrid file")
+        raise InvalidArgumentError(f"{path}: not a VTU UnstructuredGrid file")
     fd = ET.Element("FieldData")
     for name, v in values.items():
         da = ET.SubElement(fd, "DataArray", type="Float64", Name=str(name),
@@ -116,7 +117,7 @@ def write_xdmf_series(path, steps, data_format: str = "XML") -> Path:
     geometry's, each step's point data :func:`point_data` (geometry, scale)
     (the geometries must share the reference mesh: same robot and nominal
     pose, e.g. several modes). ``data_format``: ``"XML"`` (inline, no h5py),
-    ``"Binary"`` or ``"HDF"`` (needs h5py). Returns the path; ValueError
+    ``"Binary"`` or ``"HDF"`` (needs h5py). Returns the path; InvalidArgumentError
     when a geometry has another number of nodes.
     """
     import meshio
@@ -131,7 +132,7 @@ def write_xdmf_series(path, steps, data_format: str = "XML") -> Path:
                 writer.write_points_cells(mesh.reference, [(HEX, mesh.cells)])
             data = point_data(geo, s)
             if len(data["displacement"]) != n:
-                raise ValueError("the steps of an XDMF series must share the reference mesh")
+                raise InvalidArgumentError("the steps of an XDMF series must share the reference mesh")
             writer.write_data(float(t), point_data=data, cell_data=cell_data(geo))
     return path
 

@@ -16,7 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from flexpkm.io.geometry import JOINT, KINDS, RobotGeometry, auto_scale, mode_geometries
+from flexpkm.errors import InvalidArgumentError
+
+from flexpkm.io.geometry import RobotGeometry, auto_scale, mode_geometries
+from flexpkm.io.mesh import JOINT, KINDS
 
 #: height of the PNG windows, px (the width follows the robot's aspect ratio)
 WINDOW_HEIGHT = 900
@@ -87,7 +90,7 @@ def camera_view(robot, view="auto") -> View:
         view = "normal" if robot.plane_normal is not None else "iso"
     if view == "normal":
         if robot.plane_normal is None:
-            raise ValueError(f"{robot.name} is not planar: no plane normal to look along")
+            raise InvalidArgumentError(f"{robot.name} is not planar: no plane normal to look along")
         n = np.asarray(robot.plane_normal, float)
         for axis in (np.eye(3)[2], np.eye(3)[0]):
             up = axis - (axis @ n) * n
@@ -103,7 +106,7 @@ def camera_view(robot, view="auto") -> View:
         frame = np.column_stack([a, np.cross(up, a), up])
         d = frame @ np.asarray(ISO_DIRECTION)
         return View(tuple(d / np.linalg.norm(d)), tuple(up), True)
-    raise ValueError(f"unknown view {view!r} (use 'auto', 'normal' or 'iso')")
+    raise InvalidArgumentError(f"unknown view {view!r} (use 'auto', 'normal' or 'iso')")
 
 
 def _plotter(window_size):

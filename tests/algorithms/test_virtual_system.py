@@ -9,7 +9,7 @@ from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.algorithms.virtual_system import tree_bias_forces, tree_mass_matrix
 from flexpkm.model import build_model
 
-from .conftest import random_state, spatial_tree
+from tests.conftest import random_state, spatial_tree
 
 
 def kinetic_energy_fd(robot, q, qd, eps=1e-6):

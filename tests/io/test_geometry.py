@@ -10,7 +10,7 @@ from flexpkm.io.geometry import (KINDS, Style, auto_scale, mode_geometry, robot_
                               robot_size, rotation_vector)
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.algorithms.tree import tree_kinematics
-from tests.flexpkm.conftest import spatial_tree
+from tests.conftest import spatial_tree
 
 
 def station_centres(part, per_station=4):

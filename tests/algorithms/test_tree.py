@@ -4,7 +4,7 @@ import numpy as np
 
 from flexpkm.algorithms.tree import tree_kinematics
 
-from .conftest import random_state
+from tests.conftest import random_state
 
 
 def poses(robot, q):
