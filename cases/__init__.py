@@ -48,7 +48,7 @@ class Case:
     pose_names, pose_units, pose_default : the pose components (SI units)
     options : model options (:class:`Option`)
     robot : ``options -> Robot`` (options: name -> value for every option)
-    configure : ``(model, pose (k,) or (B, k), options) -> q_t`` (n_t,) or (B, n_t)
+    configure : ``(model, pose (k,) or (B, k), options) -> q_tot`` (n_tot,) or (B, n_tot)
     reference : ``(pose (k,), options) -> tuple of Hz or None`` (published values)
     reference_label : where the reference comes from (``"book"``)
     view : camera of the mode pictures (``"normal"``: along the plane normal)

@@ -116,7 +116,16 @@ def robot(gravity=(0.0, -9.81, 0.0), section=SECTION, material=DURALUMIN) -> Rob
         gravity=tuple(gravity),
         viscous_friction=fv,
         coulomb_friction=fs,
+        reference=_reference_configuration(),
     )
+
+
+def _reference_configuration():
+    """q11 = q21 = 0 with the working mode of Table 11.1 (direct geometric model)."""
+    g = direct_geometric_model(0.0, 0.0)
+    ref = {"q11": 0.0, "q21": 0.0, **{k: float(g[k]) for k in ("q12", "q22", "q25")}}
+    ref["x_P"], ref["z_P"] = (float(v) for v in g["P"])
+    return ref
 
 
 def check_stroke(q11, q21):
@@ -176,14 +185,16 @@ def inverse_geometric_model(x_P, z_P, check=True):
 
 
 def configuration(rob, q11=0.0, q21=0.0):
-    """``q_t`` (n_t,) of the assembled robot at (q11, q21) with q_e = 0."""
+    """``q_tot`` (n_tot,) of the assembled robot at (q11, q21) (m) with
+    q_e = 0: joint coordinates of the direct geometric model, then the
+    platform coordinates (x_P, z_P)."""
     g = direct_geometric_model(q11, q21)
     layout = rob.layout
     q = np.zeros(layout.n_t)
     for name, value in (("q11", q11), ("q21", q21), ("q12", g["q12"]),
                         ("q22", g["q22"]), ("q25", g["q25"])):
         q[layout.index(name)] = value
-    return q
+    return np.concatenate([q, g["P"]])
 
 
 # ---- maneuvers (the book's Fig. 10.7b is missing; these are ours) ---------
@@ -280,7 +291,7 @@ PD_GAINS = (PD_MASS * 100.0 ** 2, 2 * PD_MASS * 100.0)
 
 def initial_state(rob, q11=0.0, q21=0.0):
     """All coordinates ``q_tot`` (n_tot,) of the assembled robot at rest."""
-    return np.concatenate([configuration(rob, q11, q21), direct_geometric_model(q11, q21)["P"]])
+    return configuration(rob, q11, q21)
 
 
 def simulation_setup(maneuver_name, drive="prescribed", gravity=None):

@@ -46,7 +46,9 @@ from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, constrained_rows
 from flexpkm.errors import (InvalidDescriptionError, SingularConfigurationError,
                             UnreachablePoseError)
-from flexpkm.model.limbs import Limb, Mount, assemble
+from flexpkm.model.limbs import Limb, Mount, combine_limbs
+from flexpkm.algorithms.closure import with_platform
+from flexpkm.spatial import rot_z
 
 PI = np.pi
 LEGS = ("1", "2", "3")
@@ -153,8 +155,11 @@ def limb(section_link=SECTION_LINK, section_i5=SECTION_I5, material=DURALUMIN,
         for n, joint in (("3", "B"), ("4", "C"), ("4D", "D"), ("5", "E")):
             bodies[n] = bodies[n] + (RigidBody.point_mass(joint_mass, name=f"joint {joint}"),)
         stiffness = {"1": clutch_stiffness, "2": clutch_stiffness}
+    # the cut frame 5P at P has x along E_i -> P: angle gamma_i + PLATFORM_ANGLE
+    # + pi in F_p, the gamma_i part given by each leg's mount
     closures = (Closure("4D", "1D", "revolute", name="D"),
-                Closure("5P", None, "weld", name="P"))
+                Closure("5P", None, "weld", name="P",
+                        platform_rotation=(0.0, 0.0, PLATFORM_ANGLE + PI)))
     return Limb(frames, bodies, closures, joint_stiffness=stiffness)
 
 
@@ -183,9 +188,13 @@ def robot(actuation="locked", refined=False, section_link=SECTION_LINK,
             act = ()
         else:
             act = ("1", "2") if m == "locked" else (str(m),)
-        legs.append(rl.place(leg, Mount(gamma=g, d=D_1, theta=-g), actuated=act))
-    return assemble("NaVARo" + (" (refined)" if refined else ""), legs,
-                    platform=Platform(body=None), gravity=tuple(gravity))
+        legs.append(rl.place(leg, Mount(gamma=g, d=D_1, theta=-g,
+                                        platform_rotation=tuple(map(tuple, rot_z(g)))),
+                             actuated=act))
+    g = inverse_geometric_model(0.0, 0.0, 0.0)          # pose 1, working modes -1 -1 -1
+    reference = {f"q{leg}{j}": float(g[f"q{leg}{j}"]) for leg in LEGS for j in range(1, 6)}
+    return combine_limbs("NaVARo" + (" (refined)" if refined else ""), legs,
+                         platform=Platform(body=None), gravity=tuple(gravity), reference=reference)
 
 
 def coordinate_counts(rob):
@@ -281,9 +290,11 @@ def inverse_geometric_model(x, y, theta, working_modes=WORKING_MODES):
 
 
 def configuration(rob, x=0.0, y=0.0, theta=0.0, working_modes=WORKING_MODES):
-    """``q_t`` of the assembled robot at the platform pose(s), q_e = 0.
+    """``q_tot`` of the assembled robot at the platform pose(s), q_e = 0:
+    the joint coordinates of :func:`inverse_geometric_model`, then the
+    platform coordinates (P and the rotation vector (0, 0, theta) of F_p).
 
-    x, y (m), theta (rad): scalars -> (n_t,); arrays of shape (B,) -> (B, n_t).
+    x, y (m), theta (rad): scalars -> (n_tot,); arrays of shape (B,) -> (B, n_tot).
     """
     g = inverse_geometric_model(x, y, theta, working_modes)
     layout = rob.layout
@@ -292,11 +303,12 @@ def configuration(rob, x=0.0, y=0.0, theta=0.0, working_modes=WORKING_MODES):
     for leg in LEGS:
         for j in range(1, 6):
             q[..., layout.index(f"q{leg}{j}")] = g[f"q{leg}{j}"]
-    return q
+    q_tot = with_platform(rob, q.reshape(-1, layout.n_t))
+    return q_tot.reshape(shape + (layout.n_tot,))
 
 
 def pose_configurations(rob, poses, working_modes=WORKING_MODES):
-    """``q_t`` (B, n_t) for platform poses (B, 3) = (x, y, theta) rows."""
+    """``q_tot`` (B, n_tot) for platform poses (B, 3) = (x, y, theta) rows."""
     p = np.atleast_2d(np.asarray(poses, float))
     if p.shape[-1] != 3:
         raise InvalidDescriptionError(f"poses must be (B, 3) rows (x, y, theta), got {p.shape}")

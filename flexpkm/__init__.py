@@ -16,15 +16,17 @@ One pose in gives one pose out, a batch (B, ...) gives a batch.
 __version__ = "0.2.0"
 
 from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, InvalidArgumentError,
-                            InvalidDescriptionError, SingularConfigurationError,
+                            InvalidDescriptionError, OpenLoopError, SingularConfigurationError,
                             UnreachablePoseError)
 from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
                               Section, ShapeFunctionBody)
 from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
-                           MDHParameters, Model, Mount, Platform, Robot, assemble, build_model,
+                           MDHParameters, Model, Mount, Platform, Robot, combine_limbs, build_model,
                            refine, load_robot, loads_robot, dump_robot, dumps_robot)
 from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
-from flexpkm.algorithms.closure import closure_residual, constraint_jacobian, project_on_loops
+from flexpkm.algorithms.assembly import assemble, reference_configuration
+from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
+                                        constraint_jacobian, project_on_loops, with_platform)
 from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, reduced_matrices
 from flexpkm.algorithms.dynamics import (FullModel, direct_dynamics, full_model,
                                          inverse_dynamics, point_acceleration)
@@ -38,16 +40,18 @@ __all__ = [
     # errors
     "FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
     "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError",
+    "OpenLoopError",
     # bodies (Section 10.2, Appendix F)
     "Body", "BodyInvariants", "RigidBody", "Beam3D", "PlanarBeam", "Section", "Material",
     "ShapeFunctionBody",
     # description and model (Ch. 4, Müller Sec. 7, Step 0 of Section 10.6)
-    "Robot", "Frame", "MDHParameters", "Platform", "Closure", "Limb", "Mount", "assemble",
+    "Robot", "Frame", "MDHParameters", "Platform", "Closure", "Limb", "Mount", "combine_limbs",
     "CoordinateLayout", "Model", "build_model", "REVOLUTE", "PRISMATIC", "FIXED", "refine",
     "load_robot", "loads_robot", "dump_robot", "dumps_robot",
     # algorithms (10.3, 10.4, 10.123, Ch. 11)
     "TreeKinematics", "tree_kinematics", "constraint_jacobian", "closure_residual",
-    "project_on_loops", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
+    "project_on_loops", "assemble", "reference_configuration", "check_loops", "with_platform",
+    "LOOP_TOL", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
     "full_model", "FullModel", "inverse_dynamics", "direct_dynamics", "point_acceleration",
     # analyses (10.7)
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",

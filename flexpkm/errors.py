@@ -36,6 +36,22 @@ class SingularConfigurationError(FlexPKMError, ArithmeticError):
         self.cond = cond
 
 
+class OpenLoopError(FlexPKMError, ValueError):
+    """A configuration does not close its loops: the gap of a closure (m or
+    rad) is above the tolerance of the analysis.
+
+    Attributes
+    ----------
+    closure : str   label of the worst closure
+    gap : float     its largest residual component (m or rad)
+    """
+
+    def __init__(self, message, closure="", gap=float("nan")):
+        super().__init__(message)
+        self.closure = closure
+        self.gap = gap
+
+
 class IndefiniteMassMatrixError(FlexPKMError, ArithmeticError):
     """A mass matrix that must be symmetric positive definite is not."""
 

@@ -160,3 +160,24 @@ def block_rotation(R):
     out[..., :3, :3] = R
     out[..., 3:, 3:] = R
     return out
+
+
+def rotation_matrix(rotvec):
+    """``exp(hat(r))`` (Rodrigues' formula) of rotation vectors r (..., 3)
+    (axis times angle, rad). Returns (..., 3, 3)."""
+    r = np.asarray(rotvec, dtype=float)
+    angle = np.linalg.norm(r, axis=-1)[..., None, None]
+    K = skew(r)
+    small = angle < 1e-8
+    safe = np.where(small, 1.0, angle)
+    a = np.where(small, 1.0 - angle ** 2 / 6, np.sin(safe) / safe)
+    b = np.where(small, 0.5 - angle ** 2 / 24, (1 - np.cos(safe)) / safe ** 2)
+    return np.eye(3) + a * K + b * (K @ K)
+
+
+def rotation_vector(R):
+    """Rotation vectors (..., 3) (axis times angle in [0, pi], rad) of
+    rotations R (..., 3, 3): the inverse of :func:`rotation_matrix`."""
+    from scipy.spatial.transform import Rotation
+    R = np.asarray(R, dtype=float)
+    return Rotation.from_matrix(R.reshape(-1, 3, 3)).as_rotvec().reshape(R.shape[:-1])

@@ -16,45 +16,33 @@ from functools import cached_property
 
 import numpy as np
 
-from flexpkm.errors import InvalidDescriptionError, SingularConfigurationError
-from flexpkm.algorithms.platform import selection
-from flexpkm.spatial import cross, skew
+from flexpkm.errors import InvalidDescriptionError, OpenLoopError, SingularConfigurationError
+from flexpkm.algorithms.platform import platform_increment, platform_pose, selection
+from flexpkm.spatial import cross, rotation_matrix, rotation_vector, skew
 from flexpkm.algorithms.dependent import (RCOND_SINGULAR, assert_invertible, choose_dependent,
                                           limb_blocks)
-from flexpkm.algorithms.tree import tree_kinematics
+from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.model.build import build_model
 
 
 
-def platform_pose(model, kin):
-    """Pose of the platform at P from the first closure that reaches it:
-    ``R_0p = R_0k`` of the cut frame k and ``P = O_k - R_0p platform_point``.
-    Returns (R_0p (B, 3, 3), P (B, 3)); identity / zeros without platform."""
-    model = build_model(model)
-    B = kin.R.shape[0]
-    for c in model.closures:
-        if c.other is None:
-            k = model.frame_index[c.frame]
-            R = kin.R[:, k]
-            return R, kin.p[:, k] - R @ np.asarray(c.platform_point, float)
-    return np.broadcast_to(np.eye(3), (B, 3, 3)), np.zeros((B, 3))
+#: largest loop gap (m, rad) an analysis accepts (:func:`check_loops`)
+LOOP_TOL = 1e-6
 
 
-def constraint_jacobian(model, kin, P=None):
+def constraint_jacobian(model, kin, P):
     """``J_tot`` of Eq. (10.107) for all closures.
 
     kin : :class:`flexpkm.algorithms.tree.TreeKinematics` (B poses).
+    P : (B, 3) platform origin (:func:`flexpkm.algorithms.platform.platform_pose`), m.
     Returns (J_tot (B, c, n_tot), labels: list of ``(closure label, leg,
     row name)``). Columns follow ``model.layout`` (``q_tot = [q_t; x_p]``).
     """
     model = build_model(model)
     layout = model.layout
     B = kin.R.shape[0]
-    if P is None:
-        P = platform_pose(model, kin)[1]
     S = selection(model.platform) if model.platform is not None else None
-    blocks, labels = [], []
-    names = ("v_x", "v_y", "v_z", "w_x", "w_y", "w_z")
+    blocks = []
     for c, rows in zip(model.closures, model.closure_rows):
         k = model.frame_index[c.frame]
         Ok = kin.p[:, k]
@@ -79,19 +67,20 @@ def constraint_jacobian(model, kin, P=None):
         full[:, :3] = Rt @ full[:, :3]
         full[:, 3:] = Rt @ full[:, 3:]
         blocks.append(full[:, list(rows)])
-        labels += [(c.label, c.leg, names[r]) for r in rows]
+    labels = row_labels(model)
     if not blocks:
         return np.zeros((B, 0, layout.n_tot)), labels
     return np.concatenate(blocks, axis=1), labels
 
 
-def constraint_bias(model, kin, qd_tot, P=None):
+def constraint_bias(model, kin, qd_tot, P):
     """``dJ_tot/dt qd_tot`` (the ``b'`` of Eqs. 10.116-10.117): the constraint
     rows' time derivative at zero accelerations, same rows as
     :func:`constraint_jacobian`.
 
     kin : tree kinematics computed with ``qd_t`` (acceleration bias present).
-    qd_tot : (B, n_tot) velocities of all coordinates. Returns (B, c).
+    qd_tot : (B, n_tot) velocities of all coordinates; P : (B, 3) platform
+    origin, m. Returns (B, c).
 
     For a closure between frame k and body g (another frame, or the platform
     at P) with ``D = [v_k - v_g - w_g x (O_k - O_g); w_k - w_g]`` (base frame),
@@ -102,8 +91,6 @@ def constraint_bias(model, kin, qd_tot, P=None):
     layout = model.layout
     B = kin.R.shape[0]
     qd_t = qd_tot[:, :layout.n_t]
-    if P is None:
-        P = platform_pose(model, kin)[1]
     g_add = np.asarray(kin.gravity, float)          # a_bias contains -g: add it back
     out = []
     vel = lambda J, k: (J[:, k] @ qd_t[:, :, None])[..., 0]
@@ -139,29 +126,22 @@ def closure_residual(model, q_tot, kin=None):
     O_k relative to the other body's point and the small rotation
     ``vee(R_k^T R_g - R_g^T R_k) / 2`` between the cut frames, in F_k.
 
-    The cut frames must coincide at assembly. The platform point is
-    ``P + R_p platform_point`` with P's translational coordinates taken from
-    ``q_tot`` (its other components and R_p from the first platform closure's
-    frame); rotational platform coordinates are not supported here.
-    q_tot : (B, n_tot). Returns (B, c): m and rad.
+    The other body is a tree frame g, or the platform frame F_p placed by the
+    platform coordinates of ``q_tot`` (point ``P + R_0p platform_point``, axes
+    ``R_0p exp(hat(platform_rotation))``): the cut frames coincide at assembly.
+    q_tot : (n_tot,) or (B, n_tot). Returns (B, c): m and rad.
     """
     model = build_model(model)
     layout = model.layout
-    q = np.asarray(q_tot, float).reshape(-1, layout.n_tot)
+    q = as_batch(q_tot, layout.n_tot)
     kin = kin or tree_kinematics(model, q[:, :layout.n_t])
-    R_p, P = platform_pose(model, kin)
-    if model.platform is not None:
-        dofs = list(model.platform.dofs)
-        if any(d >= 3 for d in dofs):
-            raise InvalidDescriptionError(
-                "closure_residual: rotational platform coordinates are not supported")
-        P = P.copy()
-        P[:, dofs] = q[:, layout.n_t:]
+    R_p, P = platform_pose(model, q)
     out = []
     for c, rows in zip(model.closures, model.closure_rows):
         k = model.frame_index[c.frame]
         if c.other is None:
-            Og, Rg = P + R_p @ np.asarray(c.platform_point, float), R_p
+            Og = P + R_p @ np.asarray(c.platform_point, float)
+            Rg = R_p @ rotation_matrix(c.platform_rotation)
         else:
             g = model.frame_index[c.other]
             Og, Rg = kin.p[:, g], kin.R[:, g]
@@ -175,12 +155,72 @@ def closure_residual(model, q_tot, kin=None):
     return np.concatenate(out, axis=1) if out else np.zeros((q.shape[0], 0))
 
 
-def project_on_loops(model, q_tot, dep, tol=1e-12, max_iter=20):
+def with_platform(model, q_t, closure=None):
+    """States ``q_tot`` (B, n_tot) from tree coordinates ``q_t`` (n_t,)/(B, n_t)
+    of an assembled robot: the platform coordinates are those that close the
+    given platform closure (label; default the first one) exactly, i.e. F_p
+    placed so that ``P + R_0p platform_point = O_k`` and ``R_0p
+    exp(hat(platform_rotation)) = R_k``. For
+    a closed-form inverse geometric model; the other closures are not
+    looked at (:func:`check_loops` does). Without a platform: ``q_t``."""
+    model = build_model(model)
+    layout = model.layout
+    q_t = as_batch(q_t, layout.n_t)
+    if model.platform is None:
+        return q_t
+    cuts = [c for c in model.closures if c.other is None and (closure in (None, c.label))]
+    if not cuts:
+        raise InvalidDescriptionError(f"no closure {closure or ''} reaches the platform")
+    kin = tree_kinematics(model, q_t)
+    k = model.frame_index[cuts[0].frame]
+    R = kin.R[:, k] @ rotation_matrix(cuts[0].platform_rotation).T
+    pose = np.concatenate([kin.p[:, k] - R @ np.asarray(cuts[0].platform_point, float),
+                           rotation_vector(R)], -1)
+    return np.concatenate([q_t, pose[:, list(model.platform.dofs)]], -1)
+
+
+_COMPONENTS = ("v_x", "v_y", "v_z", "w_x", "w_y", "w_z")
+
+
+def row_labels(model) -> list:
+    """``(closure label, leg, twist component)`` of each constraint row."""
+    return [(c.label, c.leg, _COMPONENTS[r])
+            for c, rows in zip(model.closures, model.closure_rows) for r in rows]
+
+
+def check_loops(model, q_tot, kin=None, tol=LOOP_TOL, what="q"):
+    """Raise :class:`OpenLoopError` when a closure of a state ``q_tot``
+    (n_tot,)/(B, n_tot) is open by more than ``tol`` (m for the position
+    rows, rad for the rotation rows), naming the closure, its leg, the pose
+    index and the gap. Returns the largest gap of each pose (B,)."""
+    model = build_model(model)
+    r = closure_residual(model, q_tot, kin)
+    if not r.size:
+        return np.zeros(r.shape[0])
+    gap = np.abs(r).max(axis=1)
+    if not np.all(gap <= tol):                  # NaN too
+        b = int(np.argmax(~(gap <= tol)))
+        row = int(np.nanargmax(np.abs(r[b]))) if np.isfinite(r[b]).any() else 0
+        label, leg, comp = row_labels(model)[row]
+        unit = "rad" if comp.startswith("w") else "m"
+        pose = f" at pose {b}" if r.shape[0] > 1 else ""
+        raise OpenLoopError(
+            f"{what}: the loops are not closed{pose}: closure {label}"
+            f"{f' (leg {leg})' if leg else ''} is open by {abs(r[b, row]):.3g} {unit} "
+            f"along {comp} (tolerance {tol:g}); assemble the configuration first "
+            f"(flexpkm.assemble)", closure=label, gap=float(abs(r[b, row])))
+    return gap
+
+
+def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
     """Correct the dependent coordinates so that the loops close:
     Newton iterations on :func:`closure_residual` with ``J_t^f`` (the
-    velocity-level Jacobian, exact at the solution).
+    velocity-level Jacobian, exact at the solution; platform coordinates
+    updated by :func:`flexpkm.algorithms.platform.platform_increment`).
 
-    q_tot : (n_tot,) ; dep : dependent columns. Returns (q_tot, residual norm).
+    q_tot : (n_tot,) ; dep : dependent columns (default: chosen at q_tot as
+    in :func:`flexpkm.algorithms.dependent.choose_dependent`).
+    Returns (q_tot, residual norm).
     Raises :class:`SingularConfigurationError` when it does not converge.
     """
     model = build_model(model)
@@ -192,11 +232,28 @@ def project_on_loops(model, q_tot, dep, tol=1e-12, max_iter=20):
         err = np.abs(r).max() if r.size else 0.0
         if err < tol:
             return q[0], err
-        J_tot, _ = constraint_jacobian(model, kin)
-        q[0, dep] -= np.linalg.solve(J_tot[0][:, dep], r[0])
+        J_tot, labels = constraint_jacobian(model, kin, platform_pose(model, q)[1])
+        if dep is None:
+            dep = choose_dependent(model, J_tot, labels)[0]
+        q = apply_step(model, q, dep, -np.linalg.solve(J_tot[0][:, dep], r[0]))
     raise SingularConfigurationError(
         f"the loops cannot be closed (residual {err:.3g} after {max_iter} iterations)",
         matrix="J_t^f")
+
+
+def apply_step(model, q_tot, cols, dx):
+    """``q_tot`` (1, n_tot) moved by ``dx`` (len(cols),) on the columns
+    ``cols``: added to joint coordinates, composed on the platform pose."""
+    n_t = model.layout.n_t
+    q = q_tot.copy()
+    cols = np.asarray(cols)
+    tree = cols < n_t
+    q[0, cols[tree]] += dx[tree]
+    if (~tree).any():
+        dx_p = np.zeros((1, model.layout.n_p))
+        dx_p[0, cols[~tree] - n_t] = dx[~tree]
+        q = platform_increment(model, q, dx_p)
+    return q
 
 
 def _check_planar_cut(model, kin, c, k):

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flexpkm.algorithms.closure import (constraint_bias, constraint_jacobian, platform_pose,
-                      solve_closure)
+from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, constraint_bias,
+                                        constraint_jacobian, solve_closure)
 from flexpkm.errors import IndefiniteMassMatrixError
-from flexpkm.algorithms.platform import selection
+from flexpkm.algorithms.platform import platform_pose, selection
 from flexpkm.algorithms.tree import add_acceleration_bias, as_batch, tree_kinematics
 from flexpkm.model.build import build_model
 from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
@@ -57,7 +57,7 @@ def r_ordering(model, indep):
 
 
 def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
-               coulomb_smoothing=0.0) -> FullModel:
+               coulomb_smoothing=0.0, loop_tol=LOOP_TOL) -> FullModel:
     """Steps 1-3 of Section 10.6 at a state: ``M``, ``c`` (10.123), ``J``, ``b`` (10.119).
 
     q_tot : (n_tot,) or (B, n_tot) all coordinates (must satisfy the loops).
@@ -67,13 +67,18 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     dep   : dependent columns (default: chosen as in
             :func:`flexpkm.algorithms.closure.choose_dependent`; keep it fixed along a
             simulation).
+    loop_tol : largest loop gap accepted (m, rad; :class:`OpenLoopError`
+            above); None skips the check (inside a time step, where the
+            state is projected on the loops afterwards).
     """
     model = build_model(model)
     layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     n_t = layout.n_t
     kin0 = tree_kinematics(model, q[:, :n_t])
-    R_0p, P = platform_pose(model, kin0)
+    if loop_tol is not None:
+        check_loops(model, q, kin0, tol=loop_tol, what="full_model")
+    R_0p, P = platform_pose(model, q)
     J_tot, labels = constraint_jacobian(model, kin0, P)
     sol = solve_closure(model, J_tot, labels, dep=dep)
     r_index, n_a = r_ordering(model, sol.indep)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 import scipy.linalg as sla
 
-from flexpkm.algorithms.closure import constraint_jacobian, expand, platform_pose, solve_closure
+from flexpkm.algorithms.closure import check_loops, constraint_jacobian, expand, solve_closure
+from flexpkm.algorithms.platform import platform_pose
 from flexpkm.errors import IndefiniteMassMatrixError, InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
@@ -61,34 +62,39 @@ class ReducedModel:
         return expand(self.ind, self.dep, self.J_d)
 
 
-def reduced_matrices(model, q_t, q_dep=None) -> ReducedModel:
-    """Steps 0-3 of Section 11.5 at ``q_t`` (joint coordinates of the
-    assembled robot; elastic coordinates are set to 0).
+def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
+    """Steps 0-3 of Section 11.5 at ``q_tot`` (all coordinates of the
+    assembled robot, :func:`flexpkm.assemble`; elastic coordinates are set
+    to 0).
 
-    q_t : (n_t,) or (B, n_t): one pose gives a :class:`ReducedModel` without
-    the batch axis, a batch one with it.
-    Raises :class:`SingularConfigurationError` when
-    the closure cannot be solved (see :func:`flexpkm.algorithms.dependent.choose_dependent`).
+    q_tot : (n_tot,) or (B, n_tot): one pose gives a :class:`ReducedModel`
+    without the batch axis, a batch one with it.
+    Raises :class:`OpenLoopError` when a loop is open by more than
+    :data:`flexpkm.algorithms.closure.LOOP_TOL`, :class:`SingularConfigurationError`
+    when the closure cannot be solved (see
+    :func:`flexpkm.algorithms.dependent.choose_dependent`).
     """
     model = build_model(model)
     layout = model.layout
-    q = as_batch(q_t, layout.n_t).copy()
+    q = as_batch(q_tot, layout.n_tot).copy()
     for sl in layout.elastic_slice.values():
         q[:, sl] = 0.0
-    kin = tree_kinematics(model, q)
-    R_0p, P = platform_pose(model, kin)
+    kin = tree_kinematics(model, q[:, :layout.n_t])
+    check_loops(model, q, kin, what="reduced_matrices")
+    R_0p, P = platform_pose(model, q)
     J_tot, labels = constraint_jacobian(model, kin, P)
     sol = solve_closure(model, J_tot, labels, q_dep=q_dep)
     act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
     ind, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
-    M_r = project(virtual_mass_matrix(model, q, R_0p, kin, undeformed=True), ind, dep, J_d)
+    M_r = project(virtual_mass_matrix(model, q[:, :layout.n_t], R_0p, kin, undeformed=True),
+                  ind, dep, J_d)
     K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)
     red = ReducedModel(M_r, K_r, names, len(act), sol.choice,
                        tuple(layout.names[i] for i in sol.dep), ind, dep, J_d)
-    return single_pose(red) if np.ndim(q_t) == 1 else red
+    return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 
 def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot")):
@@ -178,33 +184,36 @@ def generalized_eigh(K, M, where="M", vectors=True):
     return lam, np.swapaxes(Linv, -1, -2) @ V
 
 
-def natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
+def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
                         q_dep=None, allow_zero=False, shapes=True) -> Modes:
-    """Natural frequencies and mode shapes at the configuration ``q_t``
+    """Natural frequencies and mode shapes at the configuration ``q_tot``
     (Eqs. 11.34-11.35; with ``actuator_stiffness`` (n_a,) in N/m or N m/rad,
     Eqs. 11.38-11.42). ``shapes=False`` skips the mode shapes (faster sweeps;
     ``shapes_q`` and ``shapes_tot`` are then None).
 
     model : :class:`flexpkm.model.Model` (or a Robot, built on each call)
-    q_t : (n_t,) one assembled configuration, or (B, n_t) a batch (m, rad;
+    q_tot : (n_tot,) one assembled configuration ``[q_t; x_p]``
+          (:func:`flexpkm.assemble`), or (B, n_tot) a batch (m, rad;
           elastic coordinates are ignored: the analysis is at q_e = 0)
     n_modes : number of modes kept (default all)
     Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a batch.
     A batch runs with BLAS limited to one thread (:mod:`flexpkm.threads`).
-    Raises :class:`SingularConfigurationError` when the locked robot has a
+    Raises :class:`OpenLoopError` for a configuration whose loops are open,
+    :class:`SingularConfigurationError` when the locked robot has a
     zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``.
     """
-    if np.ndim(q_t) == 1 or np.shape(q_t)[0] == 1:      # one pose: nothing to batch
-        return _natural_frequencies(model, q_t, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
+    if np.ndim(q_tot) == 1 or np.shape(q_tot)[0] == 1:      # one pose: nothing to batch
+        return _natural_frequencies(model, q_tot, n_modes, actuator_stiffness, q_dep, allow_zero,
+                                    shapes)
     with one_blas_thread():
-        return _natural_frequencies(model, q_t, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
+        return _natural_frequencies(model, q_tot, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
 
 
-def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
+def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
                         q_dep=None, allow_zero=False, shapes=True) -> Modes:
     """Body of :func:`natural_frequencies` (BLAS threads already limited)."""
     model = build_model(model)
-    red = reduced_matrices(model, as_batch(q_t, model.layout.n_t), q_dep=q_dep)
+    red = reduced_matrices(model, as_batch(q_tot, model.layout.n_tot), q_dep=q_dep)
     na = red.n_a
     if actuator_stiffness is None:
         M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
@@ -241,4 +250,4 @@ def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
         modes = Modes(f[:, :n], None, None, names, red)
     else:
         modes = Modes(f[:, :n], X[:, :, :n], J() @ X[:, :, :n], names, red)
-    return single_pose(modes) if np.ndim(q_t) == 1 else modes
+    return single_pose(modes) if np.ndim(q_tot) == 1 else modes

@@ -1,9 +1,16 @@
-"""Newton-Euler model of the rigid moving platform, Eqs. (8.57), (8.97),
-(8.98), used as the free body of the virtual system (10.101).
+"""The rigid moving platform: its pose from its own coordinates and its
+Newton-Euler model, Eqs. (8.57), (8.97), (8.98), used as the free body of
+the virtual system (10.101).
 
-The platform's twist ``^0t_p = [v_P; omega_p]`` is taken at P and projected in
-the base frame; its coordinates are the components selected by
-``Platform.dofs`` (``^0t_p = S_p xd_p``).
+The platform frame F_p has its origin at P. Its coordinates ``x_p`` (the last
+``n_p`` entries of ``q_tot``) are the components of the base-frame pose
+``[P; r]`` selected by ``Platform.dofs`` (``r`` = rotation vector of
+``R_0p = exp(hat(r))``; components not selected are 0). The platform's
+twist ``^0t_p = [v_P; omega_p]`` is taken at P and projected in the base
+frame, ``^0t_p = S_p xd_p``: exact for translations and for rotations about
+one fixed axis (planar robots); with several rotational coordinates ``xd_p``
+holds the angular-velocity components (quasi-velocities) and the rotation
+vector is updated by composition (:func:`platform_increment`).
 """
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ import numpy as np
 
 from flexpkm.elements import newton_euler as ne
 
-from flexpkm.spatial import block_rotation
+from flexpkm.spatial import block_rotation, rotation_matrix, rotation_vector
 
 
 def selection(platform) -> np.ndarray:
@@ -19,6 +26,39 @@ def selection(platform) -> np.ndarray:
     S = np.zeros((6, len(platform.dofs)))
     S[list(platform.dofs), range(len(platform.dofs))] = 1.0
     return S
+
+
+def platform_pose(model, q_tot):
+    """Pose of the platform frame F_p from the platform coordinates of
+    ``q_tot`` (B, n_tot): returns (R_0p (B, 3, 3), P (B, 3), m). Without a
+    platform: identity and zeros."""
+    q = np.asarray(q_tot, float)
+    B = q.shape[0]
+    pose = np.zeros((B, 6))
+    if model.platform is not None:
+        pose[:, list(model.platform.dofs)] = q[:, model.layout.n_t:]
+    return rotation_matrix(pose[:, 3:]), pose[:, :3]
+
+
+def platform_increment(model, q_tot, dx_p):
+    """``q_tot`` (B, n_tot) with its platform coordinates moved by the small
+    twist-like increment ``dx_p`` (B, n_p) (components of ``[dP; dphi]``,
+    base frame): ``P + dP`` and ``R_0p <- exp(hat(dphi)) R_0p``. Returns a new
+    array; equal to ``x_p + dx_p`` for a rotation about one fixed axis."""
+    q = np.array(q_tot, float)
+    if model.platform is None:
+        return q
+    dofs = list(model.platform.dofs)
+    R, P = platform_pose(model, q)
+    step = np.zeros((q.shape[0], 6))
+    step[:, dofs] = dx_p
+    pose = np.concatenate([P + step[:, :3], rotation_vector(rotation_matrix(step[:, 3:]) @ R)], -1)
+    rot = [d for d in dofs if d >= 3]
+    if len(rot) == 1:                           # one fixed axis: the angle adds, unwrapped
+        k = rot[0]
+        pose[:, k] = q[:, model.layout.n_t + dofs.index(k)] + step[:, k]
+    q[:, model.layout.n_t:] = pose[:, dofs]
+    return q
 
 
 def platform_mass_matrix(platform, R_0p) -> np.ndarray:

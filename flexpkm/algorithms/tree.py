@@ -86,16 +86,21 @@ def tree_kinematics(model: Model, q_t, qd_t=None, gravity=None) -> TreeKinematic
     """Forward recurrence of Section 10.3.2-10.3.3 (Step 1 of Section 10.6).
 
     q_t : (n_t,) or (B, n_t) joint then elastic coordinates
-          (:class:`flexpkm.model.description.CoordinateLayout`), m / rad.
-    qd_t : same shape or None; when given, the acceleration bias is computed
+          (:class:`flexpkm.model.description.CoordinateLayout`), m / rad; a
+          whole state ``q_tot`` (n_tot,)/(B, n_tot) is accepted too (the
+          platform coordinates do not enter the tree).
+    qd_t : (n_t,)/(B, n_t) or None; when given, the acceleration bias is computed
           (:func:`add_acceleration_bias`).
     gravity : base-frame gravity (3,), default ``robot.gravity``; enters as
           the base acceleration ``-g``.
     model : :class:`flexpkm.model.Model` (a Robot is built on each call).
-    Raises ValueError on wrong shapes.
+    Raises :class:`InvalidArgumentError` on wrong shapes.
     """
     model = build_model(model)
     n_t = model.layout.n_t
+    q_t = np.asarray(q_t, dtype=float)
+    if q_t.ndim and q_t.shape[-1] == model.layout.n_tot:
+        q_t = q_t[..., :n_t]
     q = as_batch(q_t, n_t)
     B = q.shape[0]
     nf = len(model.frame_constants)

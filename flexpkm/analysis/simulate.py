@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from flexpkm.algorithms.closure import closure_residual, project_on_loops
+from flexpkm.algorithms.closure import check_loops, closure_residual, project_on_loops
+from flexpkm.algorithms.tree import as_batch
 from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full_model,
                                          inverse_dynamics)
 from flexpkm.algorithms.virtual_system import friction_damping
@@ -84,7 +85,7 @@ def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing)
 
     def evaluate(t, q, v):
         model = full_model(robot, q, v, dep=dep, gravity=gravity, friction=friction,
-                           coulomb_smoothing=coulomb_smoothing)
+                           coulomb_smoothing=coulomb_smoothing, loop_tol=None)
         g = model.c.copy()
         if not drive.prescribes_actuators:
             g[:na] -= drive.efforts(t, q[model.r_index[:na]], v[:na])
@@ -95,15 +96,19 @@ def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing)
 
 
 def _assemble(robot, q0_tot, qd0_r, drive, gravity):
-    """``(q, v, m)``: loops closed, prescribed actuators on their trajectory at
-    t = 0, velocities ``qd0_r`` (default 0), the full model m (its q_dep
-    choice is kept along the simulation)."""
-    q, _ = project_on_loops(robot, q0_tot, full_model(robot, q0_tot, 0.0, gravity=gravity).dep)
-    m = full_model(robot, q, 0.0, gravity=gravity)
+    """``(q, v, m)``: the initial state checked (:class:`OpenLoopError` when
+    its loops are open by more than ``LOOP_TOL``), prescribed actuators on
+    their trajectory at t = 0, loops closed to 1e-12, velocities ``qd0_r``
+    (default 0), the full model m (its q_dep choice is kept along the
+    simulation)."""
+    check_loops(robot, as_batch(q0_tot, robot.layout.n_tot), what="simulate: q0_tot")
+    m = full_model(robot, q0_tot, 0.0, gravity=gravity)
+    q = np.array(q0_tot, float)
     v = np.zeros(len(m.r_index)) if qd0_r is None else np.asarray(qd0_r, float).copy()
     if drive.prescribes_actuators:
         q[m.r_index[:m.n_a]], v[:m.n_a], _ = drive.actuator_state(0.0)
-    return q, v, m
+    q, _ = project_on_loops(robot, q, m.dep)
+    return q, v, full_model(robot, q, 0.0, gravity=gravity, dep=m.dep)
 
 
 def _initial_state(q, v, drive, evaluate):

@@ -26,7 +26,7 @@ joined by hexahedra (VTK node order). The parts are
   a short fat cylinder for ``universal``/``spherical``; nothing for ``weld``);
 * ``platform``: bars from P to the closures' attachment points (and between
   consecutive points when there are three or more) and a hub at P, placed
-  with the pose of :func:`flexpkm.algorithms.closure.platform_pose`.
+  with the pose of :func:`flexpkm.algorithms.platform.platform_pose`.
 
 Poses come from :func:`flexpkm.algorithms.tree.tree_kinematics` (exact, any elastic
 coordinates). :func:`robot_geometry` evaluates a state against a reference
@@ -47,15 +47,10 @@ from flexpkm.io.parts import Poses, Style, specs as _specs
 from flexpkm.model.description import Robot
 
 
-def joint_part(robot: Robot, q) -> np.ndarray:
-    """``q_t`` (B, n_t) from states ``q_tot`` (n_tot,)/(B, n_tot) or ``q_t``
-    (n_t,)/(B, n_t); the platform coordinates are not needed (the platform
-    pose follows from the tree). Raises InvalidArgumentError for another length."""
-    layout = robot.layout
-    q = np.asarray(q, dtype=float)
-    if q.shape[-1] == layout.n_tot:
-        q = q[..., :layout.n_t]
-    return as_batch(q, layout.n_t)
+def as_states(robot: Robot, q) -> np.ndarray:
+    """States ``q_tot`` (n_tot,)/(B, n_tot) as (B, n_tot). Raises
+    InvalidArgumentError for another length."""
+    return as_batch(q, robot.layout.n_tot)
 
 
 def _evaluate(spec, poses: Poses):
@@ -75,7 +70,7 @@ def robot_size(robot: Robot, q_t) -> float:
     """Characteristic size (m): the largest side of the bounding box of the
     frame origins and platform point at ``q_t`` (first state of a batch),
     at least the longest body; 1 m for a robot reduced to a point."""
-    poses = Poses(robot, joint_part(robot, q_t)[:1])
+    poses = Poses(robot, as_states(robot, q_t)[:1])
     pts = np.concatenate([poses.kin.p[0], poses.P])
     size = float(np.ptp(pts, axis=0).max())
     size = max(size, max((b.length for bs in robot.bodies.values() for b in bs), default=0.0))
@@ -105,15 +100,15 @@ def _parts(robot, specs, states, frames):
 def robot_geometry(robot: Robot, q_tot, reference=None, style: Style | None = None) -> RobotGeometry:
     """Geometry of the robot at the state ``q_tot`` (exact poses).
 
-    q_tot : (n_tot,) or (n_t,) state (joint, elastic [, platform]
+    q_tot : (n_tot,) state (joint, elastic, platform
             coordinates; :class:`flexpkm.model.description.CoordinateLayout`).
     reference : state of the undeformed geometry (same lengths); default
             ``q_tot`` with its elastic coordinates set to 0.
     Displacements and rotation vectors are those of the nodes from the
     reference state to ``q_tot``. Raises InvalidArgumentError for a wrong length.
     """
-    q = joint_part(robot, q_tot)[:1]
-    q0 = _reference_state(robot, q) if reference is None else joint_part(robot, reference)[:1]
+    q = as_states(robot, q_tot)[:1]
+    q0 = _reference_state(robot, q) if reference is None else as_states(robot, reference)[:1]
     style = style or Style()
     size = style.size or robot_size(robot, q0)
 
@@ -137,8 +132,8 @@ def mode_geometry(robot: Robot, q_nominal, shape, style: Style | None = None) ->
     error ~1e-10); use :meth:`RobotGeometry.scaled` with :func:`auto_scale`
     to draw it. Raises InvalidArgumentError when the lengths disagree.
     """
-    q0 = joint_part(robot, q_nominal)[:1]
-    s = joint_part(robot, shape)[:1]
+    q0 = as_states(robot, q_nominal)[:1]
+    s = as_states(robot, shape)[:1]
     h = 1e-6 / max(float(np.abs(s).max()), 1e-300)
     style = style or Style()
     size = style.size or robot_size(robot, q0)

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from flexpkm.errors import InvalidArgumentError
+from flexpkm.spatial import rotation_vector  # noqa: F401 (part of the mesh vocabulary)
 
 BEAM, LINK, JOINT, PLATFORM = "beam", "link", "joint", "platform"
 #: part kinds in a fixed order (integer codes of :meth:`RobotGeometry.mesh`)
@@ -138,11 +138,3 @@ def _hexahedra(ns: int, ny: int, nz: int) -> np.ndarray:
     idx = np.arange(ns * ny * nz).reshape(ns, ny, nz)
     quad = lambda s: np.stack([s[:, :-1, :-1], s[:, 1:, :-1], s[:, 1:, 1:], s[:, :-1, 1:]], axis=-1)
     return np.concatenate([quad(idx[:-1]), quad(idx[1:])], axis=-1).reshape(-1, 8)
-
-
-
-def rotation_vector(R) -> np.ndarray:
-    """Rotation vectors (..., 3) (axis times angle, rad) of rotations (..., 3, 3)."""
-    R = np.asarray(R, float)
-    return Rotation.from_matrix(R.reshape(-1, 3, 3)).as_rotvec().reshape(R.shape[:-1])
-

@@ -10,7 +10,7 @@ from functools import partial
 
 import numpy as np
 
-from flexpkm.algorithms.closure import platform_pose
+from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.io.mesh import BEAM, JOINT, LINK, PLATFORM, disk, rectangle
 from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot
@@ -46,12 +46,13 @@ class Style:
 
 
 class Poses:
-    """Poses of the frames, beam sections and platform for B states."""
+    """Poses of the frames, beam sections and platform for B states
+    ``q_tot`` (B, n_tot)."""
 
-    def __init__(self, robot: Robot, q_t: np.ndarray):
-        self.robot, self.q = robot, q_t
-        self.kin = tree_kinematics(robot, q_t)
-        self.R_p, self.P = platform_pose(robot, self.kin)
+    def __init__(self, robot: Robot, q_tot: np.ndarray):
+        self.robot, self.q = robot, q_tot
+        self.kin = tree_kinematics(robot, q_tot[:, :robot.layout.n_t])
+        self.R_p, self.P = platform_pose(robot, q_tot)
         self.index = robot.frame_index
 
     def frame(self, name):

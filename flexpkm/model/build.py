@@ -193,6 +193,11 @@ class Model:
     def joint_stiffness(self) -> Mapping:
         return self.robot.joint_stiffness
 
+    @property
+    def reference(self) -> Mapping:
+        """Coordinate name -> value of the reference configuration."""
+        return self.robot.reference
+
     def flexible_body(self, frame_name):
         """The flexible body carried by a frame, or None."""
         return self.robot.flexible_body(frame_name)

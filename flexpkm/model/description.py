@@ -102,6 +102,10 @@ class Closure:
     leg   : the leg this closure belongs to (named in singularity messages).
     platform_point : position of the attachment in the platform frame (m);
             used only with ``other=None``.
+    platform_rotation : rotation vector (rad) of the platform-side cut frame
+            in the platform frame F_p: at assembly the cut frame's axes are
+            ``R_0p exp(hat(platform_rotation))`` (only with ``other=None``;
+            matters for the rotation rows, e.g. of a weld).
     """
 
     frame: str
@@ -110,6 +114,7 @@ class Closure:
     leg: str = ""
     name: str = ""
     platform_point: tuple = (0.0, 0.0, 0.0)
+    platform_rotation: tuple = (0.0, 0.0, 0.0)
 
     @property
     def label(self) -> str:
@@ -135,6 +140,10 @@ class Robot:
     rotor_inertia, viscous_friction, coulomb_friction, joint_stiffness :
                joint name -> value (kg m^2 or kg; N s/m or N m s/rad; N or N m;
                N/m or N m/rad for a spring between the joint's two bodies).
+    reference : coordinate name (``q_tot`` names, e.g. ``"q12"``, ``"x_P"``)
+               -> value (rad or m): a configuration near the assembly mode and
+               working modes wanted, the start of :func:`flexpkm.assemble`
+               (absent coordinates are 0).
     """
 
     name: str
@@ -149,6 +158,7 @@ class Robot:
     viscous_friction: Mapping = field(default_factory=dict)
     coulomb_friction: Mapping = field(default_factory=dict)
     joint_stiffness: Mapping = field(default_factory=dict)
+    reference: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
         validate(self)
@@ -207,10 +217,14 @@ def validate(robot: Robot) -> None:
         n = np.asarray(robot.plane_normal, float)
         if n.shape != (3,) or abs(np.linalg.norm(n) - 1) > 1e-9:
             raise InvalidDescriptionError("plane_normal must be a unit 3-vector")
-    if robot.q_dep is not None:
+    if robot.q_dep is not None or robot.reference:
         layout = robot.layout
-        for nm in robot.q_dep:
+        for nm in robot.q_dep or ():
             layout.index(nm)
+        for nm, value in robot.reference.items():
+            layout.index(nm)
+            if not np.isfinite(value):
+                raise InvalidDescriptionError(f"reference {nm} = {value!r} is not a finite number")
 
 
 def constrained_rows(robot: Robot, closure: Closure) -> tuple:

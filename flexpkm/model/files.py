@@ -38,6 +38,7 @@ from flexpkm.model.files_body import body_from_table, body_to_table
 from flexpkm.model.refine import refine
 from flexpkm.model.schema import JOINT_VALUES, ROBOT
 from flexpkm.model.toml_writer import to_toml
+from flexpkm.spatial import rotation_matrix
 
 __all__ = ["load", "loads", "from_dict", "dump", "dumps", "reference", "analysis_options",
            "key_path"]
@@ -183,7 +184,9 @@ def build(data, where, elements=None) -> Robot:
                       platform=_platform(data.get("platform"), where), closures=tuple(closures),
                       plane_normal=vec.get("plane_normal"),
                       q_dep=tuple(data["q_dep"]) if "q_dep" in data else None,
-                      gravity=vec.get("gravity", (0.0, 0.0, 0.0)), **joint)
+                      gravity=vec.get("gravity", (0.0, 0.0, 0.0)),
+                      reference={k: angle(v, ["reference", k], where)
+                                 for k, v in data.get("reference", {}).items()}, **joint)
         return refine(robot, counts) if counts else robot
     except InvalidDescriptionError as exc:
         raise InvalidDescriptionError(f"{where.source}: {exc}") from None
@@ -228,6 +231,10 @@ def _placed_limbs(data, where, counts) -> list:
         values = {k: angle(mount[k], path + ["mount", k], where) for k in _ANGLES if k in mount}
         values.update({k: finite(mount[k], path + ["mount", k], where)
                        for k in _LENGTHS if k in mount})
+        if "platform_rotation" in mount:
+            rv = [angle(v, path + ["mount", "platform_rotation", n], where)
+                  for n, v in enumerate(mount["platform_rotation"])]
+            values["platform_rotation"] = tuple(map(tuple, rotation_matrix(rv)))
         try:
             out.append(limb.place(row["leg"], Mount(**values), actuated=row.get("actuated")))
         except InvalidDescriptionError as exc:
@@ -261,8 +268,10 @@ def _closure(table, path, where) -> Closure:
         raise where.error(path + ["platform"], "expected true (the closure ends on the platform)")
     point = tuple(finite(v, path + ["platform_point", n], where)
                   for n, v in enumerate(table.get("platform_point", (0.0, 0.0, 0.0))))
+    rotation = tuple(angle(v, path + ["platform_rotation", n], where)
+                     for n, v in enumerate(table.get("platform_rotation", (0.0, 0.0, 0.0))))
     return Closure(table["frame"], table.get("other"), table["joint"], leg=table.get("leg", ""),
-                   name=table.get("name", ""), platform_point=point)
+                   name=table.get("name", ""), platform_point=point, platform_rotation=rotation)
 
 
 def reference(path) -> dict:
@@ -315,6 +324,8 @@ def dumps(robot: Robot) -> str:
         data["plane_normal"] = list(robot.plane_normal)
     if robot.q_dep is not None:
         data["q_dep"] = list(robot.q_dep)
+    if robot.reference:
+        data["reference"] = {k: float(v) for k, v in robot.reference.items()}
     if robot.platform is not None:
         p = robot.platform
         data["platform"] = {"dofs": list(p.dofs), "dof_names": list(p.dof_names)}
@@ -344,6 +355,8 @@ def _closure_table(c) -> dict:
     out = {"frame": c.frame}
     if c.other is None:
         out.update(platform=True, platform_point=list(c.platform_point))
+        if any(c.platform_rotation):
+            out["platform_rotation"] = list(c.platform_rotation)
     else:
         out["other"] = c.other
     out.update(joint=c.joint, leg=c.leg, name=c.name)

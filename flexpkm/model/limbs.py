@@ -28,10 +28,9 @@ exact, so that the assembled tree has exactly the book's frames (e.g. Table
 
 Cut joints to the platform are placed on the platform side by the limb's
 platform mount: ``platform_point`` is mapped by ``platform_rotation`` (3x3,
-platform frame) and ``platform_offset`` (3,), m. Note that
-:func:`flexpkm.algorithms.closure.platform_pose` takes the platform orientation from
-the cut frame of the *first* closure reaching the platform: with a platform
-body or a non-zero ``platform_point``, that frame must be parallel to F_p.
+platform frame) and ``platform_offset`` (3,), m, and the closure's own
+``platform_rotation`` (the cut frame's axes in the platform mount frame) is
+turned by the mount's.
 
 Everything here is pure data manipulation: the returned
 :class:`flexpkm.model.description.Robot` is validated as usual
@@ -46,6 +45,7 @@ import numpy as np
 
 from flexpkm.model.description import FIXED, Frame, MDHParameters, Robot
 from flexpkm.errors import InvalidDescriptionError
+from flexpkm.spatial import rotation_matrix, rotation_vector
 
 _ATTACHMENT = ("gamma", "b", "alpha", "d")
 
@@ -93,6 +93,14 @@ class Mount(MDHParameters):
         if self.platform_rotation is not None:
             p = np.asarray(self.platform_rotation, float) @ p
         return tuple(float(x) for x in p + np.asarray(self.platform_offset, float))
+
+    def place_rotation(self, rotvec) -> tuple:
+        """``platform_rotation`` (rotation vector, rad) of an RL's cut frame in
+        the platform mount frame -> in F_p."""
+        if self.platform_rotation is None:
+            return tuple(float(x) for x in rotvec)
+        R = np.asarray(self.platform_rotation, float) @ rotation_matrix(rotvec)
+        return tuple(float(x) for x in rotation_vector(R))
 
 
 @dataclass(frozen=True)
@@ -165,7 +173,9 @@ class Limb:
                     other=None if c.other is None else glob(c.other, "a closure"),
                     leg=leg, name=f"{c.name}{leg}" if c.name else "",
                     platform_point=mount.place_point(c.platform_point) if c.other is None
-                    else c.platform_point)
+                    else c.platform_point,
+                    platform_rotation=mount.place_rotation(c.platform_rotation) if c.other is None
+                    else c.platform_rotation)
             for c in self.closures)
 
         def remap(table, what):
@@ -205,7 +215,7 @@ class PlacedLimb:
     q_dep: tuple = ()
 
 
-def assemble(name: str, limbs: Sequence[PlacedLimb], platform=None, closures=(),
+def combine_limbs(name: str, limbs: Sequence[PlacedLimb], platform=None, closures=(),
              **robot_kwargs) -> Robot:
     """The :class:`Robot` made of the placed limbs (frames in limb order),
     the ``platform`` and extra ``closures`` (e.g. between legs).

@@ -74,7 +74,9 @@ CLOSURE = {
     "properties": {"frame": NAME, "other": NAME, "platform": {"type": "boolean"},
                    "joint": {"enum": ["weld", "revolute", "prismatic", "universal", "spherical"]},
                    "leg": {"type": "string"}, "name": {"type": "string"},
-                   "platform_point": VEC3},
+                   "platform_point": VEC3,
+                   "platform_rotation": {"type": "array", "items": ANGLE, "minItems": 3,
+                                         "maxItems": 3}},
     "oneOf": [{"required": ["other"]}, {"required": ["platform"]}],
 }
 PLATFORM = {
@@ -96,7 +98,10 @@ PLACEMENT = {
     "properties": {"limb": NAME, "leg": NAME,
                    "mount": {"type": "object", "additionalProperties": False,
                              "properties": {"gamma": ANGLE, "b": NUMBER, "alpha": ANGLE,
-                                            "d": NUMBER, "theta": ANGLE, "r": NUMBER}},
+                                            "d": NUMBER, "theta": ANGLE, "r": NUMBER,
+                                            "platform_rotation": {
+                                                "type": "array", "items": ANGLE,
+                                                "minItems": 3, "maxItems": 3}}},
                    "actuated": {"type": "array", "items": NAME}},
 }
 ROBOT = {

@@ -7,6 +7,7 @@ import scipy.optimize as so
 
 from flexpkm.cases import dualemps as D
 from flexpkm.algorithms.closure import constraint_jacobian, solve_closure
+from flexpkm.algorithms.platform import platform_pose
 from flexpkm.errors import SingularConfigurationError
 from flexpkm.algorithms.tree import tree_kinematics
 
@@ -25,17 +26,20 @@ def loop_residual(robot, q_tot):
 
 
 def assembled(robot, q11=0.02, q21=0.05, seed=0):
-    q_t = D.configuration(robot, q11, q21)
-    g = D.direct_geometric_model(q11, q21)
-    return np.concatenate([q_t, g["P"]])
+    return D.configuration(robot, q11, q21)
+
+
+def jacobian(robot, q_tot):
+    """(J_tot, labels) of Eq. (10.107) at one state."""
+    kin = tree_kinematics(robot, q_tot)
+    return constraint_jacobian(robot, kin, platform_pose(robot, np.atleast_2d(q_tot))[1])
 
 
 @pytest.fixture
 def setup():
     robot = D.robot()
     q_tot = assembled(robot)
-    kin = tree_kinematics(robot, q_tot[:robot.layout.n_t])
-    J_tot, labels = constraint_jacobian(robot, kin)
+    J_tot, labels = jacobian(robot, q_tot)
     sol = solve_closure(robot, J_tot, labels)
     return robot, q_tot, J_tot, sol
 
@@ -86,9 +90,8 @@ def test_book_choice_is_singular_and_replaced(setup):
     robot, _, J_tot, sol = setup
     assert sol.choice in ("rank-revealing", "per limb")
     with pytest.raises(SingularConfigurationError, match="leg 1"):
-        solve_closure(robot, J_tot, constraint_jacobian(
-            robot, tree_kinematics(robot, D.configuration(robot, 0.02, 0.05)))[1],
-            q_dep=D.Q_DEP_BOOK)
+        solve_closure(robot, J_tot, jacobian(robot, D.configuration(robot, 0.02, 0.05))[1],
+                      q_dep=D.Q_DEP_BOOK)
 
 
 def test_closure_residual_matches_test_loop_equations_and_projection(setup):
@@ -124,7 +127,7 @@ def test_cut_joint_types_block_exactly_their_twist_components(joint, free):
     robot = Robot("two chains", tuple(frames), {}, closures=(Closure("A5", "B5", joint, leg="A"),))
     q = rng.uniform(-0.5, 0.5, robot.layout.n_t)
     kin = tree_kinematics(robot, q)
-    J_tot, labels = constraint_jacobian(robot, kin)
+    J_tot, labels = constraint_jacobian(robot, kin, np.zeros((1, 3)))
     assert J_tot.shape[1] == len(CUT_JOINT_ROWS[joint]) == 6 - len(free)
     sol = solve_closure(robot, J_tot, labels)
     i, g = robot.frame_index["A5"], robot.frame_index["B5"]
@@ -144,8 +147,7 @@ def test_limb_partitioning_of_the_navaro():
     from flexpkm.algorithms.dependent import limb_blocks
     from flexpkm.model import build_model
     robot = N.robot()
-    kin = tree_kinematics(robot, N.configuration(robot, 0.01, 0.02, 0.1))
-    J_tot, labels = constraint_jacobian(robot, kin)
+    J_tot, labels = jacobian(robot, N.configuration(robot, 0.01, 0.02, 0.1))
     sol = solve_closure(robot, J_tot, labels)
     assert sol.choice == "per limb"
     names = [robot.layout.names[i] for i in sol.dep]

@@ -15,8 +15,7 @@ def deformed_state(robot, seed=0):
     """An assembled DualEMPS state with q_e != 0: independent elastic
     coordinates set, dependent ones solved from the loop equations."""
     layout = robot.layout
-    q = np.concatenate([D.configuration(robot, 0.03, 0.08),
-                        D.direct_geometric_model(0.03, 0.08)["P"]])
+    q = D.configuration(robot, 0.03, 0.08)
     m = full_model(robot, q, np.zeros(11))
     rng = np.random.default_rng(seed)
     for i in m.r_index:

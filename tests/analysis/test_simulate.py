@@ -14,7 +14,7 @@ from flexpkm.analysis.simulate import simulate
 def statically_deflected(robot, force=1.0):
     """Assembled state deflected by a force (N) at P along x0, actuators locked."""
     q0 = D.initial_state(robot)
-    red = reduced_matrices(robot, q0[:robot.layout.n_t])
+    red = reduced_matrices(robot, q0)
     K, J = red.K_r[2:, 2:], red.J[:, 2:]
     f = np.zeros(robot.layout.n_tot)
     f[robot.layout.index("x_P")] = force

@@ -1,6 +1,7 @@
 """The example five-bar (cases/examples/five_bar.toml) against an independent
-OpenSeesPy frame model with the same subdivision. Geometric model: circle
-intersection written in opensees_five_bar.five_bar_geometry. Tolerance 3e-4:
+OpenSeesPy frame model with the same subdivision. Configurations from the
+general numerical assembly (fp.assemble, forward problem), cross-checked
+against the circle intersection written in opensees_five_bar.five_bar_geometry. Tolerance 3e-4:
 the OpenSees elements neglect the rotary inertia rho*I that flexpkm's beams
 keep (measured differences 1.5e-4 to 1.9e-4 on the first six modes)."""
 from pathlib import Path
@@ -19,11 +20,18 @@ FILE = Path(dualemps.__file__).parent / "examples" / "five_bar.toml"
 
 
 def _configuration(rob, q11, q21):
-    g = five_bar_geometry(q11, q21)
-    q = np.zeros(rob.layout.n_t)
-    for name, v in (("q11", q11), ("q21", q21), ("q12", g["q12"]), ("q22", g["q22"])):
-        q[rob.layout.index(name)] = v
-    return q
+    return fp.assemble(rob, q_a=[q11, q21])
+
+
+@pytest.mark.parametrize("qa", [(1.9, 1.2), (2.1, 1.0), (1.7, 1.4)])
+def test_assembly_equals_the_circle_intersection(qa):
+    rob = fp.build_model(files.load(FILE, elements=2))
+    q = _configuration(rob, *qa)
+    g = five_bar_geometry(*qa)
+    for name, value in (("q12", g["q12"]), ("q22", g["q22"]), ("x_P", g["P"][0]),
+                        ("y_P", g["P"][1])):
+        wrapped = (q[rob.layout.index(name)] - value + np.pi) % (2 * np.pi) - np.pi
+        assert abs(wrapped) < 1e-10, name
 
 
 @pytest.mark.parametrize("qa", [(1.9, 1.2), (2.1, 1.0)])
@@ -36,7 +44,11 @@ def test_five_bar_matches_opensees(qa, n):
 
 def test_five_bar_loops_closed_at_the_geometric_model():
     rob = files.load(FILE)
-    q_tot = np.concatenate([_configuration(rob, 1.9, 1.2), five_bar_geometry(1.9, 1.2)["P"]])
+    g = five_bar_geometry(1.9, 1.2)
+    q_tot = np.zeros(rob.layout.n_tot)
+    for name, v in (("q11", 1.9), ("q21", 1.2), ("q12", g["q12"]), ("q22", g["q22"]),
+                    ("x_P", g["P"][0]), ("y_P", g["P"][1])):
+        q_tot[rob.layout.index(name)] = v
     assert rob.layout.names[-2:] == ("x_P", "y_P")
     res = fp.closure_residual(rob, q_tot[None])
     assert np.max(np.abs(res)) < 1e-12

@@ -127,7 +127,8 @@ def test_limb_placement_errors():
     with pytest.raises(InvalidDescriptionError, match=r"placements\[1\].limb: unknown limb 'XX'"):
         files.loads(text.replace('limb = "RL"\nleg = "2"', 'limb = "XX"\nleg = "2"'), source="n")
     with pytest.raises(InvalidDescriptionError, match=r"placements\[0\].*unknown local frame"):
-        files.loads(text.replace('theta = -1.5707963267948966}\nactuated = ["1", "2"]',
-                                 'theta = -1.5707963267948966}\nactuated = ["9"]'), source="n")
+        files.loads(text.replace('platform_rotation = [0.0, 0.0, 1.5707963267948966]}\nactuated = ["1", "2"]',
+                                 'platform_rotation = [0.0, 0.0, 1.5707963267948966]}\nactuated = ["9"]'),
+                    source="n")
     with pytest.raises(InvalidDescriptionError, match="defined twice"):
         files.loads(text.replace('leg = "2"', 'leg = "1"', 1), source="n")

@@ -8,7 +8,7 @@ from flexpkm.elements.beam import Beam3D, Material, Section
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, Closure, Frame, Platform, Robot
 from flexpkm.errors import InvalidDescriptionError
-from flexpkm.model.limbs import Limb, Mount, assemble
+from flexpkm.model.limbs import Limb, Mount, combine_limbs
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.spatial import mdh_transform
 from flexpkm.algorithms.tree import tree_kinematics
@@ -61,8 +61,8 @@ def test_placed_limb_is_the_limb_seen_through_its_mount(mount, root_attached):
     """Every frame pose of the placed copy = T_mount @ pose in the RL, for
     random joint AND elastic coordinates (the mount is a rigid base change)."""
     limb, m = rl(root_attached), MOUNTS[mount]
-    local = assemble("rl", [limb.place("7")], platform=Platform())
-    placed = assemble("copy", [limb.place("7", m)], platform=Platform())
+    local = combine_limbs("rl", [limb.place("7")], platform=Platform())
+    placed = combine_limbs("copy", [limb.place("7", m)], platform=Platform())
     assert placed.layout.names == local.layout.names
     q = np.random.default_rng(3).uniform(-1, 1, local.layout.n_t)
     q[local.layout.n_t - 12:] *= 0.01
@@ -114,7 +114,7 @@ def test_assemble_three_copies_mounted_about_z():
     valid, its tables and q_dep merge, and the copies are rotated images."""
     limb = rl()
     legs = [limb.place(str(k + 1), Mount.about_z(2 * np.pi * k / 3)) for k in range(3)]
-    rob = assemble("tripod", legs, platform=Platform(body=RigidBody(
+    rob = combine_limbs("tripod", legs, platform=Platform(body=RigidBody(
         XX=0.01, YY=0.01, ZZ=0.02, M=2.0)), joint_stiffness={"11": 10.0})
     assert isinstance(rob, Robot)
     assert rob.joint_stiffness == {"12": 50.0, "22": 50.0, "32": 50.0, "11": 10.0}
@@ -152,6 +152,6 @@ def test_errors_name_the_problem():
     with pytest.raises(InvalidDescriptionError, match="nope"):
         bad.place("1")
     with pytest.raises(InvalidDescriptionError, match="defined twice"):
-        assemble("dup", [rl().place("1"), rl().place("1")], platform=Platform())
+        combine_limbs("dup", [rl().place("1"), rl().place("1")], platform=Platform())
     with pytest.raises(InvalidDescriptionError, match="not a coordinate"):
         Limb(rl().frames, q_dep=("x2",)).place("1")
