@@ -38,7 +38,6 @@ RCOND_RANK = 1e-9
 #: largest change of a fixed coordinate per continuation step (m, rad), and of
 #: any coordinate per Newton step: small steps keep the assembly mode
 MAX_STEP = 0.05
-_REFINE = (1, 4, 16)
 
 
 def reference_configuration(model) -> np.ndarray:
@@ -114,24 +113,26 @@ def _free_columns(model, fixed_cols):
 
 
 def _solve(model, q_start, fixed_cols, target, free, tol, max_iter, where):
-    """Newton from ``q_start`` to the target, with continuation when needed."""
+    """Newton from ``q_start`` to the target: continuation in steps of at most
+    :data:`MAX_STEP`, refined once, then a direct attempt."""
     start = q_start[fixed_cols].copy()
-    fixed_pose = fixed_cols[0] >= model.layout.n_t if len(fixed_cols) else False
     n_min = max(1, int(np.ceil(np.abs(target - start).max(initial=0.0) / MAX_STEP)))
-    for n_steps in (n_min * k for k in _REFINE):
-        q, ok = q_start.copy(), True
+    for n_steps in (n_min, 4 * n_min, 1):
+        q = q_start.copy()
         for s in range(1, n_steps + 1):
+            # intermediate targets of redundant actuators need not be
+            # compatible: their least-squares point is a start, no more
             q = _set_fixed(q, fixed_cols, start + (target - start) * s / n_steps)
-            q, err = _newton(model, q, free, tol, max_iter)
-            if not err <= 1e3 * tol:
-                ok = False
+            q, err = _newton(model, q, free, tol, max_iter if s == n_steps else 8)
+            if not np.isfinite(err):
                 break
-        if ok:
+        if err <= 1e3 * tol:
             _check_unique(model, q, free, where)
             return q
     r = closure_residual(model, q)[0]
     row = int(np.nanargmax(np.abs(r))) if np.isfinite(r).any() else 0
     label, leg, comp = row_labels(model)[row]
+    fixed_pose = len(fixed_cols) and fixed_cols[0] >= model.layout.n_t
     raise UnreachablePoseError(
         f"assemble: {where}unreachable: the loops cannot be closed at this "
         f"{'pose' if fixed_pose else 'actuator position'}: closure {label}"
