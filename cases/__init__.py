@@ -26,8 +26,10 @@ class Option:
     name : option name without dashes (``"refined"``)
     help : one sentence with the unit and the default
     kind : ``"flag"`` (True when given), ``"choice"`` (one of ``choices``),
-           ``"ints"`` (``nargs`` integers) or ``"text"``
+           ``"ints"`` / ``"floats"`` (``nargs`` integers / finite numbers) or
+           ``"text"``
     default : value when the option is not given
+    flag : the command-line flag (default ``--`` + name with dashes)
     """
 
     name: str
@@ -36,6 +38,7 @@ class Option:
     default: object = None
     choices: tuple = ()
     nargs: int = 1
+    flag: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,8 @@ class Case:
     name : short name (``"dualemps"``)
     title : one line for help texts
     pose_option : the command-line option of a pose (``"q-a"``, ``"pose"``)
-    pose_names, pose_units, pose_default : the pose components (SI units)
+    pose_names, pose_units, pose_default : the pose components (SI units);
+                 a None default is the robot's reference configuration
     options : model options (:class:`Option`)
     robot : ``options -> Robot`` (options: name -> value for every option)
     configure : ``(model, pose (k,) or (B, k), options) -> q_tot`` (n_tot,) or (B, n_tot)
@@ -80,14 +84,18 @@ class Case:
 
     def pose_dict(self, pose, options) -> dict:
         """Pose components and option values, for printing and JSON."""
-        out = {n: float(v) for n, v in zip(self.pose_names, pose)}
+        out = {} if pose is None else {n: float(v) for n, v in zip(self.pose_names, pose)}
         out.update({k: v for k, v in options.items() if v not in (None, False)})
         return out
 
 
 def get(name: str) -> Case:
-    """The :class:`Case` named ``name``. Raises :class:`InvalidArgumentError`
-    naming the available cases."""
+    """The :class:`Case` named ``name``, or of the description file ``name``
+    (ending in ``.toml``, see :mod:`flexpkm.cases.file_case`). Raises
+    :class:`InvalidArgumentError` naming the available cases."""
+    if name.endswith(".toml"):
+        from flexpkm.cases.file_case import from_file
+        return from_file(name)
     if name not in CASES:
         raise InvalidArgumentError(f"unknown case {name!r}; available: {', '.join(CASES)}")
     return importlib.import_module(f"flexpkm.cases.{name}").CASE

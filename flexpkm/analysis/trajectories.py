@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flexpkm.errors import InvalidArgumentError
+
 
 def quintic(tau):
     """``(s, ds/dtau, d2s/dtau2)`` of the law (D.13) for ``tau`` in [0, 1]
@@ -57,3 +59,42 @@ class Trajectory:
             qdd[moving] = dds[moving, None] * delta / tm ** 2
             t0 += tm + tr
         return q, qd, qdd
+
+
+@dataclass(frozen=True)
+class SampledTrajectory:
+    """A trajectory through samples ``q`` (m, n) at times ``t`` (m,), s:
+    the C2 cubic spline through them (scipy ``CubicSpline``, natural ends),
+    held at the last sample after ``t[-1]``."""
+
+    t: np.ndarray
+    q: np.ndarray
+
+    @property
+    def duration(self) -> float:
+        return float(self.t[-1])
+
+    def __call__(self, t):
+        """``(q, qd, qdd)`` at times t (m,), each (m, n)."""
+        from scipy.interpolate import CubicSpline
+        spline = CubicSpline(self.t, self.q, bc_type="natural")
+        t = np.atleast_1d(np.asarray(t, float))
+        inside = np.clip(t, self.t[0], self.t[-1])
+        moving = ((t >= self.t[0]) & (t <= self.t[-1]))[:, None]
+        return spline(inside), spline(inside, 1) * moving, spline(inside, 2) * moving
+
+
+def read_trajectory_csv(path, n: int) -> SampledTrajectory:
+    """A :class:`SampledTrajectory` from a CSV file: a header line, then rows
+    ``t, q_1, ..., q_n`` (s, then m or rad) with increasing times from 0.
+    Raises :class:`InvalidArgumentError` naming the file and what is wrong."""
+    try:
+        data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    except (OSError, ValueError) as exc:
+        raise InvalidArgumentError(f"{path}: cannot read the trajectory ({exc})") from None
+    if data.shape[1] != n + 1 or len(data) < 2:
+        raise InvalidArgumentError(f"{path}: expected at least 2 rows of {n + 1} columns "
+                                   f"(t and {n} actuated coordinates), got {data.shape}")
+    if not np.all(np.isfinite(data)) or np.any(np.diff(data[:, 0]) <= 0) or data[0, 0] != 0:
+        raise InvalidArgumentError(f"{path}: times must start at 0 and increase, values be finite")
+    return SampledTrajectory(data[:, 0], data[:, 1:])

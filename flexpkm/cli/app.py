@@ -1,8 +1,10 @@
 """flexpkm: natural frequencies, mode shapes and elastodynamic simulation of flexible parallel robots.
 
-``flexpkm COMMAND CASE [options]``: ``modal`` (:mod:`flexpkm.cli.modal`),
+``flexpkm COMMAND CASE|FILE.toml [options]``: ``modal`` (:mod:`flexpkm.cli.modal`),
 ``modes`` (:mod:`flexpkm.cli.modes`), ``sweep`` (:mod:`flexpkm.cli.sweep`),
-``simulate`` (:mod:`flexpkm.cli.simulate`). Every error of the model
+``simulate`` (:mod:`flexpkm.cli.simulate`), ``check`` (:mod:`flexpkm.cli.check`);
+CASE is a shipped robot, FILE.toml a description file
+(:mod:`flexpkm.model.files`). Every error of the model
 (:class:`flexpkm.errors.FlexPKMError`) and of the command line becomes one
 line on stderr and exit status 2; an interrupt (Ctrl-C) one line and 130.
 """
@@ -11,28 +13,46 @@ from __future__ import annotations
 import sys
 
 from flexpkm import __version__
-from flexpkm.cli import modal, modes, simulate, sweep
+from flexpkm import cases
+from flexpkm.cli import check, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser
 from flexpkm.errors import FlexPKMError
 
 #: the sub-command modules, each with ``register(subparsers)``
-COMMANDS = (modal, modes, sweep, simulate)
+COMMANDS = (modal, modes, sweep, simulate, check)
 
 
-def build_parser() -> Parser:
+def build_parser(files=()) -> Parser:
+    """The parser; ``files``: :class:`flexpkm.cases.Case` objects of the
+    description files named on the command line."""
     p = Parser(prog="flexpkm", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"flexpkm {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for module in COMMANDS:
-        module.register(sub)
+        module.register(sub, files)
     return p
+
+
+def file_cases(argv) -> list:
+    """The cases of the description files named as a command's CASE (the
+    argument after the command). Raises the file's
+    :class:`flexpkm.errors.InvalidDescriptionError`."""
+    if len(argv) > 1 and argv[1].endswith(".toml"):
+        return [cases.get(argv[1])]
+    return []
 
 
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0, 2 on an error, 130
     on an interrupt)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        try:
+            parser = build_parser(file_cases(argv))
+        except FlexPKMError as e:
+            print(f"flexpkm: error: {e}", file=sys.stderr)
+            return 2
+        args = parser.parse_args(argv)
     except SystemExit as e:             # --help, --version, a usage error (one line printed)
         return int(e.code or 0)
     try:

@@ -13,6 +13,7 @@ import numpy as np
 
 from flexpkm import cases
 from flexpkm.model.build import build_model
+from flexpkm.model.refine import refine
 
 #: a value that starts with "-" but is a number (-1, -1.5, -.5, -1e-3)
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
@@ -62,35 +63,48 @@ def count(text: str) -> int:
 
 
 def add_case_parsers(subparsers, command: str, add_options, pose: bool = True,
-                     only=lambda case: True):
-    """One sub-parser ``flexpkm COMMAND CASE`` per shipped case: the case's
-    pose option (when ``pose``) and model options, then the command's own
-    options ``add_options(parser, case)``. The case is stored in
-    ``args.case``."""
-    sub = subparsers.add_subparsers(dest="case", required=True, metavar="CASE",
+                     only=lambda case: True, files=()):
+    """One sub-parser ``flexpkm COMMAND CASE`` per shipped case and per
+    description file of ``files`` (:class:`flexpkm.cases.Case` objects named
+    by their path): the case's pose option (when ``pose``) and model options,
+    ``--elements N``, then the command's own options ``add_options(parser,
+    case)``. The case is stored in ``args.case``."""
+    sub = subparsers.add_subparsers(dest="case", required=True, metavar="CASE|FILE.toml",
                                     parser_class=Parser)
-    for name in cases.CASES:
-        case = cases.get(name)
+    for name, case in [(n, cases.get(n)) for n in cases.CASES] + [(c.extra["file"], c)
+                                                                  for c in files]:
         if not only(case):
             continue
         p = sub.add_parser(name, help=case.title, description=case.title)
         if pose:
-            units = ", ".join(f"{n} in {u}" for n, u in zip(case.pose_names, case.pose_units))
-            default = " ".join(f"{v:g}" for v in case.pose_default)
-            p.add_argument(f"--{case.pose_option}", dest="pose", nargs=len(case.pose_names),
-                           type=finite, metavar=tuple(n.upper() for n in case.pose_names),
-                           default=case.pose_default, help=f"pose: {units} (default {default})")
+            _add_pose(p, case)
         for opt in case.options:
             _add_option(p, opt)
+        p.add_argument("--elements", type=count, default=1, metavar="N",
+                       help="clamped-free beam elements per flexible body (default 1, the "
+                            "book's model)")
         add_options(p, case)
         p.set_defaults(case=case)
     return sub
 
 
+def _add_pose(p, case):
+    units = ", ".join(f"{n} in {u}" for n, u in zip(case.pose_names, case.pose_units))
+    default = ("the reference configuration" if case.pose_default is None
+               else " ".join(f"{v:g}" for v in case.pose_default))
+    p.add_argument(f"--{case.pose_option}", dest="pose", nargs=len(case.pose_names),
+                   type=finite, metavar=tuple(n.upper() for n in case.pose_names),
+                   default=case.pose_default, help=f"pose: {units} (default {default})")
+
+
 def _add_option(parser, opt):
     flag = "--" + opt.name.replace("_", "-")
+    flag = opt.flag or flag
     if opt.kind == "flag":
         parser.add_argument(flag, dest=opt.name, action="store_true", help=opt.help)
+    elif opt.kind == "floats":
+        parser.add_argument(flag, dest=opt.name, nargs=opt.nargs, type=finite, default=opt.default,
+                            metavar="X", help=opt.help)
     elif opt.kind == "ints":
         parser.add_argument(flag, dest=opt.name, nargs=opt.nargs, type=int, default=opt.default,
                             choices=opt.choices or None, help=opt.help)
@@ -104,18 +118,28 @@ def options_of(args) -> dict:
     return {o.name: getattr(args, o.name) for o in args.case.options}
 
 
+def model_of(args):
+    """The model of the parsed arguments: the case's robot with its options,
+    each flexible body split into ``--elements`` elements (Step 0)."""
+    robot = args.case.robot(options_of(args))
+    return build_model(refine(robot, args.elements) if args.elements > 1 else robot)
+
+
 def resolve(args):
-    """``(case, model, options, pose (k,), q_t (n_t,))`` of parsed arguments.
-    Raises the case's :class:`flexpkm.errors.FlexPKMError` (unreachable
-    pose, invalid option...)."""
+    """``(case, model, options, pose (k,) or None, q_tot (n_tot,))`` of
+    parsed arguments. Raises the case's :class:`flexpkm.errors.FlexPKMError`
+    (unreachable pose, invalid option...)."""
     case = args.case
     options = options_of(args)
-    model = build_model(case.robot(options))
-    pose = np.asarray(getattr(args, "pose", case.pose_default), float)
+    model = model_of(args)
+    pose = getattr(args, "pose", case.pose_default)
+    pose = None if pose is None else np.asarray(pose, float)
     return case, model, options, pose, case.configure(model, pose, options)
 
 
 def pose_text(case, pose, options) -> str:
+    if pose is None and not any(v not in (None, False) for v in options.values()):
+        return "the reference configuration"
     return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
                      for k, v in case.pose_dict(pose, options).items())
 

@@ -13,10 +13,10 @@ from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, res
 SHOWN = 20
 
 
-def register(subparsers):
+def register(subparsers, files=()):
     p = subparsers.add_parser("modal", help="natural frequencies of a robot at a pose",
                               description="Natural frequencies at a pose (Eqs. 11.34-11.42).")
-    add_case_parsers(p, "modal", _options)
+    add_case_parsers(p, "modal", _options, files=files)
     p.set_defaults(func=run)
 
 
@@ -37,7 +37,10 @@ def run(args) -> int:
     elapsed = time.perf_counter() - t0
     f = modes.frequencies_hz
     if args.json:
+        layout = model.layout
+        rigid = list(layout.joint_index.values()) + list(range(layout.n_t, layout.n_tot))
         print(json.dumps({"case": case.name, "pose": case.pose_dict(pose, options),
+                          "configuration": {layout.names[i]: float(q_t[i]) for i in rigid},
                           "frequencies_hz": [float(x) for x in f],
                           "independent_coordinates": list(modes.names),
                           "dependent_choice": modes.reduced.choice,
@@ -50,7 +53,8 @@ def run(args) -> int:
     state = "actuators locked" if args.actuator_stiffness is None else "elastic actuators"
     print(f"({len(modes.names)} independent coordinates, {state}; "
           f"q_dep chosen {modes.reduced.choice}: {shown})")
-    ref = case.reference(tuple(pose), options) if args.actuator_stiffness is None else None
+    ref = (case.reference(tuple(pose), options)
+           if args.actuator_stiffness is None and pose is not None and args.elements == 1 else None)
     label = f"{case.reference_label} (Hz)"
     print(" mode   f (Hz)" + (f"   {label:>9s}   diff" if ref is not None else ""))
     n_show = len(f) if args.modes is not None else min(len(f), SHOWN)

@@ -36,11 +36,11 @@ def mode_numbers(args, n_available: int) -> list:
     return sorted({k for lo, hi in ranges for k in range(lo, hi + 1)})
 
 
-def register(subparsers):
+def register(subparsers, files=()):
     p = subparsers.add_parser("modes", help="pictures and meshes of mode shapes at a pose",
                               description="Mode shapes at a pose: PNG (and GIF) pictures, "
                                           "VTU meshes, an XDMF series.")
-    add_case_parsers(p, "modes", _options)
+    add_case_parsers(p, "modes", _options, files=files)
     p.set_defaults(func=run)
 
 

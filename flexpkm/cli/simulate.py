@@ -1,24 +1,36 @@
 """``flexpkm simulate CASE --maneuver NAME [--prescribed | --pd | --free]
 [--no-friction] [--t-end T] [--step H] [--out DIR]``: time simulation of the
-full elastodynamic model (Sections 10.4-10.7) and its outputs."""
+full elastodynamic model (Sections 10.4-10.7) and its outputs.
+
+``flexpkm simulate FILE.toml (--to Q_A ... [--duration T] | --trajectory
+FILE.csv)``: a robot of a description file, its actuators prescribed from
+the reference configuration to ``--to`` with the quintic law (D.13), or
+along the samples of a CSV file (``t, q_a...``)."""
 from __future__ import annotations
 
 import time
 
-from flexpkm.cli.common import add_case_parsers, positive, progress_callback
+import numpy as np
+
+from flexpkm.cli.common import add_case_parsers, finite, model_of, positive, progress_callback
+from flexpkm.errors import InvalidArgumentError
 
 
 
-def register(subparsers):
+def register(subparsers, files=()):
     p = subparsers.add_parser("simulate", help="elastodynamic time simulation of a robot",
                               description="Time simulation of the full elastodynamic model.")
-    add_case_parsers(p, "simulate", _options, pose=False, only=lambda c: c.simulation is not None)
+    add_case_parsers(p, "simulate", _options, pose=False,
+                     only=lambda c: c.simulation is not None or "file" in c.extra, files=files)
     p.set_defaults(func=run)
 
 
 def _options(p, case):
-    p.add_argument("--maneuver", required=True, choices=case.maneuvers,
-                   help="actuator motion from rest (see the case's documentation)")
+    if "file" in case.extra:
+        _file_options(p)
+    else:
+        p.add_argument("--maneuver", required=True, choices=case.maneuvers,
+                       help="actuator motion from rest (see the case's documentation)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--prescribed", dest="drive", action="store_const", const="prescribed",
                    help="actuator motion prescribed, efforts computed (default)")
@@ -38,19 +50,74 @@ def _options(p, case):
     p.set_defaults(drive="prescribed")
 
 
+def _file_options(p):
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--to", nargs="+", type=finite, metavar="Q_A",
+                   help="final actuated coordinates, m or rad (from the reference configuration)")
+    g.add_argument("--trajectory", metavar="FILE.csv",
+                   help="actuated coordinates along time: a header, then rows t, q_a...")
+    p.add_argument("--duration", type=positive, default=1.0,
+                   help="time of the motion to --to, s (default 1; then at rest)")
+
+
+def _file_setup(args):
+    """(model, q0_tot, drive, sensors, duration, label) of a file's robot."""
+    from flexpkm.analysis.drives import Free, PrescribedMotion
+    from flexpkm.analysis.trajectories import Trajectory, read_trajectory_csv
+    model = model_of(args)
+    q0 = args.case.configure(model, None, {})
+    n_a = len(model.layout.actuated)
+    q_a0 = q0[list(model.layout.actuated)]
+    if args.trajectory:
+        traj, label = read_trajectory_csv(args.trajectory, n_a), args.trajectory
+        q0 = args.case.configure(model, None, {"q_a": traj(0.0)[0][0]})
+    else:
+        if len(args.to) != n_a:
+            raise InvalidArgumentError(f"--to: {n_a} actuated coordinates expected, got {len(args.to)}")
+        traj = Trajectory(np.array([q_a0, args.to]), (args.duration,), (0.0,))
+        label = f"to {' '.join(f'{v:g}' for v in args.to)} in {args.duration:g} s"
+    drive = {"prescribed": lambda: PrescribedMotion(traj), "free": Free}.get(args.drive)
+    if drive is None:
+        raise InvalidArgumentError("--pd needs gains: use --prescribed or --free with a file")
+    return model, q0, drive(), {}, (traj.duration if args.trajectory else args.duration), label
+
+
+def _refined(robot, q0, n):
+    """The robot with n elements per flexible body and its state: joint and
+    platform coordinates copied by name (the shipped initial states are at
+    rest with q_e = 0)."""
+    from flexpkm.model.build import build_model
+    from flexpkm.model.refine import refine
+    old = build_model(robot).layout
+    if any(q0[i] for s in old.elastic_slice.values() for i in range(s.start, s.stop)):
+        raise InvalidArgumentError("--elements: the initial state is deformed; refine the file")
+    model = build_model(refine(robot.robot if hasattr(robot, "robot") else robot, n))
+    q = np.zeros(model.layout.n_tot)
+    for k, name in enumerate(old.names):
+        if name in model.layout.names:
+            q[model.layout.index(name)] = q0[k]
+    return model, q
+
+
 def run(args) -> int:
     from flexpkm.analysis.simulate import simulate
     from flexpkm.io.sim_output import write_outputs
     case = args.case
-    robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
-    t_end = args.t_end if args.t_end is not None else case.duration(args.maneuver)
+    if "file" in case.extra:
+        robot, q0, drive, sensors, duration, label = _file_setup(args)
+    else:
+        robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
+        duration, label = case.duration(args.maneuver), args.maneuver
+        if args.elements > 1:
+            robot, q0 = _refined(robot, q0, args.elements)
+    t_end = args.t_end if args.t_end is not None else duration
     t0 = time.perf_counter()
     res = simulate(robot, q0, t_end, drive, h=args.step, friction=not args.no_friction,
                    coulomb_smoothing=1e-3, sensors=sensors,
                    progress=progress_callback(args, "simulate"))
     wall = time.perf_counter() - t0
     files = write_outputs(robot, res, args.out, xdmf=not args.no_xdmf)
-    print(f"{robot.name}: {args.maneuver}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
+    print(f"{robot.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
           f"({wall / max(t_end, 1e-12):.2f} s per simulated second), "
           f"{res.cost['steps']} steps, {res.cost['newton_iterations']} Newton iterations")
     print(f"max loop-closure drift {res.drift.max():.2e}; max |tau| = {abs(res.tau).max(axis=0)} N")

@@ -7,17 +7,17 @@ from __future__ import annotations
 import numpy as np
 
 from flexpkm.analysis.sweep import frequency_sweep
-from flexpkm.cli.common import add_case_parsers, count, finite, options_of, progress_callback
+from flexpkm.cli.common import (add_case_parsers, count, finite, model_of, options_of,
+                                progress_callback)
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.build import build_model
 
 
-def register(subparsers):
+def register(subparsers, files=()):
     p = subparsers.add_parser(
         "sweep", help="natural frequencies along a straight path of poses",
         description="Natural frequencies along the straight path --from -> --to, in the case's "
                     "pose components. The case's options select the model.")
-    add_case_parsers(p, "sweep", _options, pose=False)
+    add_case_parsers(p, "sweep", _options, pose=False, files=files)
     p.set_defaults(func=run)
 
 
@@ -45,7 +45,7 @@ def run(args) -> int:
         raise InvalidArgumentError(f"--steps: a sweep needs at least 2 poses, got {args.steps}")
     case = args.case
     options = options_of(args)
-    model = build_model(case.robot(options))
+    model = model_of(args)
     result = frequency_sweep(model, lambda pose: case.configure(model, pose, options),
                              args.start, args.stop, args.steps, n_modes=args.modes,
                              names=case.pose_names, on_error="nan",

@@ -1,0 +1,77 @@
+"""A robot described by a file (:mod:`flexpkm.model.files`) as a
+:class:`flexpkm.cases.Case`, so that every front end works on it as on the
+shipped robots: ``flexpkm modal my_robot.toml --q-a ...``.
+
+Its pose is the platform pose (``--pose``, the components ``Platform.dofs``
+of ``[P; rotation vector]``, m and rad), or without a platform the actuated
+coordinates; ``--q-a`` gives the actuated coordinates instead. Either way the
+configuration is assembled numerically (:func:`flexpkm.assemble`, Chapter
+7) from the file's ``[reference]`` configuration; with neither option, the
+reference configuration itself is assembled (its actuated coordinates
+fixed).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from flexpkm.algorithms.assembly import assemble, reference_configuration
+from flexpkm.cases import Case, Option
+from flexpkm.errors import InvalidArgumentError
+from flexpkm.model import files
+
+#: unit of each platform coordinate (index into [v; omega])
+_UNITS = ("m", "m", "m", "rad", "rad", "rad")
+
+
+def from_file(path, variant=None) -> Case:
+    """The :class:`Case` of a description file. Raises
+    :class:`flexpkm.errors.InvalidDescriptionError` naming the file, the key
+    and what is wrong."""
+    path = Path(path)
+    robot = files.load(path, variant=variant)
+    layout = robot.layout
+    q_a_names = tuple(layout.names[i] for i in layout.actuated)
+    q_a_units = tuple("m" if robot.frames[robot.frame_index[n[1:]]].sigma == 1 else "rad"
+                      for n in q_a_names)
+    options = [Option("variant", "a [variants.NAME] table of the file (default: none)",
+                      kind="text", default=variant)]
+    if robot.platform is not None:
+        pose = ("pose", tuple(robot.platform.dof_names),
+                tuple(_UNITS[d] for d in robot.platform.dofs))
+        options.append(Option("q_a", "actuated coordinates " + " ".join(q_a_names) +
+                              " (m or rad) instead of --pose: the forward problem",
+                              kind="floats", nargs=len(q_a_names), default=None, flag="--q-a"))
+    else:
+        pose = ("q-a", q_a_names, q_a_units)
+
+    def _robot(opts):
+        if opts.get("variant") == variant:
+            return robot
+        return files.load(path, variant=opts.get("variant"))
+
+    def _configure(model, values, opts):
+        return configure(model, values, opts.get("q_a"), platform=robot.platform is not None)
+
+    return Case(name=path.stem, title=f"{robot.name} (from {path.name})", pose_option=pose[0],
+                pose_names=pose[1], pose_units=pose[2], pose_default=None, robot=_robot,
+                configure=_configure, options=tuple(options), view="auto",
+                extra={"file": str(path)})
+
+
+def configure(model, pose, q_a=None, platform=True):
+    """``q_tot`` of a file's robot: assembled at the platform pose ``pose``
+    (or at the actuated coordinates when the robot has no platform), at
+    ``q_a`` instead, or at the reference configuration when both are None.
+    pose : (k,) or (B, k). Raises :class:`InvalidArgumentError` when both
+    are given, and what :func:`flexpkm.assemble` raises."""
+    if pose is not None and q_a is not None:
+        raise InvalidArgumentError("give the pose or the actuated coordinates (--q-a), not both")
+    if pose is None and q_a is None:
+        q_a = reference_configuration(model)[list(model.layout.actuated)]
+    if q_a is not None:
+        return assemble(model, q_a=np.asarray(q_a, float))
+    if platform:
+        return assemble(model, pose=np.asarray(pose, float))
+    return assemble(model, q_a=np.asarray(pose, float))

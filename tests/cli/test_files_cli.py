@@ -1,0 +1,77 @@
+"""The command line on description files (issue 9 item 7): a file gives the
+results of the shipped case it describes, ``--elements`` refines, ``check``
+counts the coordinates, ``simulate`` prescribes the actuators, errors are
+one line with exit status 2."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import flexpkm as fp
+from flexpkm.cli.app import main
+
+CASES = Path(fp.cases.__file__).parent
+
+
+def _json(argv, capsys):
+    assert main(argv) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_dualemps_file_gives_the_case_results(capsys):
+    for q_a in (["0", "0"], ["0.1", "0.05"]):
+        f_case = _json(["modal", "dualemps", "--q-a", *q_a, "--json"], capsys)["frequencies_hz"]
+        f_file = _json(["modal", str(CASES / "dualemps.toml"), "--q-a", *q_a, "--json"],
+                       capsys)["frequencies_hz"]
+        np.testing.assert_allclose(f_file, f_case, rtol=1e-10)
+
+
+def test_navaro_file_at_a_pose_gives_the_case_results(capsys):
+    f_case = _json(["modal", "navaro", "--pose", "0.05", "0.02", "-0.3", "--json", "--modes", "10"],
+                   capsys)
+    f_file = _json(["modal", str(CASES / "navaro.toml"), "--pose", "0.05", "0.02", "0", "0", "0",
+                    "-0.3", "--json", "--modes", "10"], capsys)
+    np.testing.assert_allclose(f_file["frequencies_hz"], f_case["frequencies_hz"], rtol=1e-10)
+    assert f_file["configuration"]["rz"] == pytest.approx(-0.3)
+
+
+def test_elements_option_is_the_refinement(capsys):
+    f_cli = _json(["modal", "dualemps", "--elements", "4", "--json"], capsys)["frequencies_hz"]
+    rob = fp.refine(fp.cases.dualemps.robot(), 4)
+    f_api = fp.natural_frequencies(rob, fp.cases.dualemps.configuration(rob)).frequencies_hz
+    np.testing.assert_allclose(f_cli, f_api, rtol=1e-12)
+    assert abs(f_cli[5] - 188.9) < 0.5 and abs(f_cli[0] - 14.18) < 0.01
+
+
+def test_check_prints_the_counts(capsys):
+    assert main(["check", str(CASES / "navaro.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "elastic 108, platform 6, total 129, constraints 33, actuated 6" in out
+    assert "independent, actuators locked 90" in out and "dependent coordinates" in out
+
+
+def test_simulate_a_file_with_a_csv_trajectory(tmp_path, capsys):
+    five_bar = CASES / "examples" / "five_bar.toml"
+    csv = tmp_path / "traj.csv"
+    t = np.linspace(0, 0.02, 5)
+    csv.write_text("t,q11,q21\n" + "".join(f"{a},{1.9 + a},{1.2 - a}\n" for a in t))
+    assert main(["simulate", str(five_bar), "--trajectory", str(csv), "--t-end", "0.01",
+                 "--out", str(tmp_path / "out"), "--no-xdmf"]) == 0
+    d = np.load(tmp_path / "out" / "simulation.npz")
+    np.testing.assert_allclose(d["q_a"][:, 0], 1.9 + d["t"], atol=1e-9)   # followed exactly
+    assert np.all(np.isfinite(d["tau"]))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["modal", "missing.toml"], "cannot read the file"),
+    (["modal", "CASES/dualemps.toml", "--q-a", "0.1", "0", "--pose", "0.3", "0.8"], "not both"),
+    (["modal", "CASES/dualemps.toml", "--q-a", "0.1", "1.5"], "unreachable"),
+    (["modal", "CASES/dualemps.toml", "--navaro-option"], "unrecognized arguments"),
+    (["simulate", "CASES/examples/five_bar.toml", "--to", "2.0"], "2 actuated coordinates"),
+])
+def test_file_errors_are_one_line(argv, message, capsys):
+    argv = [a.replace("CASES", str(CASES)) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("flexpkm: error:") and "\n" not in err and message in err
