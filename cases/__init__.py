@@ -16,7 +16,7 @@ from typing import Callable, Mapping, Optional
 from flexpkm.errors import InvalidArgumentError
 
 #: the shipped cases (modules ``flexpkm.cases.<name>``, each with a ``CASE``)
-CASES = ("dualemps", "navaro")
+CASES = ("dualemps", "navaro", "five_bar", "dualv")
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,9 @@ class Case:
                  or None when the case has no simulation set-up
     maneuvers : names accepted by ``simulation``
     duration : ``maneuver -> seconds``
+    state : ``(model, pose (k,) or (B, k), options) -> q_tot`` (n_tot,) or
+            (B, n_tot), all coordinates with the platform's (rigid cases with
+            a closed-form inverse geometric model; None otherwise)
     """
 
     name: str
@@ -74,6 +77,7 @@ class Case:
     maneuvers: tuple = ()
     duration: Optional[Callable] = None
     extra: Mapping = field(default_factory=dict)
+    state: Optional[Callable] = None
 
     def default_options(self) -> dict:
         return {o.name: o.default for o in self.options}
@@ -93,4 +97,4 @@ def get(name: str) -> Case:
     return importlib.import_module(f"flexpkm.cases.{name}").CASE
 
 
-from flexpkm.cases import dualemps, navaro  # noqa: E402  (the modules, as fp.cases.dualemps ...)
+from flexpkm.cases import dualemps, dualv, five_bar, navaro  # noqa: E402  (the modules, as fp.cases.dualemps ...)
