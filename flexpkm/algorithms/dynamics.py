@@ -41,6 +41,10 @@ class FullModel:
         a robot with actuation redundancy (Section 8.5), whose dependent
         actuators appear in ``M qdd_r + c = J^T E_A tau``
         (:mod:`flexpkm.algorithms.redundancy`)
+    M_tot, c_tot, J_tot, labels : the virtual system (10.102)-(10.103), (n_tot,
+        n_tot), (n_tot,), and the closures' ``J_tot`` (c, n_tot) (10.107) with
+        its row labels, for the joint reactions
+        (:mod:`flexpkm.algorithms.reactions`); batched like ``M``
     """
 
     M: np.ndarray
@@ -53,6 +57,10 @@ class FullModel:
     names: tuple
     kin: object = None
     actuated: object = None
+    M_tot: object = None
+    c_tot: object = None
+    J_tot: object = None
+    labels: tuple = ()
 
 
 def r_ordering(model, indep):
@@ -105,9 +113,10 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]
     M = 0.5 * (M + np.swapaxes(M, -1, -2))
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
-        M, c, J, b = M[0], c[0], J[0], b[0]
+        M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
     return FullModel(M, c, J, b, r_index, sol.dep, n_a, tuple(layout.names[i] for i in r_index),
-                     kin, np.array(layout.actuated, dtype=int))
+                     kin, np.array(layout.actuated, dtype=int), M_tot, c_tot, J_tot,
+                     tuple(labels))
 
 
 def _batched(model: FullModel):
