@@ -225,6 +225,10 @@ def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
         for k, name in enumerate(names[:na]):
             M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
         where = "M_r"
+    if K.shape[-1] == 0:
+        raise InvalidArgumentError(f"{model.name} has no coordinate left with the actuators "
+                                   f"locked (a rigid robot): no natural frequencies; give "
+                                   f"the actuator stiffness")
     lam, X = generalized_eigh(K, M, where, vectors=shapes)
     kmax = np.abs(np.diagonal(K, axis1=-2, axis2=-1)).max(axis=-1)   # <= lambda_max(K)
     if not allow_zero:

@@ -2,7 +2,7 @@
 
 ``flexpkm COMMAND CASE [options]``: ``modal`` (:mod:`flexpkm.cli.modal`),
 ``modes`` (:mod:`flexpkm.cli.modes`), ``sweep`` (:mod:`flexpkm.cli.sweep`),
-``simulate`` (:mod:`flexpkm.cli.simulate`). Every error of the model
+``simulate`` (:mod:`flexpkm.cli.simulate`), ``idm`` (:mod:`flexpkm.cli.idm`). Every error of the model
 (:class:`flexpkm.errors.FlexPKMError`) and of the command line becomes one
 line on stderr and exit status 2; an interrupt (Ctrl-C) one line and 130.
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 import sys
 
 from flexpkm import __version__
-from flexpkm.cli import modal, modes, simulate, sweep
+from flexpkm.cli import idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser
 from flexpkm.errors import FlexPKMError
 
 #: the sub-command modules, each with ``register(subparsers)``
-COMMANDS = (modal, modes, sweep, simulate)
+COMMANDS = (modal, modes, sweep, simulate, idm)
 
 
 def build_parser() -> Parser:
