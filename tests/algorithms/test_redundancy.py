@@ -64,8 +64,8 @@ def kinetic_energy(p, t):
     legs, _, _ = book_state(p, t, np.zeros(3))
     E = 0.0
     for q, qd, _ in legs:
-        m11 = ZZ1R + ZZ2 + 2 * D2 * (MX2 * np.cos(q[1]) + MY2 * np.sin(q[1]))
-        m12 = ZZ2 + D2 * (MX2 * np.cos(q[1]) + MY2 * np.sin(q[1]))
+        m11 = ZZ1R + ZZ2 + 2 * D2 * (MX2 * np.cos(q[1]) - MY2 * np.sin(q[1]))
+        m12 = ZZ2 + D2 * (MX2 * np.cos(q[1]) - MY2 * np.sin(q[1]))
         E += 0.5 * qd[:2] @ np.array([[m11, m12], [m12, ZZ2]]) @ qd[:2]
     m, mx, my, zz = V.PLATFORM
     c, s = np.cos(p[2]), np.sin(p[2])

@@ -89,13 +89,14 @@ def book_state(p, t, td):
 
 
 def tree_idm(q, qd, qdd):
-    """(8.201) without friction: (tau_i1, tau_i2, tau_i3)."""
+    """(8.201) without friction: (tau_i1, tau_i2, tau_i3), the sign of the
+    my_i2 terms corrected (docs/typos.md; the data have my_i2 = 0)."""
     s2, c2 = np.sin(q[1]), np.cos(q[1])
     t1 = (ZZ1R * qdd[0] + ZZ2 * (qdd[0] + qdd[1])
           + D2 * MX2 * ((2 * qdd[0] + qdd[1]) * c2 - qd[1] * (2 * qd[0] + qd[1]) * s2)
-          + D2 * MY2 * ((2 * qdd[0] + qdd[1]) * s2 + qd[1] * (2 * qd[0] + qd[1]) * c2))
+          - D2 * MY2 * ((2 * qdd[0] + qdd[1]) * s2 + qd[1] * (2 * qd[0] + qd[1]) * c2))
     t2 = (ZZ2 * (qdd[0] + qdd[1]) + D2 * MX2 * (qdd[0] * c2 + qd[0] ** 2 * s2)
-          + D2 * MY2 * (qdd[0] * s2 - qd[0] ** 2 * c2))
+          - D2 * MY2 * (qdd[0] * s2 - qd[0] ** 2 * c2))
     return t1, t2, 0.0
 
 
@@ -209,3 +210,20 @@ def test_direct_model_satisfies_book_8_180(model):
         # the projection of tau on the range of J_inv (its overconstraint removed)
         np.testing.assert_allclose(fp.inverse_dynamics(full, qdd_r)[0],
                                    np.linalg.pinv(J_inv.T) @ (J_inv.T @ tau), rtol=1e-9, atol=1e-9)
+
+
+def test_idm_with_first_moments_along_y(monkeypatch):
+    """The data have my_i2 = my_4 = my_5 = 0: the my terms of (8.201)-(8.204)
+    checked with non-zero values."""
+    import sys
+    here = sys.modules[__name__]
+    monkeypatch.setattr(V, "LEG_PARAMETERS", (ZZ1R, ZZ2, MX2, 0.004))
+    monkeypatch.setattr(V, "PLATFORM", (M45, MX45, 0.03, ZZ45))
+    monkeypatch.setattr(here, "MY2", 0.004)
+    monkeypatch.setattr(here, "MY45", 0.03)
+    model = fp.build_model(V.robot())
+    for p, t, td in random_states(5, 6):
+        rhs, J_inv, legs, *_ = book_rhs(p, t, td)
+        full, _, qdd_all = flexpkm_model(model, p, legs)
+        np.testing.assert_allclose(fp.inverse_dynamics(full, qdd_all)[0],
+                                   np.linalg.pinv(J_inv.T) @ rhs, rtol=1e-9, atol=1e-12)

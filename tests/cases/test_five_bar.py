@@ -57,15 +57,16 @@ def book_state(x, xd, xdd):
 
 
 def tree_idm(i, q, qd, qdd, friction=True):
-    """(8.116)-(8.117) / (8.120)-(8.121): (tau_ti1, tau_ti2)."""
+    """(8.116)-(8.117) / (8.120)-(8.121): (tau_ti1, tau_ti2), the sign of
+    the my_i2 terms corrected (docs/typos.md; the data have my_i2 = 0)."""
     zz1R, zz2, mx2, my2, fv1, fs1 = PAR[i]
     d2 = D[i][1]
     s2, c2 = np.sin(q[1]), np.cos(q[1])
     t1 = (zz1R * qdd[0] + zz2 * (qdd[0] + qdd[1])
           + d2 * mx2 * ((2 * qdd[0] + qdd[1]) * c2 - qd[1] * (2 * qd[0] + qd[1]) * s2)
-          + d2 * my2 * ((2 * qdd[0] + qdd[1]) * s2 + qd[1] * (2 * qd[0] + qd[1]) * c2))
+          - d2 * my2 * ((2 * qdd[0] + qdd[1]) * s2 + qd[1] * (2 * qd[0] + qd[1]) * c2))
     t2 = (zz2 * (qdd[0] + qdd[1]) + d2 * mx2 * (qdd[0] * c2 + qd[0] ** 2 * s2)
-          + d2 * my2 * (qdd[0] * s2 - qd[0] ** 2 * c2))
+          - d2 * my2 * (qdd[0] * s2 - qd[0] ** 2 * c2))
     if friction:
         t1 += fs1 * np.sign(qd[0]) + fv1 * qd[0]
     return t1, t2
@@ -128,7 +129,8 @@ def test_idm_matches_book_8_116_to_8_125(model):
 
 
 def test_direct_matches_book_8_140_and_8_142(model):
-    """M of (8.140) with M_t of (8.127)-(8.131); c = the IDM at qdd_a = 0;
+    """M of (8.140) with M_t of (8.127)-(8.131) (my terms' sign corrected,
+    (8.130) mx12 read mx22); c = the IDM at qdd_a = 0;
     (8.142) qdd_a = M^-1 (tau - c) against flexpkm's direct model."""
     rng = np.random.default_rng(7)
     for x, xd, xdd in random_states(10, 2):
@@ -139,8 +141,8 @@ def test_direct_matches_book_8_140_and_8_142(model):
         for i, qi2 in ((1, q12), (2, q22)):
             zz1R, zz2, mx2, my2 = PAR[i][:4]
             d2 = D[i][1]
-            m11 = zz1R + zz2 + 2 * d2 * mx2 * np.cos(qi2) + 2 * d2 * my2 * np.sin(qi2)
-            m12 = zz2 + d2 * mx2 * np.cos(qi2) + d2 * my2 * np.sin(qi2)
+            m11 = zz1R + zz2 + 2 * d2 * mx2 * np.cos(qi2) - 2 * d2 * my2 * np.sin(qi2)
+            m12 = zz2 + d2 * mx2 * np.cos(qi2) - d2 * my2 * np.sin(qi2)
             M_leg[i] = np.array([[m11, m12], [m12, zz2]])
         # q_t = [q11, q12, q21, q22] (q13 massless); columns of [1; J_d] per leg
         rows = {i: np.vstack([np.eye(2)[i - 1], J_d[i - 1]]) for i in (1, 2)}  # (q_i1, q_i2)
@@ -183,8 +185,8 @@ def test_power_balance_along_a_trajectory(model):
         for i in (1, 2):
             zz1R, zz2, mx2, my2 = PAR[i][:4]
             d2, (q, qd, _) = D[i][1], st[i]
-            m11 = zz1R + zz2 + 2 * d2 * (mx2 * np.cos(q[1]) + my2 * np.sin(q[1]))
-            m12 = zz2 + d2 * (mx2 * np.cos(q[1]) + my2 * np.sin(q[1]))
+            m11 = zz1R + zz2 + 2 * d2 * (mx2 * np.cos(q[1]) - my2 * np.sin(q[1]))
+            m12 = zz2 + d2 * (mx2 * np.cos(q[1]) - my2 * np.sin(q[1]))
             E += 0.5 * qd @ np.array([[m11, m12], [m12, zz2]]) @ qd
         return E, st
 
@@ -196,3 +198,18 @@ def test_power_balance_along_a_trajectory(model):
         tau, _ = fp.inverse_dynamics(fp.full_model(model, q, qd_a, friction=False), qdd_a)
         dE = (energy(t + h)[0] - energy(t - h)[0]) / (2 * h)
         assert tau @ qd_a == pytest.approx(dE, rel=1e-7)
+
+
+def test_idm_with_first_moments_along_y(monkeypatch):
+    """The data have my_i2 = 0; the my terms of (8.116)-(8.121) checked with my_i2 != 0."""
+    for leg, my in (("1", 0.005), ("2", -0.004)):
+        p = list(F.PARAMETERS[leg])
+        p[3] = my
+        monkeypatch.setitem(F.PARAMETERS, leg, tuple(p))
+        monkeypatch.setitem(PAR, int(leg), tuple(p))
+    model = fp.build_model(F.robot())
+    for x, xd, xdd in random_states(5, 9):
+        tau_book, st = book_idm(x, xd, xdd)
+        q, qd_a, qdd_a = flexpkm_state(model, x, st)
+        tau, _ = fp.inverse_dynamics(fp.full_model(model, q, qd_a), qdd_a)
+        np.testing.assert_allclose(tau, tau_book, rtol=1e-9)
