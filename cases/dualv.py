@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases import Case
-from flexpkm.cases.planar_legs import fill_state, two_link_ik, wrap
+from flexpkm.cases.planar_legs import fill_state, planar_case, two_link_ik, wrap
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, Robot
 
@@ -112,14 +111,5 @@ def configuration(model, x=HOME[0], y=HOME[1], phi=0.0, working_modes=WORKING_MO
     return fill_state(model.layout, {**q, "x": x, "y": y, "phi": phi}, x.shape)
 
 
-def _state(model, pose, options):
-    pose = np.asarray(pose, float)
-    return configuration(model, pose[..., 0], pose[..., 1], 0.0)
-
-
-CASE = Case(
-    name="dualv", title="DualV, planar 4-RRR robot with actuation redundancy (Section 8.5.3)",
-    pose_option="pose", pose_names=("x", "y"), pose_units=("m", "m"), pose_default=HOME,
-    robot=lambda options: robot(),
-    configure=lambda model, pose, options: _state(model, pose, options)[..., :model.layout.n_t],
-    state=_state, view="normal")
+CASE = planar_case("dualv", "DualV, planar 4-RRR robot with actuation redundancy (Section 8.5.3)",
+                   robot, configuration, HOME)

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases import Case
-from flexpkm.cases.planar_legs import fill_state, two_link_ik
+from flexpkm.cases.planar_legs import fill_state, planar_case, two_link_ik
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, Robot
 
@@ -89,14 +88,5 @@ def configuration(model, x=HOME[0], y=HOME[1], working_modes=WORKING_MODES):
     return fill_state(model.layout, {**q, "x": x, "y": y}, x.shape)
 
 
-def _state(model, pose, options):
-    pose = np.asarray(pose, float)
-    return configuration(model, pose[..., 0], pose[..., 1])
-
-
-CASE = Case(
-    name="five_bar", title="rigid five-bar mechanism of IFMA (Sections 7.1.2.1, 8.4.3.1)",
-    pose_option="pose", pose_names=("x", "y"), pose_units=("m", "m"), pose_default=HOME,
-    robot=lambda options: robot(),
-    configure=lambda model, pose, options: _state(model, pose, options)[..., :model.layout.n_t],
-    state=_state, view="normal")
+CASE = planar_case("five_bar", "rigid five-bar mechanism of IFMA (Sections 7.1.2.1, 8.4.3.1)",
+                   robot, configuration, HOME)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from flexpkm.cases import Case
 from flexpkm.errors import UnreachablePoseError
 
 
@@ -46,3 +47,18 @@ def fill_state(layout, values, batch_shape):
     for name, v in values.items():
         q[..., layout.index(name)] = v
     return q
+
+
+def planar_case(name, title, robot, configuration, home) -> Case:
+    """The :class:`Case` of a rigid planar robot whose pose is P's (x, y)
+    (m): ``configuration(model, x, y) -> q_tot`` gives ``state`` and
+    ``configure`` (its first n_t columns)."""
+    def state(model, pose, options):
+        pose = np.asarray(pose, float)
+        return configuration(model, pose[..., 0], pose[..., 1])
+
+    return Case(name=name, title=title, pose_option="pose", pose_names=("x", "y"),
+                pose_units=("m", "m"), pose_default=tuple(home), robot=lambda options: robot(),
+                configure=lambda model, pose, options: state(model, pose, options)[
+                    ..., :model.layout.n_t],
+                state=state, view="normal")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from flexpkm.cli.common import add_case_parsers, finite, options_of, positive
+from flexpkm.cli.common import add_case_parsers, add_path_options, options_of, positive
 
 
 def register(subparsers):
@@ -19,12 +19,7 @@ def register(subparsers):
 
 
 def _options(p, case):
-    comps = " ".join(f"{n} ({u})" for n, u in zip(case.pose_names, case.pose_units))
-    meta = tuple(n.upper() for n in case.pose_names)
-    p.add_argument("--from", dest="start", nargs=len(meta), type=finite, required=True,
-                   metavar=meta, help=f"start pose: {comps}")
-    p.add_argument("--to", dest="stop", nargs=len(meta), type=finite, required=True,
-                   metavar=meta, help="end pose, same components")
+    add_path_options(p, case)
     p.add_argument("--duration", type=positive, required=True, help="duration of the motion, s")
     p.add_argument("--rate", type=positive, default=1000.0, help="sampling rate, Hz (default 1000)")
     p.add_argument("--weights", nargs="+", type=positive, default=None, metavar="W",

@@ -13,7 +13,8 @@ from flexpkm.cases import dualemps as DE
 from flexpkm.cases import dualv as V
 from flexpkm.errors import InvalidArgumentError
 
-from ..cases.test_dualv import D2, MX2, MY2, ZZ1R, ZZ2, book_state, random_states
+from ..cases.book_legs import leg_mass_matrix
+from ..cases.test_dualv import D2, MX2, MY2, ZZ1R, ZZ2, book_state
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +65,7 @@ def kinetic_energy(p, t):
     legs, _, _ = book_state(p, t, np.zeros(3))
     E = 0.0
     for q, qd, _ in legs:
-        m11 = ZZ1R + ZZ2 + 2 * D2 * (MX2 * np.cos(q[1]) - MY2 * np.sin(q[1]))
-        m12 = ZZ2 + D2 * (MX2 * np.cos(q[1]) - MY2 * np.sin(q[1]))
-        E += 0.5 * qd[:2] @ np.array([[m11, m12], [m12, ZZ2]]) @ qd[:2]
+        E += 0.5 * qd[:2] @ leg_mass_matrix(ZZ1R, ZZ2, MX2, MY2, D2, q[1]) @ qd[:2]
     m, mx, my, zz = V.PLATFORM
     c, s = np.cos(p[2]), np.sin(p[2])
     MS = np.array([c * mx - s * my, s * mx + c * my])

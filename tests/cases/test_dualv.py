@@ -14,6 +14,8 @@ import pytest
 import flexpkm as fp
 from flexpkm.cases import dualv as V
 
+from .book_legs import leg_idm
+
 A = V.base_points()
 D2, D3, RP = V.D2, V.D3, V.DP
 ZZ1R, ZZ2, MX2, MY2 = V.LEG_PARAMETERS
@@ -89,15 +91,8 @@ def book_state(p, t, td):
 
 
 def tree_idm(q, qd, qdd):
-    """(8.201) without friction: (tau_i1, tau_i2, tau_i3), the sign of the
-    my_i2 terms corrected (docs/typos.md; the data have my_i2 = 0)."""
-    s2, c2 = np.sin(q[1]), np.cos(q[1])
-    t1 = (ZZ1R * qdd[0] + ZZ2 * (qdd[0] + qdd[1])
-          + D2 * MX2 * ((2 * qdd[0] + qdd[1]) * c2 - qd[1] * (2 * qd[0] + qd[1]) * s2)
-          - D2 * MY2 * ((2 * qdd[0] + qdd[1]) * s2 + qd[1] * (2 * qd[0] + qd[1]) * c2))
-    t2 = (ZZ2 * (qdd[0] + qdd[1]) + D2 * MX2 * (qdd[0] * c2 + qd[0] ** 2 * s2)
-          - D2 * MY2 * (qdd[0] * s2 - qd[0] ** 2 * c2))
-    return t1, t2, 0.0
+    """(8.201) without friction: (tau_i1, tau_i2, tau_i3)."""
+    return (*leg_idm(ZZ1R, ZZ2, MX2, MY2, D2, q, qd, qdd), 0.0)
 
 
 def platform_wrench(phi, t, td):

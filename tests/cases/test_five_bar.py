@@ -13,6 +13,8 @@ import pytest
 import flexpkm as fp
 from flexpkm.cases import five_bar as F
 
+from .book_legs import leg_idm, leg_mass_matrix
+
 D = {i: F.D[str(i)] for i in (1, 2)}
 PAR = {i: F.PARAMETERS[str(i)] for i in (1, 2)}
 
@@ -57,16 +59,9 @@ def book_state(x, xd, xdd):
 
 
 def tree_idm(i, q, qd, qdd, friction=True):
-    """(8.116)-(8.117) / (8.120)-(8.121): (tau_ti1, tau_ti2), the sign of
-    the my_i2 terms corrected (docs/typos.md; the data have my_i2 = 0)."""
+    """(8.116)-(8.117) / (8.120)-(8.121): (tau_ti1, tau_ti2)."""
     zz1R, zz2, mx2, my2, fv1, fs1 = PAR[i]
-    d2 = D[i][1]
-    s2, c2 = np.sin(q[1]), np.cos(q[1])
-    t1 = (zz1R * qdd[0] + zz2 * (qdd[0] + qdd[1])
-          + d2 * mx2 * ((2 * qdd[0] + qdd[1]) * c2 - qd[1] * (2 * qd[0] + qd[1]) * s2)
-          - d2 * my2 * ((2 * qdd[0] + qdd[1]) * s2 + qd[1] * (2 * qd[0] + qd[1]) * c2))
-    t2 = (zz2 * (qdd[0] + qdd[1]) + d2 * mx2 * (qdd[0] * c2 + qd[0] ** 2 * s2)
-          - d2 * my2 * (qdd[0] * s2 - qd[0] ** 2 * c2))
+    t1, t2 = leg_idm(zz1R, zz2, mx2, my2, D[i][1], q, qd, qdd)
     if friction:
         t1 += fs1 * np.sign(qd[0]) + fv1 * qd[0]
     return t1, t2
@@ -137,13 +132,7 @@ def test_direct_matches_book_8_140_and_8_142(model):
         _, st = book_idm(x, xd, xdd)
         J, J_d = jacobians(st)
         q12, q22 = st[1][0][1], st[2][0][1]
-        M_leg = {}
-        for i, qi2 in ((1, q12), (2, q22)):
-            zz1R, zz2, mx2, my2 = PAR[i][:4]
-            d2 = D[i][1]
-            m11 = zz1R + zz2 + 2 * d2 * mx2 * np.cos(qi2) - 2 * d2 * my2 * np.sin(qi2)
-            m12 = zz2 + d2 * mx2 * np.cos(qi2) - d2 * my2 * np.sin(qi2)
-            M_leg[i] = np.array([[m11, m12], [m12, zz2]])
+        M_leg = {i: leg_mass_matrix(*PAR[i][:4], D[i][1], qi2) for i, qi2 in ((1, q12), (2, q22))}
         # q_t = [q11, q12, q21, q22] (q13 massless); columns of [1; J_d] per leg
         rows = {i: np.vstack([np.eye(2)[i - 1], J_d[i - 1]]) for i in (1, 2)}  # (q_i1, q_i2)
         M_book = sum(rows[i].T @ M_leg[i] @ rows[i] for i in (1, 2)) + F.M4 * J.T @ J
@@ -183,11 +172,8 @@ def test_power_balance_along_a_trajectory(model):
         st = book_state(x, xd, xdd)
         E = 0.5 * F.M4 * xd @ xd
         for i in (1, 2):
-            zz1R, zz2, mx2, my2 = PAR[i][:4]
-            d2, (q, qd, _) = D[i][1], st[i]
-            m11 = zz1R + zz2 + 2 * d2 * (mx2 * np.cos(q[1]) - my2 * np.sin(q[1]))
-            m12 = zz2 + d2 * (mx2 * np.cos(q[1]) - my2 * np.sin(q[1]))
-            E += 0.5 * qd @ np.array([[m11, m12], [m12, zz2]]) @ qd
+            q, qd, _ = st[i]
+            E += 0.5 * qd @ leg_mass_matrix(*PAR[i][:4], D[i][1], q[1]) @ qd
         return E, st
 
     h = 1e-5
