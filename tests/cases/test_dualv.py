@@ -222,3 +222,18 @@ def test_idm_with_first_moments_along_y(monkeypatch):
         full, _, qdd_all = flexpkm_model(model, p, legs)
         np.testing.assert_allclose(fp.inverse_dynamics(full, qdd_all)[0],
                                    np.linalg.pinv(J_inv.T) @ rhs, rtol=1e-9, atol=1e-12)
+
+
+def test_natural_frequencies_with_elastic_actuators(model):
+    """Rigid DualV on four actuator springs k: ``K_x = k J_inv^T J_inv`` and
+    ``M_red`` of (8.180) (the book's rhs is affine in the platform
+    acceleration at zero velocity) give the frequencies."""
+    k = 2.0e4
+    for p, _, _ in random_states(3, 8):
+        rhs = lambda td: book_rhs(p, np.zeros(3), td)[0]
+        M_red = np.column_stack([rhs(e) - rhs(np.zeros(3)) for e in np.eye(3)])
+        J_inv = book_jacobians(book_igm(*p), p[2])[0]
+        lam = np.sort(np.linalg.eigvals(np.linalg.solve(M_red, k * J_inv.T @ J_inv)).real)
+        q = V.configuration(model, *p)[:model.layout.n_t]
+        f = fp.natural_frequencies(model, q, actuator_stiffness=[k] * 4).frequencies_hz
+        np.testing.assert_allclose(f, np.sqrt(lam) / (2 * np.pi), rtol=1e-9)
