@@ -62,6 +62,13 @@ class FullModel:
     J_tot: object = None
     labels: tuple = ()
 
+    def reactions(self, qdd_r, tau):
+        """Joint reactions (cut-joint wrenches) at this state for
+        accelerations ``qdd_r`` and all actuator efforts ``tau``: see
+        :func:`flexpkm.algorithms.reactions.joint_reactions`."""
+        from flexpkm.algorithms.reactions import joint_reactions
+        return joint_reactions(self, qdd_r, tau)
+
 
 def r_ordering(model, indep):
     """``E_q``: q_tot columns of ``q_r = [q_a; q_c]`` from the independent ones."""

@@ -112,7 +112,7 @@ def test_configuration_matches_book_igm(model):
 
 def test_idm_matches_book_8_116_to_8_125(model):
     errors = []
-    for x, xd, xdd in random_states(20, 1):
+    for x, xd, xdd in random_states(50, 1):
         tau_book, st = book_idm(x, xd, xdd)
         q, qd_a, qdd_a = flexpkm_state(model, x, st)
         full = fp.full_model(model, q, qd_a)
