@@ -5,7 +5,9 @@ Section 3.3.2).
 ``J_tot`` (c, n_tot) must be split into ``J_t^f`` (the c columns of
 ``q_dep``, invertible) and ``J_t^0``. The book picks ``q_dep`` by hand; here
 it is picked numerically, limb by limb, by QR with column pivoting, the
-actuated coordinates always independent (they are locked or driven).
+actuated coordinates independent (they are locked or driven) unless there
+are more actuators than degrees of freedom (actuation redundancy, Section
+8.5: then the independent coordinates are actuated ones).
 """
 from __future__ import annotations
 
