@@ -30,3 +30,15 @@ def test_bad_inputs_give_one_line(tmp_path, capsys, argv):
     assert main(argv + (["--out", str(tmp_path)] if argv[0] == "idm" else [])) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("flexpkm: error:") and "\n" not in err and "Traceback" not in err
+
+
+def test_idm_weights_change_the_split_not_the_motion(tmp_path, capsys):
+    base = ["idm", "dualv", "--from", "0", "0", "--to", "0.03", "0.02", "--duration", "0.2"]
+    assert main(base + ["--out", str(tmp_path / "a")]) == 0
+    assert main(base + ["--weights", "1", "1", "10", "10", "--out", str(tmp_path / "b")]) == 0
+    a, b = np.load(tmp_path / "a" / "idm.npz"), np.load(tmp_path / "b" / "idm.npz")
+    np.testing.assert_array_equal(a["q_a"], b["q_a"])
+    assert np.abs(b["tau"][:, 2:]).max() < np.abs(a["tau"][:, 2:]).max()
+    # the same power: the overconstraint does no work
+    np.testing.assert_allclose((a["tau"] * a["qd_a"]).sum(1), (b["tau"] * b["qd_a"]).sum(1),
+                               atol=1e-9 * np.abs(a["tau"]).max())
