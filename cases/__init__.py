@@ -16,7 +16,7 @@ from typing import Callable, Mapping, Optional
 from flexpkm.errors import InvalidArgumentError
 
 #: the shipped cases (modules ``flexpkm.cases.<name>``, each with a ``CASE``)
-CASES = ("dualemps", "navaro")
+CASES = ("dualemps", "navaro", "five_bar", "dualv")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,9 @@ class Case:
                  or None when the case has no simulation set-up
     maneuvers : names accepted by ``simulation``
     duration : ``maneuver -> seconds``
+    extra : other facts: ``"idm": True`` for a case offered by ``flexpkm
+            idm`` (a closed-form inverse geometric model along paths),
+            ``"file"``: the description file of a file's case
     """
 
     name: str
@@ -101,4 +104,4 @@ def get(name: str) -> Case:
     return importlib.import_module(f"flexpkm.cases.{name}").CASE
 
 
-from flexpkm.cases import dualemps, navaro  # noqa: E402  (the modules, as fp.cases.dualemps ...)
+from flexpkm.cases import dualemps, dualv, five_bar, navaro  # noqa: E402  (the modules, as fp.cases.dualemps ...)

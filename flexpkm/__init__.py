@@ -30,6 +30,9 @@ from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
 from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, reduced_matrices
 from flexpkm.algorithms.dynamics import (FullModel, direct_dynamics, full_model,
                                          inverse_dynamics, point_acceleration)
+from flexpkm.algorithms.reactions import JointReactions, joint_reactions
+from flexpkm.algorithms.redundancy import actuation_matrix, is_redundant
+from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
 from flexpkm.analysis.trajectories import Trajectory, quintic
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.simulate import SimulationResult, simulate
@@ -53,6 +56,9 @@ __all__ = [
     "project_on_loops", "assemble", "reference_configuration", "check_loops", "with_platform",
     "LOOP_TOL", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
     "full_model", "FullModel", "inverse_dynamics", "direct_dynamics", "point_acceleration",
+    # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path
+    "joint_reactions", "JointReactions", "actuation_matrix", "is_redundant",
+    "path_inverse_dynamics", "IdmResult",
     # analyses (10.7)
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "frequency_sweep", "SweepResult",

@@ -5,7 +5,9 @@ Section 3.3.2).
 ``J_tot`` (c, n_tot) must be split into ``J_t^f`` (the c columns of
 ``q_dep``, invertible) and ``J_t^0``. The book picks ``q_dep`` by hand; here
 it is picked numerically, limb by limb, by QR with column pivoting, the
-actuated coordinates always independent (they are locked or driven).
+actuated coordinates independent (they are locked or driven) unless there
+are more actuators than degrees of freedom (actuation redundancy, Section
+8.5: then the independent coordinates are actuated ones).
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ def choose_dependent(model, J_tot, labels, q_dep=None):
       of :func:`limbwise_dependent` replaces it, and the book's choice
       ``model.q_dep`` replaces both, when their ``J_t^f`` is not much worse
       conditioned (``BOOK_RCOND_RATIO``).
+    * more actuators than the non-actuated columns can absorb (actuation
+      redundancy, Section 8.5): :func:`redundant_dependent`.
     Returns (dep indices, choice name).
     """
     model = build_model(model)
@@ -46,6 +50,8 @@ def choose_dependent(model, J_tot, labels, q_dep=None):
         assert_invertible(A[:, dep], labels, "J_t^f (requested q_dep)")
         return dep, "requested"
     free = np.array([i for i in range(layout.n_tot) if i not in layout.actuated])
+    if len(free) < c:                   # actuation redundancy (Section 8.5)
+        return redundant_dependent(model, A, labels), "redundant actuation"
     _, R, piv = sla.qr(A[:, free], mode="economic", pivoting=True)
     dep = np.sort(free[piv[:c]])
     assert_invertible(A[:, dep], labels, "J_tot (non-actuated columns)")
@@ -58,6 +64,33 @@ def choose_dependent(model, J_tot, labels, q_dep=None):
         if len(book) == c and _rcond(A[:, book]) > BOOK_RCOND_RATIO * best:
             return book, "book"
     return dep, choice
+
+
+def redundant_dependent(model, A, labels):
+    """Dependent columns of an actuation-redundant robot (Section 8.5): the
+    independent coordinates are picked among the actuated ones, then (if
+    the actuated ones do not span the motions, e.g. elastic coordinates)
+    among the others, each time by QR with column pivoting of the rows of
+    a null-space basis ``N`` of ``J_tot`` (``qd_tot = N v``): the chosen
+    rows make ``N[indep]`` best conditioned, hence ``J_t^f`` invertible.
+    A (c, n_tot) ``J_tot`` at one pose. Returns the sorted dependent columns.
+    Raises :class:`SingularConfigurationError` when ``J_tot`` is rank deficient."""
+    n_tot = A.shape[1]
+    N = np.linalg.svd(A)[2][A.shape[0]:].T                 # (n_tot, n_dof)
+    act = np.array(model.layout.actuated)
+    rest = np.array([i for i in range(n_tot) if i not in set(act)], dtype=int)
+    indep = []
+    for pool in (act, rest):
+        if len(indep) == N.shape[1] or not len(pool):
+            continue
+        basis = N if not indep else N @ sla.null_space(N[indep])
+        _, R, piv = sla.qr(basis[pool].T, mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        k = int(np.sum(d > RCOND_SINGULAR * max(d.max(initial=0.0), 1e-300)))
+        indep += list(pool[piv[:min(k, N.shape[1] - len(indep))]])
+    dep = np.array(sorted(set(range(n_tot)) - set(indep)))
+    assert_invertible(A[:, dep], labels, "J_t^f (redundant actuation)")
+    return dep
 
 
 def limbwise_dependent(model, A, labels):

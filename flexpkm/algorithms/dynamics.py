@@ -37,6 +37,14 @@ class FullModel:
     n_a : number of actuated coordinates
     kin : the tree kinematics of the state(s) (with its acceleration bias),
         always with a batch axis
+    actuated : q_tot columns of all the actuators (n_A,); ``n_A > n_a`` for
+        a robot with actuation redundancy (Section 8.5), whose dependent
+        actuators appear in ``M qdd_r + c = J^T E_A tau``
+        (:mod:`flexpkm.algorithms.redundancy`)
+    M_tot, c_tot, J_tot, labels : the virtual system (10.102)-(10.103), (n_tot,
+        n_tot), (n_tot,), and the closures' ``J_tot`` (c, n_tot) (10.107) with
+        its row labels, for the joint reactions
+        (:mod:`flexpkm.algorithms.reactions`); batched like ``M``
     """
 
     M: np.ndarray
@@ -48,6 +56,18 @@ class FullModel:
     n_a: int
     names: tuple
     kin: object = None
+    actuated: object = None
+    M_tot: object = None
+    c_tot: object = None
+    J_tot: object = None
+    labels: tuple = ()
+
+    def reactions(self, qdd_r, tau):
+        """Joint reactions (cut-joint wrenches) at this state for
+        accelerations ``qdd_r`` and all actuator efforts ``tau``: see
+        :func:`flexpkm.algorithms.reactions.joint_reactions`."""
+        from flexpkm.algorithms.reactions import joint_reactions
+        return joint_reactions(self, qdd_r, tau)
 
 
 def r_ordering(model, indep):
@@ -105,9 +125,10 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]
     M = 0.5 * (M + np.swapaxes(M, -1, -2))
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
-        M, c, J, b = M[0], c[0], J[0], b[0]
+        M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
     return FullModel(M, c, J, b, r_index, sol.dep, n_a, tuple(layout.names[i] for i in r_index),
-                     kin)
+                     kin, np.array(layout.actuated, dtype=int), M_tot, c_tot, J_tot,
+                     tuple(labels))
 
 
 def _batched(model: FullModel):
@@ -134,13 +155,21 @@ def actuator_efforts(model: FullModel, qdd_r):
     return (model.M[..., :na, :] @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.c[..., :na]
 
 
-def inverse_dynamics(model: FullModel, qdd_a):
+def inverse_dynamics(model: FullModel, qdd_a, weights=None):
     """Inverse problem of Section 10.4.3 (10.124): given ``qdd_a`` (n_a,)
     (or (B, n_a) for a batched model), return ``(tau (n_a,), qdd_c (n_c,))``
     (batched: (B, n_a), (B, n_c)): ``qdd_c = -M_cc^-1 (M_ca qdd_a + c_c)``,
     then ``tau = M_a [qdd_a; qdd_c] + c_a``.
+    With actuation redundancy (``len(model.actuated) > n_a``), ``tau`` is
+    the (weighted) minimum-norm solution of all n_A actuators, Eqs.
+    (8.145)-(8.148): see :func:`flexpkm.algorithms.redundancy.redundant_inverse_dynamics`
+    (``weights``: W (n_A,) or (n_A, n_A); ignored without redundancy, where
+    the solution is unique).
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M_cc is not
     positive definite."""
+    from flexpkm.algorithms.redundancy import is_redundant, redundant_inverse_dynamics
+    if is_redundant(model):
+        return redundant_inverse_dynamics(model, qdd_a, weights)
     na = model.n_a
     (M, c, _, _), single = _batched(model)
     qdd_a = np.asarray(qdd_a, float).reshape(c.shape[0], na)
@@ -154,8 +183,14 @@ def direct_dynamics(model: FullModel, tau):
     """Direct problem of Section 10.4.3: ``qdd_r`` (n_r,) (batched: (B, n_r))
     for actuator efforts ``tau`` (n_a,) (batched: (B, n_a)), N or N m, from
     (10.123): ``qdd_r = M^-1 ([tau; 0] - c)``.
+    With actuation redundancy ``tau`` holds all n_A actuators and
+    ``qdd_r = M^-1 (J^T E_A tau - c)`` (8.162)-(8.165), in the independent
+    coordinates ``q_r``.
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M is not
     positive definite."""
+    from flexpkm.algorithms.redundancy import is_redundant, redundant_direct_dynamics
+    if is_redundant(model):
+        return redundant_direct_dynamics(model, tau)
     (M, c, _, _), single = _batched(model)
     rhs = -c.copy()
     rhs[:, :model.n_a] += np.asarray(tau, float).reshape(c.shape[0], model.n_a)

@@ -187,8 +187,11 @@ def generalized_eigh(K, M, where="M", vectors=True):
 def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
                         q_dep=None, allow_zero=False, shapes=True) -> Modes:
     """Natural frequencies and mode shapes at the configuration ``q_tot``
-    (Eqs. 11.34-11.35; with ``actuator_stiffness`` (n_a,) in N/m or N m/rad,
-    Eqs. 11.38-11.42). ``shapes=False`` skips the mode shapes (faster sweeps;
+    (Eqs. 11.34-11.35; with ``actuator_stiffness`` (n_A,), one per actuator
+    in N/m or N m/rad, Eqs. 11.38-11.42; with actuation redundancy the
+    springs act on ``qd_A = J_A qd_r``: ``K_r + J_A^T diag(k) J_A``). A rigid
+    robot with locked actuators raises :class:`InvalidArgumentError`.
+    ``shapes=False`` skips the mode shapes (faster sweeps;
     ``shapes_q`` and ``shapes_tot`` are then None).
 
     model : :class:`flexpkm.model.Model` (or a Robot, built on each call)
@@ -226,14 +229,25 @@ def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
         M, K, names = red.M_r.copy(), red.K_r.copy(), red.names
         J = lambda: red.J
         k_a = np.atleast_1d(np.asarray(actuator_stiffness, float))
-        if k_a.shape != (na,) or np.any(k_a <= 0):
+        act = list(model.layout.actuated)
+        if k_a.shape != (len(act),) or np.any(k_a <= 0):
             raise InvalidArgumentError(
-                f"actuator_stiffness: {na} positive values expected (one per actuated joint "
-                f"{', '.join(names[:na])}), got {k_a.tolist()}")
-        K[:, range(na), range(na)] += k_a
-        for k, name in enumerate(names[:na]):
-            M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
+                f"actuator_stiffness: {len(act)} positive values expected (one per actuated "
+                f"joint {', '.join(model.layout.names[c] for c in act)}), got {k_a.tolist()}")
+        if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
+            J_A = red.J[:, act, :]
+            rotor = np.array([model.rotor_inertia.get(model.layout.names[c][1:], 0.0) for c in act])
+            K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
+            M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
+        else:
+            K[:, range(na), range(na)] += k_a
+            for k, name in enumerate(names[:na]):
+                M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
         where = "M_r"
+    if K.shape[-1] == 0:
+        raise InvalidArgumentError(f"{model.name} has no coordinate left with the actuators "
+                                   f"locked (a rigid robot): no natural frequencies; give "
+                                   f"the actuator stiffness")
     lam, X = generalized_eigh(K, M, where, vectors=shapes)
     kmax = np.abs(np.diagonal(K, axis1=-2, axis2=-1)).max(axis=-1)   # <= lambda_max(K)
     if not allow_zero:

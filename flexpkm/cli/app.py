@@ -2,7 +2,8 @@
 
 ``flexpkm COMMAND CASE|FILE.toml [options]``: ``modal`` (:mod:`flexpkm.cli.modal`),
 ``modes`` (:mod:`flexpkm.cli.modes`), ``sweep`` (:mod:`flexpkm.cli.sweep`),
-``simulate`` (:mod:`flexpkm.cli.simulate`), ``check`` (:mod:`flexpkm.cli.check`);
+``simulate`` (:mod:`flexpkm.cli.simulate`), ``check`` (:mod:`flexpkm.cli.check`),
+``idm`` (:mod:`flexpkm.cli.idm`);
 CASE is a shipped robot, FILE.toml a description file
 (:mod:`flexpkm.model.files`). Every error of the model
 (:class:`flexpkm.errors.FlexPKMError`) and of the command line becomes one
@@ -14,12 +15,12 @@ import sys
 
 from flexpkm import __version__
 from flexpkm import cases
-from flexpkm.cli import check, modal, modes, simulate, sweep
+from flexpkm.cli import check, idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser
 from flexpkm.errors import FlexPKMError
 
 #: the sub-command modules, each with ``register(subparsers)``
-COMMANDS = (modal, modes, sweep, simulate, check)
+COMMANDS = (modal, modes, sweep, simulate, idm, check)
 
 
 def build_parser(files=()) -> Parser:

@@ -151,3 +151,14 @@ def progress_callback(args, label: str):
         return None
     from flexpkm.cli.progress import ProgressBar
     return ProgressBar(label, enabled=True)
+
+
+def add_path_options(p, case):
+    """``--from`` / ``--to`` poses (the case's pose components) of a
+    straight path (``args.start``, ``args.stop``)."""
+    comps = " ".join(f"{n} ({u})" for n, u in zip(case.pose_names, case.pose_units))
+    meta = tuple(n.upper() for n in case.pose_names)
+    p.add_argument("--from", dest="start", nargs=len(meta), type=finite, required=True,
+                   metavar=meta, help=f"start pose: {comps}")
+    p.add_argument("--to", dest="stop", nargs=len(meta), type=finite, required=True,
+                   metavar=meta, help="end pose, same components")

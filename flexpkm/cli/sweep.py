@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from flexpkm.analysis.sweep import frequency_sweep
-from flexpkm.cli.common import (add_case_parsers, count, finite, model_of, options_of,
+from flexpkm.cli.common import (add_case_parsers, add_path_options, count, model_of, options_of,
                                 progress_callback)
 from flexpkm.errors import InvalidArgumentError
 
@@ -22,12 +22,7 @@ def register(subparsers, files=()):
 
 
 def _options(p, case):
-    comps = " ".join(f"{n} ({u})" for n, u in zip(case.pose_names, case.pose_units))
-    meta = tuple(n.upper() for n in case.pose_names)
-    p.add_argument("--from", dest="start", nargs=len(meta), type=finite, required=True,
-                   metavar=meta, help=f"start pose: {comps}")
-    p.add_argument("--to", dest="stop", nargs=len(meta), type=finite, required=True,
-                   metavar=meta, help="end pose, same components")
+    add_path_options(p, case)
     p.add_argument("--steps", type=count, default=50, help="number of poses (default 50)")
     p.add_argument("--modes", type=count, default=5, metavar="N",
                    help="number of frequencies, lowest first (default 5)")

@@ -1,0 +1,94 @@
+"""Inverse dynamic model along a straight platform path (rigid robots,
+Briot & Khalil Sections 8.4-8.5): the pose moves from ``start`` to ``stop``
+with the fifth-degree law ``s = 10 tau^3 - 15 tau^4 + 6 tau^5`` (Appendix
+D, ``tau = t / T``), sampled at ``rate``; the actuator efforts come from
+the full model (10.123)-(10.124), minimum-norm with actuation redundancy
+(8.148)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from flexpkm.algorithms.dynamics import full_model, inverse_dynamics
+from flexpkm.analysis.trajectories import quintic
+from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
+from flexpkm.model.build import build_model
+
+
+@dataclass
+class IdmResult:
+    """Efforts along a path.
+
+    t : (n,) s;  x_p : (n, n_p) platform coordinates
+    q_a, qd_a, qdd_a : (n, n_A) all actuators (m or rad, per s, per s^2)
+    tau : (n, n_A) actuator efforts, N or N m;  names : actuator names
+    """
+
+    t: np.ndarray
+    x_p: np.ndarray
+    q_a: np.ndarray
+    qd_a: np.ndarray
+    qdd_a: np.ndarray
+    tau: np.ndarray
+    names: tuple
+
+
+def straight_path(start, stop, duration, rate=1000.0):
+    """``(t (n,), s, ds/dt, d2s/dt2)`` of the quintic law from 0 to
+    ``duration`` s at ``rate`` Hz (both ends included). Raises
+    :class:`InvalidArgumentError` for a non-positive duration or rate."""
+    if not duration > 0 or not rate > 0:
+        raise InvalidArgumentError(f"the duration ({duration} s) and the sampling rate "
+                                   f"({rate} Hz) must be positive")
+    n = int(round(duration * rate)) + 1
+    t = np.linspace(0.0, duration, n)
+    s, ds, dds = quintic(t / duration)
+    return t, s, ds / duration, dds / duration ** 2
+
+
+def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weights=None,
+                          friction=True) -> IdmResult:
+    """Inverse dynamics along the straight path of poses ``start -> stop``.
+
+    model : Model or Robot (rigid, or with the state fixed by the platform).
+    state : ``poses (n, k) -> q_tot (n, n_tot)``, the closed-form inverse
+        geometric model; the platform coordinates must be affine in the pose
+        (e.g. (x, y) of P) so that their rates are those of the path.
+    start, stop : (k,) poses; duration : s; rate : Hz (1 kHz by default).
+    weights : W of the weighted minimum-norm efforts (actuation redundancy).
+    Returns :class:`IdmResult`. Raises :class:`flexpkm.errors.UnreachablePoseError`
+    (from ``state``), :class:`flexpkm.errors.SingularConfigurationError`
+    (naming the first singular sample), :class:`InvalidArgumentError` when
+    the platform coordinates do not determine the independent velocities.
+    """
+    model = build_model(model)
+    layout = model.layout
+    start, stop = np.asarray(start, float), np.asarray(stop, float)
+    t, s, sd, sdd = straight_path(start, stop, duration, rate)
+    try:
+        q = state(start + s[:, None] * (stop - start))
+    except FlexPKMError as e:
+        raise with_context(e, f"path from {start.tolist()} to {stop.tolist()}") from None
+    plat = np.arange(layout.n_t, layout.n_tot)
+    dx = state(stop[None])[0, plat] - state(start[None])[0, plat]
+    xd, xdd = sd[:, None] * dx, sdd[:, None] * dx
+    n_r = layout.n_tot - sum(len(rows) for rows in model.closure_rows)
+    try:
+        dep = full_model(model, q[0], np.zeros(n_r)).dep
+        probe = full_model(model, q, np.zeros((len(t), n_r)), dep=dep)
+    except FlexPKMError as e:
+        raise with_context(e, f"{model.name} along the path") from None
+    Jp = probe.J[:, plat, :]
+    if Jp.shape[1] != Jp.shape[2]:
+        raise InvalidArgumentError(f"{model.name}: the {Jp.shape[1]} platform coordinates do not "
+                                   f"fix the {Jp.shape[2]} independent velocities")
+    qd_r = np.linalg.solve(Jp, xd[..., None])[..., 0]
+    full = full_model(model, q, qd_r, dep=dep, friction=friction)
+    qdd_r = np.linalg.solve(Jp, (xdd - full.b[:, plat])[..., None])[..., 0]
+    tau, _ = inverse_dynamics(full, qdd_r[:, :full.n_a], weights=weights)
+    act = full.actuated
+    qd_tot = (full.J @ qd_r[..., None])[..., 0]
+    qdd_tot = (full.J @ qdd_r[..., None])[..., 0] + full.b
+    return IdmResult(t, q[:, plat], q[:, act], qd_tot[:, act], qdd_tot[:, act], tau,
+                     tuple(layout.names[i] for i in act))

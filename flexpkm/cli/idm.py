@@ -1,0 +1,49 @@
+"""``flexpkm idm CASE --from POSE --to POSE --duration T [--rate HZ]
+[--weights W ...] [--no-friction] --out DIR``: actuator efforts along a
+straight platform path with the quintic law (rigid models, Sections 8.4-8.5;
+minimum-norm efforts with actuation redundancy, Eq. 8.148)."""
+from __future__ import annotations
+
+import time
+
+from flexpkm.cli.common import add_case_parsers, model_of, add_path_options, options_of, positive
+
+
+def register(subparsers, files=()):
+    p = subparsers.add_parser(
+        "idm", help="actuator efforts along a straight platform path (rigid robots)",
+        description="Inverse dynamic model along the straight path --from -> --to of the "
+                    "platform, s = 10 tau^3 - 15 tau^4 + 6 tau^5, sampled at --rate.")
+    add_case_parsers(p, "idm", _options, pose=False, only=lambda c: c.extra.get("idm", False))
+    p.set_defaults(func=run)
+
+
+def _options(p, case):
+    add_path_options(p, case)
+    p.add_argument("--duration", type=positive, required=True, help="duration of the motion, s")
+    p.add_argument("--rate", type=positive, default=1000.0, help="sampling rate, Hz (default 1000)")
+    p.add_argument("--weights", nargs="+", type=positive, default=None, metavar="W",
+                   help="diagonal of W of the weighted minimum-norm efforts (actuation "
+                        "redundancy; default: W = 1, the minimum norm)")
+    p.add_argument("--no-friction", action="store_true", help="no joint friction (default: on)")
+    p.add_argument("--out", default="out", help="output directory (default out)")
+
+
+def run(args) -> int:
+    from flexpkm.analysis.idm import path_inverse_dynamics
+    from flexpkm.io.idm_output import write_idm
+    case = args.case
+    options = options_of(args)
+    model = model_of(args)
+    t0 = time.perf_counter()
+    res = path_inverse_dynamics(model, lambda poses: case.configure(model, poses, options),
+                                args.start, args.stop, args.duration, rate=args.rate,
+                                weights=args.weights, friction=not args.no_friction)
+    wall = time.perf_counter() - t0
+    files = write_idm(res, args.out, model.name)
+    peak = ", ".join(f"{n} {abs(v):.4g}" for n, v in zip(res.names, abs(res.tau).max(axis=0)))
+    print(f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
+          f"max |tau|: {peak}")
+    for f in files:
+        print(f"wrote {f}")
+    return 0

@@ -1,0 +1,35 @@
+"""Outputs of ``flexpkm idm``: ``idm.npz`` and ``idm.png`` (matplotlib
+``Figure`` of its own: the global backend is left alone)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+
+def write_idm(result, directory, title: str = "") -> list:
+    """Write ``DIR/idm.npz`` (``t`` (n,) s, ``q_a`` (n, n_a), ``tau`` (n, n_a),
+    ``qd_a``, ``qdd_a``, ``x_p`` (n, n_p), ``names``) and ``DIR/idm.png`` (actuator
+    positions and efforts against time) for an
+    :class:`flexpkm.analysis.idm.IdmResult`. Returns the two paths."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    files = [d / "idm.npz", d / "idm.png"]
+    np.savez(files[0], t=result.t, q_a=result.q_a, tau=result.tau, qd_a=result.qd_a,
+             qdd_a=result.qdd_a, x_p=result.x_p, names=np.array(result.names))
+    fig = Figure(figsize=(7.5, 5.6), dpi=110)
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    top.plot(result.t, result.q_a)
+    top.set_ylabel("q_a (rad or m)")
+    top.legend(result.names, loc="best", fontsize=8)
+    bottom.plot(result.t, result.tau)
+    bottom.set_ylabel("tau (N m or N)")
+    bottom.set_xlabel("t (s)")
+    for ax in (top, bottom):
+        ax.grid(True, alpha=0.3)
+    top.set_title(f"{title}: inverse dynamic model along the path" if title
+                  else "inverse dynamic model along the path")
+    fig.tight_layout()
+    fig.savefig(files[1])
+    return files

@@ -1,0 +1,44 @@
+"""``flexpkm idm``: outputs, shapes, one-line errors."""
+import numpy as np
+import pytest
+
+from flexpkm.cli.app import main
+
+
+@pytest.mark.parametrize("case,start,stop,n_a", [
+    ("five_bar", ["0", "0.22"], ["0.05", "0.28"], 2),
+    ("dualv", ["0", "0"], ["0.05", "-0.03"], 4)])
+def test_idm_writes_npz_and_png(tmp_path, capsys, case, start, stop, n_a):
+    assert main(["idm", case, "--from", *start, "--to", *stop, "--duration", "0.25",
+                 "--out", str(tmp_path)]) == 0
+    d = np.load(tmp_path / "idm.npz")
+    assert d["t"].shape == (251,) and d["t"][1] == pytest.approx(1e-3)
+    assert d["q_a"].shape == (251, n_a) and d["tau"].shape == (251, n_a)
+    assert np.isfinite(d["tau"]).all() and (tmp_path / "idm.png").stat().st_size > 0
+    assert "wrote" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [
+    ["idm", "five_bar", "--from", "0", "0.22", "--to", "0.5", "0.28", "--duration", "1"],
+    ["idm", "dualv", "--from", "0", "0", "--to", "0.6", "0", "--duration", "1"],
+    ["idm", "dualv", "--from", "0", "0", "--to", "0.01", "0", "--duration", "0"],
+    ["idm", "dualv", "--from", "0", "0", "--to", "0.01", "0", "--duration", "1",
+     "--weights", "1", "2"],
+    ["idm", "dualemps", "--from", "0", "0", "--to", "0", "0", "--duration", "1"],
+    ["modal", "five_bar"]])
+def test_bad_inputs_give_one_line(tmp_path, capsys, argv):
+    assert main(argv + (["--out", str(tmp_path)] if argv[0] == "idm" else [])) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("flexpkm: error:") and "\n" not in err and "Traceback" not in err
+
+
+def test_idm_weights_change_the_split_not_the_motion(tmp_path, capsys):
+    base = ["idm", "dualv", "--from", "0", "0", "--to", "0.03", "0.02", "--duration", "0.2"]
+    assert main(base + ["--out", str(tmp_path / "a")]) == 0
+    assert main(base + ["--weights", "1", "1", "10", "10", "--out", str(tmp_path / "b")]) == 0
+    a, b = np.load(tmp_path / "a" / "idm.npz"), np.load(tmp_path / "b" / "idm.npz")
+    np.testing.assert_array_equal(a["q_a"], b["q_a"])
+    assert np.abs(b["tau"][:, 2:]).max() < np.abs(a["tau"][:, 2:]).max()
+    # the same power: the overconstraint does no work
+    np.testing.assert_allclose((a["tau"] * a["qd_a"]).sum(1), (b["tau"] * b["qd_a"]).sum(1),
+                               atol=1e-9 * np.abs(a["tau"]).max())
