@@ -56,7 +56,8 @@ def from_file(path, variant=None) -> Case:
 
     return Case(name=path.stem, title=f"{robot.name} (from {path.name})", pose_option=pose[0],
                 pose_names=pose[1], pose_units=pose[2], pose_default=None, robot=_robot,
-                configure=_configure, options=tuple(options), view="auto",
+                configure=_configure, options=tuple(options),
+                view="normal" if robot.plane_normal is not None else "auto",
                 extra={"file": str(path)})
 
 

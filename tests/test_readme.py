@@ -43,6 +43,8 @@ def commands():
 def runnable(cmd: str) -> list:
     """argv of a documented command, made quick and pointed at this checkout."""
     argv = shlex.split(cmd)
+    # description files are shown relative to the repository's root
+    argv = [str(ROOT / a) if a.endswith(".toml") and (ROOT / a).exists() else a for a in argv]
     if argv[0] == "flexpkm":
         argv[0] = str(BIN / "flexpkm")
     elif argv[0].startswith("python"):
@@ -88,3 +90,43 @@ def test_main_job_output_is_the_real_one():
     real = r.stdout.splitlines()
     keep = lambda lines: [l for l in lines if not l.startswith("computed in")]   # noqa: E731
     assert keep(shown) == keep(real)
+
+
+def test_tutorial_file_is_the_shipped_example():
+    """The robot file shown in the tutorial is the one its commands run."""
+    shown = fenced(ROOT / "docs" / "tutorial.md", "toml")
+    assert shown == [(ROOT / "cases" / "examples" / "five_bar.toml").read_text()]
+
+
+def test_tutorial_outputs_are_the_real_ones(capsys, monkeypatch):
+    """The tutorial's Python example prints what it shows, and the shown
+    outputs of its commands are what they print (timing aside)."""
+    tut = ROOT / "docs" / "tutorial.md"
+    monkeypatch.chdir(ROOT)
+    code, = fenced(tut, "python")
+    exec(compile(code, "tutorial.md", "exec"), {})
+    texts = fenced(tut, "text")
+    assert capsys.readouterr().out == texts[-1]
+    for argv, shown in ((["check", "cases/examples/five_bar.toml"], texts[0]),
+                        (["modal", "cases/examples/five_bar.toml", "--pose", "0.15", "0.45",
+                          "--modes", "6"], texts[1])):
+        from flexpkm.cli.app import main
+        assert main(argv) == 0
+        real = [line for line in capsys.readouterr().out.splitlines()
+                if not line.startswith("computed in")]
+        assert real == shown.splitlines()
+
+
+def test_tutorial_refinement_table_is_computed():
+    import numpy as np
+    import flexpkm as fp
+    rows = re.findall(r"^\| (\d+) \| ([\d. |]+)\|$", (ROOT / "docs" / "tutorial.md").read_text(),
+                      flags=re.M)
+    assert [int(n) for n, _ in rows] == [1, 2, 4, 8, 16]
+    robot = fp.load_robot(ROOT / "cases" / "examples" / "five_bar.toml")
+    for n, values in rows:
+        model = fp.build_model(fp.refine(robot, int(n)))
+        q = fp.assemble(model, q_a=[1.9, 1.2])
+        f = fp.natural_frequencies(model, q, shapes=False).frequencies_hz[:6]
+        shown = [float(v) for v in values.split("|") if v.strip()]
+        np.testing.assert_allclose(f, shown, atol=0.006)

@@ -120,7 +120,7 @@ def run(args) -> int:
     print(f"{robot.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
           f"({wall / max(t_end, 1e-12):.2f} s per simulated second), "
           f"{res.cost['steps']} steps, {res.cost['newton_iterations']} Newton iterations")
-    print(f"max loop-closure drift {res.drift.max():.2e}; max |tau| = {abs(res.tau).max(axis=0)} N")
+    print(f"max loop-closure drift {res.drift.max():.2e}; max |tau| = {abs(res.tau).max(axis=0)} (N or N m)")
     for f in files:
         print(f"wrote {f}")
     return 0

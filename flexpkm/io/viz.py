@@ -80,7 +80,7 @@ def camera_view(robot, view="auto") -> View:
 
     view : ``"auto"`` (``"normal"`` for a planar model, else ``"iso"``),
     ``"normal"`` (along ``robot.plane_normal``, up = the in-plane projection
-    of z_0, else of x_0), ``"iso"`` (from above, up = -gravity or z_0), or
+    of -gravity, else of z_0, else of y_0), ``"iso"`` (from above, up = -gravity or z_0), or
     a :class:`View` (returned as is).
     Raises ValueError for an unknown view or ``"normal"`` without a plane.
     """
@@ -92,7 +92,8 @@ def camera_view(robot, view="auto") -> View:
         if robot.plane_normal is None:
             raise InvalidArgumentError(f"{robot.name} is not planar: no plane normal to look along")
         n = np.asarray(robot.plane_normal, float)
-        for axis in (np.eye(3)[2], np.eye(3)[0]):
+        g = -np.asarray(robot.gravity, float)
+        for axis in (g / max(np.linalg.norm(g), 1e-300), np.eye(3)[2], np.eye(3)[1]):
             up = axis - (axis @ n) * n
             if np.linalg.norm(up) > 1e-6:
                 return View(tuple(n), tuple(up / np.linalg.norm(up)), True)
