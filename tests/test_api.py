@@ -34,3 +34,20 @@ def test_the_model_is_built_once_and_never_written():
     model = fp.build_model(robot)
     fp.natural_frequencies(model, dualemps.configuration(model))
     assert vars(robot) == before and fp.build_model(model) is model
+
+
+def test_one_top_level_import_name(tmp_path):
+    """elements/ and cases/ install as flexpkm.elements and flexpkm.cases:
+    importing the whole package and the command line never imports a
+    top-level ``elements`` or ``cases`` (PyPI has distributions of those
+    names), and neither name is importable from outside the checkout."""
+    import subprocess
+    import sys
+    code = ("import sys, flexpkm, flexpkm.cli.app, flexpkm.cases.file_case\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('elements', 'cases')))\n"
+            "import importlib.util as u\n"
+            "print(u.find_spec('elements'), u.find_spec('cases'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["[]", "None None"]
