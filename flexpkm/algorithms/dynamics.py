@@ -79,7 +79,7 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     if loop_tol is not None:
         check_loops(model, q, kin0, tol=loop_tol, what="full_model")
     R_0p, P = platform_pose(model, q)
-    J_tot, labels = constraint_jacobian(model, kin0, P)
+    J_tot, labels = constraint_jacobian(model, kin0, P, R_0p)
     sol = solve_closure(model, J_tot, labels, dep=dep)
     r_index, n_a = r_ordering(model, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
@@ -88,7 +88,7 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
                     len(r_index)) * np.ones((q.shape[0], 1))
     qd_tot = (J @ qd_r[:, :, None])[..., 0]
     kin = add_acceleration_bias(model, kin0, qd_tot[:, :n_t], gravity=gravity)
-    bprime = constraint_bias(model, kin, qd_tot, P)
+    bprime = constraint_bias(model, kin, qd_tot, P, R_0p)
     b = np.zeros_like(qd_tot)
     if len(sol.dep):
         b[:, sol.dep] = -np.linalg.solve(J_tot[:, :, sol.dep], bprime[:, :, None])[..., 0]

@@ -82,7 +82,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     kin = tree_kinematics(model, q[:, :layout.n_t])
     check_loops(model, q, kin, what="reduced_matrices")
     R_0p, P = platform_pose(model, q)
-    J_tot, labels = constraint_jacobian(model, kin, P)
+    J_tot, labels = constraint_jacobian(model, kin, P, R_0p)
     sol = solve_closure(model, J_tot, labels, q_dep=q_dep)
     act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
