@@ -20,6 +20,7 @@ from flexpkm.errors import InvalidDescriptionError, OpenLoopError, SingularConfi
 from flexpkm.algorithms.platform import platform_increment, platform_pose, selection
 from flexpkm.spatial import rotation_matrix, rotation_vector
 from flexpkm.algorithms import cut_joints as cj
+from flexpkm.algorithms.constraint_rows import select_rows
 from flexpkm.algorithms.dependent import (RCOND_SINGULAR, assert_invertible, choose_dependent,
                                           limb_blocks)
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
@@ -183,9 +184,10 @@ def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
         if err < tol:
             return q[0], err
         J_tot, labels = constraint_jacobian(model, kin, *platform_pose(model, q)[::-1])
+        kept = select_rows(J_tot, labels).kept          # the independent rows only
         if dep is None:
-            dep = choose_dependent(model, J_tot, labels)[0]
-        q = apply_step(model, q, dep, -np.linalg.solve(J_tot[0][:, dep], r[0]))
+            dep = choose_dependent(model, J_tot[:, kept], [labels[i] for i in kept])[0]
+        q = apply_step(model, q, dep, -np.linalg.solve(J_tot[0][kept][:, dep], r[0][kept]))
     raise SingularConfigurationError(
         f"the loops cannot be closed (residual {err:.3g} after {max_iter} iterations)",
         matrix="J_t^f")
@@ -224,12 +226,21 @@ class ClosureSolution:
     J_d : (B, c, n_q)      ``qd_dep = J_d qd`` (10.110)
     J   : (B, n_tot, n_q)  ``qd_tot = J qd`` (built on first use)
     choice : ``"book"``, ``"rank-revealing"``, ``"requested"``...
+    rows : :class:`flexpkm.algorithms.constraint_rows.RowSelection`, the
+           independent rows of ``J_tot`` that ``J_t^f`` is made of (the
+           redundant ones dropped, Müller Remark 2); None: all rows
     """
 
     dep: np.ndarray
     indep: np.ndarray
     J_d: np.ndarray
     choice: str
+    rows: object = None
+
+    @property
+    def kept(self) -> np.ndarray:
+        """Indices of the independent rows of ``J_tot`` (all when ``rows`` is None)."""
+        return self.rows.kept if self.rows is not None else slice(None)
 
     @cached_property
     def J(self) -> np.ndarray:
@@ -249,10 +260,20 @@ def expand(indep, dep, J_d) -> np.ndarray:
     return J
 
 
-def solve_closure(model, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution:
-    """``J_d`` (10.110) and ``J`` (10.114) for every pose of the batch."""
+def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> ClosureSolution:
+    """``J_d`` (10.110) and ``J`` (10.114) for every pose of the batch.
+
+    J_tot : (B, n_rows, n_tot) with its row ``labels``; its independent rows
+    are selected first (:func:`flexpkm.algorithms.constraint_rows.select_rows`,
+    at pose 0; or ``rows``, a RowSelection, given) and ``J_t^f`` is made of
+    them only. Raises :class:`SingularConfigurationError` when ``J_t^f`` is
+    singular, or when a dropped row is not redundant at another pose of the
+    batch."""
     model = build_model(model)
     layout = model.layout
+    sel = select_rows(J_tot, labels) if rows is None else rows
+    full, full_labels = J_tot, labels
+    J_tot, labels = J_tot[:, sel.kept], [labels[i] for i in sel.kept]
     choice = "given"
     if dep is None:
         dep, choice = choose_dependent(model, J_tot, labels, q_dep)
@@ -271,4 +292,20 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution
             J_d[:, cols] = -np.linalg.solve(Jb, J0[:, rows])
     else:
         J_d = np.zeros((J_tot.shape[0], 0, len(indep)))
-    return ClosureSolution(dep, indep, J_d, choice)
+    sol = ClosureSolution(dep, indep, J_d, choice, sel)
+    if len(sel.dropped):
+        _check_dropped(full, full_labels, sol)
+    return sol
+
+
+def _check_dropped(J_tot, labels, sol):
+    """The dropped rows stay redundant at every pose: ``J_dropped J = 0``."""
+    A = J_tot[:, sol.rows.dropped]
+    gap = np.abs(A @ sol.J).max(axis=(1, 2)) / np.maximum(np.abs(A).max(axis=(1, 2)), 1e-300)
+    bad = np.flatnonzero(~(gap <= 1e-8))
+    if bad.size:
+        raise SingularConfigurationError(
+            f"the constraint rows dropped as redundant at pose 0 "
+            f"({', '.join(f'{lab}:{comp}' for lab, _, comp in sol.rows.dropped_labels)}) "
+            f"are not redundant at pose {bad[0]} (relative gap {gap[bad[0]]:.3g}); "
+            f"solve these poses separately", matrix="J_tot")

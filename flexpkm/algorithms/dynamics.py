@@ -37,6 +37,8 @@ class FullModel:
     n_a : number of actuated coordinates
     kin : the tree kinematics of the state(s) (with its acceleration bias),
         always with a batch axis
+    rows : the independent constraint rows used
+        (:class:`flexpkm.algorithms.constraint_rows.RowSelection`)
     """
 
     M: np.ndarray
@@ -48,6 +50,7 @@ class FullModel:
     n_a: int
     names: tuple
     kin: object = None
+    rows: object = None
 
 
 def r_ordering(model, indep):
@@ -91,7 +94,8 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     bprime = constraint_bias(model, kin, qd_tot, P, R_0p)
     b = np.zeros_like(qd_tot)
     if len(sol.dep):
-        b[:, sol.dep] = -np.linalg.solve(J_tot[:, :, sol.dep], bprime[:, :, None])[..., 0]
+        b[:, sol.dep] = -np.linalg.solve(J_tot[:, sol.kept][:, :, sol.dep],
+                                         bprime[:, sol.kept, None])[..., 0]
     M_t, c_t = tree_dynamics(model, q[:, :n_t], qd_tot[:, :n_t], kin=kin, friction=friction,
                              coulomb_smoothing=coulomb_smoothing)
     M_tot = virtual_mass_matrix(model, None, R_0p, M_t=M_t)
@@ -107,7 +111,7 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b = M[0], c[0], J[0], b[0]
     return FullModel(M, c, J, b, r_index, sol.dep, n_a, tuple(layout.names[i] for i in r_index),
-                     kin)
+                     kin, sol.rows)
 
 
 def _batched(model: FullModel):
