@@ -121,7 +121,7 @@ def leg_axes(i):
 
 
 # ---- inverse geometric model (closed form) --------------------------------
-def actuator_angles(P):
+def actuator_angles(P, legs=(0, 1, 2)):
     """Closed-form inverse geometric model, knee outward: ``q_i`` (..., 3)
     (rad) placing the platform at P (..., 3) (m, base frame).
 
@@ -129,11 +129,12 @@ def actuator_angles(P):
     e_z): ``x cos q - z sin q = K``, ``K = (|D|^2 + L1^2 - L2^2) / (2 L1)``,
     i.e. ``cos(q + delta) = K / R``, ``R = sqrt(x^2 + z^2)``, ``delta =
     atan2(z, x)``; knee outward is ``q + delta = -arccos(K / R)``.
+    legs : leg indices computed (default all three; (..., len(legs)) out).
     Raises :class:`UnreachablePoseError` naming the leg when ``|K| > R``."""
     from flexpkm.errors import UnreachablePoseError
     P = np.asarray(P, float)
     out = []
-    for i in range(3):
+    for i in legs:
         e, u = leg_axes(i)
         D = P + R_P * e - R_A * e
         x, y, z = D @ e, D @ u, D[..., 2]
@@ -148,26 +149,28 @@ def actuator_angles(P):
     return np.stack(out, -1)
 
 
-def joint_angles(P) -> dict:
+def joint_angles(P, legs=(0, 1, 2)) -> dict:
     """Every joint coordinate of the rigid robot at P (..., 3): ``{"q11":
     ..., "q36": ...}`` (rad), from :func:`actuator_angles` and the rods'
     direction ``w = (C_i - B_i) / L2``: the elbow turns the parallelogram's
     plane about u_i until it holds w (``q_i1 + q_i2 = atan2(-x_2 . e_z,
     x_2 . e_i)``, ``x_2`` = w without its u_i component), ``q_i3 = q_i6 =
-    -asin(w . u_i)``, ``q_i4 = -q_i3`` (link 4 parallel to link 2)."""
+    -asin(w . u_i)``, ``q_i4 = -q_i3`` (link 4 parallel to link 2).
+    legs : leg indices computed (default all three)."""
     P = np.asarray(P, float)
-    q = actuator_angles(P)
+    q = actuator_angles(P, legs)
     out = {}
-    for i, leg in enumerate(LEGS):
+    for k, i in enumerate(legs):
+        leg = LEGS[i]
         e, u = leg_axes(i)
-        B = R_A * e + L1 * (np.cos(q[..., i, None]) * e
-                            - np.sin(q[..., i, None]) * np.array([0, 0, 1.0]))
+        B = R_A * e + L1 * (np.cos(q[..., k, None]) * e
+                            - np.sin(q[..., k, None]) * np.array([0, 0, 1.0]))
         w = (P + R_P * e - B) / L2
         wu = w @ u
         x2 = w - wu[..., None] * u
         psi = np.arctan2(-x2[..., 2], x2 @ e)
         q3 = np.arctan2(-wu, np.linalg.norm(x2, axis=-1))
-        out.update({f"q{leg}1": q[..., i], f"q{leg}2": psi - q[..., i], f"q{leg}3": q3,
+        out.update({f"q{leg}1": q[..., k], f"q{leg}2": psi - q[..., k], f"q{leg}3": q3,
                     f"q{leg}4": -q3, f"q{leg}6": q3})
     return out
 
