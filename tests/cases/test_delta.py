@@ -84,7 +84,6 @@ def test_power_balance(rigid, path):
     dT = np.convolve(T, w[::-1], mode="valid")
     power = np.sum(tau * qd, -1)[3:-3]
     err = np.abs(power - dT - dV[3:-3]).max()
-    print("power balance", err / np.abs(power).max())
     assert err < 1e-9 * np.abs(power).max()
 
 
@@ -96,7 +95,6 @@ def test_independent_lagrange_model(rigid, path):
     for k in range(0, len(t), 5):
         tau_ref, _, _ = R.inverse_dynamics(P[k], Pd[k], Pdd[k])
         worst = max(worst, np.abs(tau[k] - tau_ref).max())
-    print("independent", worst / scale)
     assert worst < 1e-6 * scale
 
 
@@ -109,3 +107,19 @@ def test_per_limb_evaluation_equals_monolithic(rigid, path):
     tau_limbs = L.idm_per_limb(L.limb_models(), P, Pd, Pdd,
                                rigid.robot.platform.body.invariants.m)
     assert np.abs(tau_limbs - tau).max() < 1e-10 * np.abs(tau).max()
+
+
+def test_description_file_equals_the_python_description():
+    """cases/delta.toml (representative limb + placements) is the same robot
+    as robot(flexible=True): same coordinates, same frequencies."""
+    from pathlib import Path
+    from flexpkm.model import files
+    path = Path(D.__file__).with_name("delta.toml")
+    m_file = fp.build_model(files.load(path))
+    m_py = fp.build_model(D.robot(flexible=True))
+    assert m_file.layout.names == m_py.layout.names
+    P = np.array([0.2, 0.1, -0.95])
+    f = [fp.natural_frequencies(m, fp.assemble(m, pose=P), shapes=False).frequencies_hz
+         for m in (m_file, m_py)]
+    np.testing.assert_allclose(f[0], f[1], rtol=1e-10)
+    assert fp.cases.get("delta").extra["idm_path"] is D.idm_path
