@@ -22,7 +22,6 @@ Run: ``python benchmarks/bench_delta_limbs.py [--quick]`` from the project root.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,22 +32,9 @@ from flexpkm.cases import delta as D, delta_limbs as L                       # n
 from flexpkm.algorithms.dynamics import full_model, inverse_dynamics      # noqa: E402
 from flexpkm.model import build_model                                       # noqa: E402
 from flexpkm.threads import one_blas_thread                                 # noqa: E402
+from bench_modal import median_of                                           # noqa: E402  (same folder)
 
-QUICK = "--quick" in sys.argv[1:]
 TABLE_1 = {"monolithic": 2.74, "limb 1": 0.97, "limb 2": 0.83, "limb 3": 0.83}
-
-
-def median_of(fn, repeat=9, number=3):
-    """Median over ``repeat`` rounds of the mean wall time of ``number`` calls, s."""
-    if QUICK:
-        repeat, number = 1, 1
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return float(np.median(times))
 
 
 def main():

@@ -111,19 +111,19 @@ def cut_sides(model, kin, closure, P, R_p=None) -> CutSides:
     return CutSides(Ok, Rk, Og, Rg, Vk, Wk, Vg, Wg)
 
 
+def _stack_rows(closure, rows, trans, rotation):
+    """Row r of ``trans`` (B, 3, ...) for the v rows, ``rotation(i, j, sign)``
+    (B, ...) for the w rows (axes of :func:`rotation_row`); (B, n_rows, ...)."""
+    out = [trans[:, r] if r < 3 else rotation(*rotation_row(closure.joint, r)) for r in rows]
+    return np.stack(out, 1) if out else np.zeros(trans.shape[:1] + (0,) + trans.shape[2:])
+
+
 def residual_rows(closure, rows, s: CutSides):
     """Position residual (B, len(rows)): m for v rows, dimensionless
     (sine-like) for w rows."""
-    d = s.Ok - s.Og
-    t = np.einsum("bji,bj->bi", s.Rk, d)
-    out = []
-    for r in rows:
-        if r < 3:
-            out.append(t[:, r])
-        else:
-            a, b, sign = rotation_row(closure.joint, r)
-            out.append(sign * np.sum(s.Rk[:, :, a] * s.Rg[:, :, b], -1))
-    return np.stack(out, -1) if out else np.zeros((d.shape[0], 0))
+    trans = np.einsum("bji,bj->bi", s.Rk, s.Ok - s.Og)
+    return _stack_rows(closure, rows, trans,
+                       lambda a, b, sign: sign * np.sum(s.Rk[:, :, a] * s.Rg[:, :, b], -1))
 
 
 def jacobian_rows(closure, rows, s: CutSides):
@@ -132,15 +132,8 @@ def jacobian_rows(closure, rows, s: CutSides):
     d = s.Ok - s.Og
     trans = np.swapaxes(s.Rk, -1, -2) @ (s.Vk - s.Vg + skew(d) @ s.Wk)
     W = s.Wk - s.Wg
-    out = []
-    for r in rows:
-        if r < 3:
-            out.append(trans[:, r])
-        else:
-            a, b, sign = rotation_row(closure.joint, r)
-            c = sign * cross(s.Rk[:, :, a], s.Rg[:, :, b])
-            out.append(np.einsum("bi,bin->bn", c, W))
-    return np.stack(out, 1)
+    return _stack_rows(closure, rows, trans, lambda a, b, sign: np.einsum(
+        "bi,bin->bn", sign * cross(s.Rk[:, :, a], s.Rg[:, :, b]), W))
 
 
 def bias_rows(closure, rows, s: CutSides, qd_tot, acc_k, acc_g):
@@ -154,17 +147,12 @@ def bias_rows(closure, rows, s: CutSides, qd_tot, acc_k, acc_g):
     d, dd = s.Ok - s.Og, vk - vg
     trans = (ak - ag - cross(alk, d) - 2 * cross(wk, dd) + cross(wk, cross(wk, d)))
     trans = np.einsum("bji,bj->bi", s.Rk, trans)
-    out = []
-    for r in rows:
-        if r < 3:
-            out.append(trans[:, r])
-        else:
-            i, j, sign = rotation_row(closure.joint, r)
-            a, b = s.Rk[:, :, i], s.Rg[:, :, j]
-            c_dot = cross(cross(wk, a), b) + cross(a, cross(wg, b))
-            out.append(sign * (np.sum((alk - alg) * cross(a, b), -1)
-                               + np.sum((wk - wg) * c_dot, -1)))
-    return np.stack(out, -1) if out else np.zeros((d.shape[0], 0))
+
+    def rotation(i, j, sign):
+        a, b = s.Rk[:, :, i], s.Rg[:, :, j]
+        c_dot = cross(cross(wk, a), b) + cross(a, cross(wg, b))
+        return sign * (np.sum((alk - alg) * cross(a, b), -1) + np.sum((wk - wg) * c_dot, -1))
+    return _stack_rows(closure, rows, trans, rotation)
 
 
 def platform_point_acceleration(s: CutSides, qd_tot, P):
