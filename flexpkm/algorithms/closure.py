@@ -4,7 +4,10 @@ Every cut joint of the virtual tree (leg end to platform, a frame of one leg
 to a frame of another leg, or a loop inside a leg) gives rows of the
 constraint Jacobian ``J_tot = [J_t, -J_p]`` of Eq. (10.107):
 ``J_tot qd_tot = 0``, one row per twist component constrained by the cut
-joint, expressed in the cut frame at its origin. The coordinates are split
+joint (in the cut frame at its origin when the cut frames are aligned; at
+any configuration the exact derivative of the joint's position residual,
+:mod:`flexpkm.algorithms.cut_joints`). Redundant rows are dropped first
+(:mod:`flexpkm.algorithms.constraint_rows`). The coordinates are split
 into dependent ``q_dep`` (c of them) and independent ``q`` ones:
 ``qd_dep = J_d qd`` with ``J_d = -(J_t^f)^-1 J_t^0`` (10.110) and
 ``qd_tot = J qd`` (10.114).
