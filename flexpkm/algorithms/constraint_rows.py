@@ -101,6 +101,8 @@ def _independent(A, tol=RANK_TOL):
     Au = A[nonzero] / norms[nonzero, None]
     s = np.linalg.svd(Au, compute_uv=False)
     rank = int(np.sum(s > tol * s[0]))
+    if rank == len(nonzero):                    # full rank: nothing to choose
+        return nonzero
     basis, keep = np.zeros((0, A.shape[1])), []
     for i, row in enumerate(Au):
         for _ in range(2):                      # Gram-Schmidt, twice is enough
