@@ -23,7 +23,7 @@ from flexpkm.errors import InvalidDescriptionError, OpenLoopError, SingularConfi
 from flexpkm.algorithms.platform import platform_increment, platform_pose, selection
 from flexpkm.spatial import rotation_matrix, rotation_vector
 from flexpkm.algorithms import cut_joints as cj
-from flexpkm.algorithms.constraint_rows import select_rows
+from flexpkm.algorithms.constraint_rows import select_for_columns, select_rows
 from flexpkm.algorithms.dependent import (RCOND_SINGULAR, assert_invertible, choose_dependent,
                                           limb_blocks)
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
@@ -31,6 +31,9 @@ from flexpkm.model.build import build_model
 
 
 
+#: a row dropped at pose 0 of a batch must stay redundant at the other poses:
+#: ``|J_dropped J| <= DROPPED_GAP |J_dropped|``
+DROPPED_GAP = 1e-6
 #: largest loop gap (m, rad) an analysis accepts (:func:`check_loops`)
 LOOP_TOL = 1e-6
 
@@ -168,9 +171,10 @@ def check_loops(model, q_tot, kin=None, tol=LOOP_TOL, what="q"):
 
 def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
     """Correct the dependent coordinates so that the loops close:
-    Newton iterations on :func:`closure_residual` with ``J_t^f`` (the
-    velocity-level Jacobian, exact at the solution; platform coordinates
-    updated by :func:`flexpkm.algorithms.platform.platform_increment`).
+    Gauss-Newton iterations on :func:`closure_residual` with the columns
+    ``dep`` of ``J_tot`` (its exact derivative), all rows by least squares
+    so that redundant rows (Müller Remark 2) do no harm; platform
+    coordinates updated by :func:`flexpkm.algorithms.platform.platform_increment`.
 
     q_tot : (n_tot,) ; dep : dependent columns (default: chosen at q_tot as
     in :func:`flexpkm.algorithms.dependent.choose_dependent`).
@@ -187,10 +191,11 @@ def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
         if err < tol:
             return q[0], err
         J_tot, labels = constraint_jacobian(model, kin, *platform_pose(model, q)[::-1])
-        kept = select_rows(J_tot, labels).kept          # the independent rows only
         if dep is None:
+            kept = select_rows(J_tot, labels).kept      # the independent rows only
             dep = choose_dependent(model, J_tot[:, kept], [labels[i] for i in kept])[0]
-        q = apply_step(model, q, dep, -np.linalg.solve(J_tot[0][kept][:, dep], r[0][kept]))
+        # all rows, least squares: redundant rows are consistent (Gauss-Newton)
+        q = apply_step(model, q, dep, -np.linalg.lstsq(J_tot[0][:, dep], r[0], rcond=None)[0])
     raise SingularConfigurationError(
         f"the loops cannot be closed (residual {err:.3g} after {max_iter} iterations)",
         matrix="J_t^f")
@@ -269,12 +274,17 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
     J_tot : (B, n_rows, n_tot) with its row ``labels``; its independent rows
     are selected first (:func:`flexpkm.algorithms.constraint_rows.select_rows`,
     at pose 0; or ``rows``, a RowSelection, given) and ``J_t^f`` is made of
-    them only. Raises :class:`SingularConfigurationError` when ``J_t^f`` is
-    singular, or when a dropped row is not redundant at another pose of the
-    batch."""
+    them only. With ``dep`` given (kept along a simulation) and a state off
+    its loops by a drift, where the redundant rows are independent at the
+    level of the drift, the ``len(dep)`` rows best conditioned on ``dep`` are
+    kept (:func:`flexpkm.algorithms.constraint_rows.select_for_columns`).
+    Raises :class:`SingularConfigurationError` when ``J_t^f`` is singular, or
+    when a dropped row is not redundant at another pose of the batch."""
     model = build_model(model)
     layout = model.layout
     sel = select_rows(J_tot, labels) if rows is None else rows
+    if rows is None and dep is not None and len(sel.kept) != len(dep):
+        sel = select_for_columns(J_tot, labels, dep)     # off the loops by a drift
     full, full_labels = J_tot, labels
     J_tot, labels = J_tot[:, sel.kept], [labels[i] for i in sel.kept]
     choice = "given"
@@ -303,12 +313,12 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
 
 def _check_dropped(J_tot, labels, sol):
     """The dropped rows stay redundant at every pose: ``J_dropped J = 0``."""
-    A = J_tot[:, sol.rows.dropped]
-    gap = np.abs(A @ sol.J).max(axis=(1, 2)) / np.maximum(np.abs(A).max(axis=(1, 2)), 1e-300)
-    bad = np.flatnonzero(~(gap <= 1e-8))
+    A = J_tot[1:, sol.rows.dropped]                    # pose 0 chose them
+    gap = np.abs(A @ sol.J[1:]).max(axis=(1, 2)) / np.maximum(np.abs(A).max(axis=(1, 2)), 1e-300)
+    bad = 1 + np.flatnonzero(~(gap <= DROPPED_GAP))
     if bad.size:
         raise SingularConfigurationError(
             f"the constraint rows dropped as redundant at pose 0 "
             f"({', '.join(f'{lab}:{comp}' for lab, _, comp in sol.rows.dropped_labels)}) "
-            f"are not redundant at pose {bad[0]} (relative gap {gap[bad[0]]:.3g}); "
+            f"are not redundant at pose {bad[0]} (relative gap {gap[bad[0] - 1]:.3g}); "
             f"solve these poses separately", matrix="J_tot")

@@ -142,6 +142,23 @@ def select_rows(J_tot, labels, tol=RANK_TOL) -> RowSelection:
     return RowSelection(kept, dropped, tuple(labels), tuple(blocks), across)
 
 
+def select_for_columns(J_tot, labels, cols) -> RowSelection:
+    """Exactly ``len(cols)`` rows of ``J_tot`` (B, n_rows, n_tot) at its first
+    pose: those that make ``J_tot[kept][:, cols]`` best conditioned (QR with
+    column pivoting of the rows scaled to unit norm, restricted to ``cols``).
+    For a state slightly off its loops with the dependent columns ``cols``
+    fixed beforehand (a time step), where redundant rows are redundant only
+    up to the drift."""
+    A = np.asarray(J_tot)[0][:, cols]
+    norms = np.maximum(np.linalg.norm(A, axis=1), 1e-300)
+    _, _, piv = sla.qr((A / norms[:, None]).T, mode="economic", pivoting=True)
+    kept = np.sort(piv[:len(cols)])
+    names = [leg or lab for lab, leg, _ in labels]
+    blocks = tuple((nm, names.count(nm), sum(names[i] == nm for i in kept))
+                   for nm in dict.fromkeys(names))
+    return RowSelection(kept, np.setdiff1d(np.arange(len(labels)), kept), tuple(labels), blocks)
+
+
 def all_rows(labels) -> RowSelection:
     """The trivial selection (every row kept)."""
     n = len(labels)
