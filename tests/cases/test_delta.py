@@ -30,10 +30,8 @@ def test_closed_form_inverse_geometry_equals_assemble(rigid):
     assert np.abs(q_num - q_closed).max() < 1e-10
     assert np.abs(fp.closure_residual(rigid, q_closed)).max() < 1e-12
     # knee outward: the elbows are farther from the axis than the shoulders
-    for i in range(3):
-        e, _ = D.leg_axes(i)
-        q = q_closed[:, rigid.layout.index(f"q{i + 1}1")]
-        assert np.all(np.cos(q) > 0)
+    for leg in D.LEGS:
+        assert np.all(np.cos(q_closed[:, rigid.layout.index(f"q{leg}1")]) > 0)
 
 
 def test_independent_geometry_agrees(rigid):
