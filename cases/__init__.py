@@ -1,6 +1,6 @@
 """Robots shipped with flexpkm, with their published data, declared as
-:class:`Case` objects: DualEMPS (Briot & Khalil Section 10.7, Table 11.1)
-and NaVARo (Section 11.6.2, Table 11.4).
+:class:`Case` objects: DualEMPS (Briot & Khalil Section 10.7, Table 11.1),
+NaVARo (Section 11.6.2, Table 11.4) and Müller's Delta (docs/delta.md).
 
 A case declares what a front end (the command line, a sweep) needs and
 nothing about how it is parsed: its pose components with their units and
@@ -16,7 +16,7 @@ from typing import Callable, Mapping, Optional
 from flexpkm.errors import InvalidArgumentError
 
 #: the shipped cases (modules ``flexpkm.cases.<name>``, each with a ``CASE``)
-CASES = ("dualemps", "navaro", "five_bar", "dualv")
+CASES = ("dualemps", "navaro", "five_bar", "dualv", "delta")
 
 
 @dataclass(frozen=True)
@@ -104,4 +104,4 @@ def get(name: str) -> Case:
     return importlib.import_module(f"flexpkm.cases.{name}").CASE
 
 
-from flexpkm.cases import dualemps, dualv, five_bar, navaro  # noqa: E402  (the modules, as fp.cases.dualemps ...)
+from flexpkm.cases import delta, dualemps, dualv, five_bar, navaro  # noqa: E402  (the modules, as fp.cases.dualemps ...)

@@ -26,6 +26,7 @@ from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout
 from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.assembly import assemble, reference_configuration
+from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
                                         constraint_jacobian, project_on_loops, with_platform)
 from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, reduced_matrices
@@ -54,7 +55,8 @@ __all__ = [
     "load_robot", "loads_robot", "dump_robot", "dumps_robot",
     # algorithms (10.3, 10.4, 10.123, Ch. 11)
     "TreeKinematics", "tree_kinematics", "platform_pose", "constraint_jacobian", "closure_residual",
-    "project_on_loops", "assemble", "reference_configuration", "check_loops", "with_platform",
+    "project_on_loops", "select_rows", "RowSelection", "assemble", "reference_configuration",
+    "check_loops", "with_platform",
     "LOOP_TOL", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
     "full_model", "FullModel", "inverse_dynamics", "direct_dynamics", "point_acceleration",
     # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path

@@ -4,7 +4,10 @@ Every cut joint of the virtual tree (leg end to platform, a frame of one leg
 to a frame of another leg, or a loop inside a leg) gives rows of the
 constraint Jacobian ``J_tot = [J_t, -J_p]`` of Eq. (10.107):
 ``J_tot qd_tot = 0``, one row per twist component constrained by the cut
-joint, expressed in the cut frame at its origin. The coordinates are split
+joint (in the cut frame at its origin when the cut frames are aligned; at
+any configuration the exact derivative of the joint's position residual,
+:mod:`flexpkm.algorithms.cut_joints`). Redundant rows are dropped first
+(:mod:`flexpkm.algorithms.constraint_rows`). The coordinates are split
 into dependent ``q_dep`` (c of them) and independent ``q`` ones:
 ``qd_dep = J_d qd`` with ``J_d = -(J_t^f)^-1 J_t^0`` (10.110) and
 ``qd_tot = J qd`` (10.114).
@@ -18,7 +21,9 @@ import numpy as np
 
 from flexpkm.errors import InvalidDescriptionError, OpenLoopError, SingularConfigurationError
 from flexpkm.algorithms.platform import platform_increment, platform_pose, selection
-from flexpkm.spatial import cross, rotation_matrix, rotation_vector, skew
+from flexpkm.spatial import rotation_matrix, rotation_vector
+from flexpkm.algorithms import cut_joints as cj
+from flexpkm.algorithms.constraint_rows import select_for_columns, select_rows
 from flexpkm.algorithms.dependent import (RCOND_SINGULAR, assert_invertible, choose_dependent,
                                           limb_blocks)
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
@@ -26,132 +31,84 @@ from flexpkm.model.build import build_model
 
 
 
+#: a row dropped at pose 0 of a batch must stay redundant at the other poses:
+#: ``|J_dropped J| <= DROPPED_GAP |J_dropped|``
+DROPPED_GAP = 1e-6
 #: largest loop gap (m, rad) an analysis accepts (:func:`check_loops`)
 LOOP_TOL = 1e-6
 
 
-def constraint_jacobian(model, kin, P):
-    """``J_tot`` of Eq. (10.107) for all closures.
+def constraint_jacobian(model, kin, P, R_p=None):
+    """``J_tot`` of Eq. (10.107) for all closures: the exact derivative of
+    :func:`closure_residual` (rows of :mod:`flexpkm.algorithms.cut_joints`;
+    at aligned cut frames the relative twist components the joint blocks,
+    in the cut frame).
 
     kin : :class:`flexpkm.algorithms.tree.TreeKinematics` (B poses).
-    P : (B, 3) platform origin (:func:`flexpkm.algorithms.platform.platform_pose`), m.
+    P : (B, 3) platform origin, m; R_p : (B, 3, 3) platform orientation
+    (:func:`flexpkm.algorithms.platform.platform_pose`); R_p may be omitted
+    at an assembled configuration unless a universal or prismatic joint
+    reaches the platform (:class:`InvalidArgumentError`).
     Returns (J_tot (B, c, n_tot), labels: list of ``(closure label, leg,
     row name)``). Columns follow ``model.layout`` (``q_tot = [q_t; x_p]``).
     """
     model = build_model(model)
-    layout = model.layout
     B = kin.R.shape[0]
-    S = selection(model.platform) if model.platform is not None else None
     blocks = []
     for c, rows in zip(model.closures, model.closure_rows):
-        k = model.frame_index[c.frame]
-        Ok = kin.p[:, k]
-        _check_planar_cut(model, kin, c, k)
-        Jv = kin.Jv[:, k].copy()
-        Jw = kin.Jw[:, k].copy()
-        full = np.zeros((B, 6, layout.n_tot))
-        if c.other is not None:
-            g = model.frame_index[c.other]
-            Jv -= kin.Jv[:, g] - skew(Ok - kin.p[:, g]) @ kin.Jw[:, g]
-            Jw -= kin.Jw[:, g]
-        else:
-            # platform velocity at O_k: v_P + w_p x (O_k - P)   (cf. 10.105)
-            Tp = np.zeros((B, 6, 6))
-            Tp[:, :3, :3] = np.eye(3)
-            Tp[:, 3:, 3:] = np.eye(3)
-            Tp[:, :3, 3:] = -skew(Ok - P)
-            full[:, :, layout.n_t:] = -(Tp @ S)
-        full[:, :3, :layout.n_t] = Jv
-        full[:, 3:, :layout.n_t] = Jw
-        Rt = np.swapaxes(kin.R[:, k], -1, -2)
-        full[:, :3] = Rt @ full[:, :3]
-        full[:, 3:] = Rt @ full[:, 3:]
-        blocks.append(full[:, list(rows)])
+        _check_planar_cut(model, kin, c, model.frame_index[c.frame])
+        blocks.append(cj.jacobian_rows(c, rows, cj.cut_sides(model, kin, c, P, R_p)))
     labels = row_labels(model)
     if not blocks:
-        return np.zeros((B, 0, layout.n_tot)), labels
+        return np.zeros((B, 0, model.layout.n_tot)), labels
     return np.concatenate(blocks, axis=1), labels
 
 
-def constraint_bias(model, kin, qd_tot, P):
-    """``dJ_tot/dt qd_tot`` (the ``b'`` of Eqs. 10.116-10.117): the constraint
-    rows' time derivative at zero accelerations, same rows as
-    :func:`constraint_jacobian`.
+def constraint_bias(model, kin, qd_tot, P, R_p=None):
+    """``dJ_tot/dt qd_tot`` (the ``b'`` of Eqs. 10.116-10.117): the
+    constraint rows' time derivative at zero accelerations, same rows as
+    :func:`constraint_jacobian` (the second time derivative of
+    :func:`closure_residual` minus ``J_tot qdd_tot``).
 
     kin : tree kinematics computed with ``qd_t`` (acceleration bias present).
     qd_tot : (B, n_tot) velocities of all coordinates; P : (B, 3) platform
-    origin, m. Returns (B, c).
-
-    For a closure between frame k and body g (another frame, or the platform
-    at P) with ``D = [v_k - v_g - w_g x (O_k - O_g); w_k - w_g]`` (base frame),
-    the rows are ``S R-bar_k^T D`` and their derivative is
-    ``S (R-bar_k^T dD/dt - diag(hat(w_k), hat(w_k)) R-bar_k^T D)`` in F_k.
+    origin, m; R_p : (B, 3, 3) as in :func:`constraint_jacobian`.
+    Returns (B, c).
     """
     model = build_model(model)
-    layout = model.layout
     B = kin.R.shape[0]
-    qd_t = qd_tot[:, :layout.n_t]
     g_add = np.asarray(kin.gravity, float)          # a_bias contains -g: add it back
+    acc = lambda j: (kin.a_bias[:, j] + g_add, kin.alpha_bias[:, j])
     out = []
-    vel = lambda J, k: (J[:, k] @ qd_t[:, :, None])[..., 0]
-    for c, rows_c in zip(model.closures, model.closure_rows):
-        k = model.frame_index[c.frame]
-        Ok, vk, wk = kin.p[:, k], vel(kin.Jv, k), vel(kin.Jw, k)
-        ak, alk = kin.a_bias[:, k] + g_add, kin.alpha_bias[:, k]
-        if c.other is not None:
-            g = model.frame_index[c.other]
-            Og, vg, wg = kin.p[:, g], vel(kin.Jv, g), vel(kin.Jw, g)
-            ag, alg = kin.a_bias[:, g] + g_add, kin.alpha_bias[:, g]
-        else:
-            tp = qd_tot[:, layout.n_t:] @ selection(model.platform).T
-            Og, vg, wg = P, tp[:, :3], tp[:, 3:]
-            ag = alg = np.zeros((B, 3))
-        r = Ok - Og
-        Dv = vk - vg - cross(wg, r)
-        Dw = wk - wg
-        dDv = ak - ag - cross(alg, r) - cross(wg, vk - vg)
-        dDw = alk - alg
-        Rt = np.swapaxes(kin.R[:, k], -1, -2)
-        loc = lambda x: (Rt @ x[:, :, None])[..., 0]
-        wl = loc(wk)
-        rows = np.concatenate([loc(dDv) - cross(wl, loc(Dv)),
-                               loc(dDw) - cross(wl, loc(Dw))], axis=-1)
-        out.append(rows[:, list(rows_c)])
+    for c, rows in zip(model.closures, model.closure_rows):
+        s = cj.cut_sides(model, kin, c, P, R_p)
+        acc_g = (acc(model.frame_index[c.other]) if c.other is not None
+                 else cj.platform_point_acceleration(s, qd_tot, P))
+        out.append(cj.bias_rows(c, rows, s, qd_tot, acc(model.frame_index[c.frame]), acc_g))
     return np.concatenate(out, axis=1) if out else np.zeros((B, 0))
 
 
 def closure_residual(model, q_tot, kin=None):
-    """Geometric loop equations, the position-level counterpart of
-    :func:`constraint_jacobian` (same rows): for each closure, the position of
-    O_k relative to the other body's point and the small rotation
-    ``vee(R_k^T R_g - R_g^T R_k) / 2`` between the cut frames, in F_k.
+    """Geometric loop equations ``h(q_tot)``, whose derivative is
+    :func:`constraint_jacobian` (same rows): for each closure, the position
+    of O_k relative to the other side's origin in F_k and the products of
+    cut-frame axes of :mod:`flexpkm.algorithms.cut_joints` (zero on the
+    joint's whole motion manifold).
 
-    The other body is a tree frame g, or the platform frame F_p placed by the
+    The other side is a tree frame g, or the platform frame F_p placed by the
     platform coordinates of ``q_tot`` (point ``P + R_0p platform_point``, axes
-    ``R_0p exp(hat(platform_rotation))``): the cut frames coincide at assembly.
-    q_tot : (n_tot,) or (B, n_tot). Returns (B, c): m and rad.
+    ``R_0p exp(hat(platform_rotation))``): the cut frames coincide at assembly
+    up to the joint's motion.
+    q_tot : (n_tot,) or (B, n_tot). Returns (B, c): m for v rows,
+    dimensionless (sines of the angle errors) for w rows.
     """
     model = build_model(model)
     layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     kin = kin or tree_kinematics(model, q[:, :layout.n_t])
     R_p, P = platform_pose(model, q)
-    out = []
-    for c, rows in zip(model.closures, model.closure_rows):
-        k = model.frame_index[c.frame]
-        if c.other is None:
-            Og = P + R_p @ np.asarray(c.platform_point, float)
-            Rg = R_p @ rotation_matrix(c.platform_rotation)
-        else:
-            g = model.frame_index[c.other]
-            Og, Rg = kin.p[:, g], kin.R[:, g]
-        Rk = kin.R[:, k]
-        Rt = np.swapaxes(Rk, -1, -2)
-        dp = (Rt @ (kin.p[:, k] - Og)[:, :, None])[..., 0]
-        A = Rt @ Rg
-        W = 0.5 * (A - np.swapaxes(A, -1, -2))
-        rot = np.stack([W[:, 2, 1], W[:, 0, 2], W[:, 1, 0]], axis=-1)
-        out.append(np.concatenate([dp, -rot], axis=-1)[:, list(rows)])
+    out = [cj.residual_rows(c, rows, cj.cut_sides(model, kin, c, P, R_p))
+           for c, rows in zip(model.closures, model.closure_rows)]
     return np.concatenate(out, axis=1) if out else np.zeros((q.shape[0], 0))
 
 
@@ -214,9 +171,10 @@ def check_loops(model, q_tot, kin=None, tol=LOOP_TOL, what="q"):
 
 def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
     """Correct the dependent coordinates so that the loops close:
-    Newton iterations on :func:`closure_residual` with ``J_t^f`` (the
-    velocity-level Jacobian, exact at the solution; platform coordinates
-    updated by :func:`flexpkm.algorithms.platform.platform_increment`).
+    Gauss-Newton iterations on :func:`closure_residual` with the columns
+    ``dep`` of ``J_tot`` (its exact derivative), all rows by least squares
+    so that redundant rows (Müller Remark 2) do no harm; platform
+    coordinates updated by :func:`flexpkm.algorithms.platform.platform_increment`.
 
     q_tot : (n_tot,) ; dep : dependent columns (default: chosen at q_tot as
     in :func:`flexpkm.algorithms.dependent.choose_dependent`).
@@ -232,10 +190,12 @@ def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
         err = np.abs(r).max() if r.size else 0.0
         if err < tol:
             return q[0], err
-        J_tot, labels = constraint_jacobian(model, kin, platform_pose(model, q)[1])
+        J_tot, labels = constraint_jacobian(model, kin, *platform_pose(model, q)[::-1])
         if dep is None:
-            dep = choose_dependent(model, J_tot, labels)[0]
-        q = apply_step(model, q, dep, -np.linalg.solve(J_tot[0][:, dep], r[0]))
+            kept = select_rows(J_tot, labels).kept      # the independent rows only
+            dep = choose_dependent(model, J_tot[:, kept], [labels[i] for i in kept])[0]
+        # all rows, least squares: redundant rows are consistent (Gauss-Newton)
+        q = apply_step(model, q, dep, -np.linalg.lstsq(J_tot[0][:, dep], r[0], rcond=None)[0])
     raise SingularConfigurationError(
         f"the loops cannot be closed (residual {err:.3g} after {max_iter} iterations)",
         matrix="J_t^f")
@@ -274,12 +234,21 @@ class ClosureSolution:
     J_d : (B, c, n_q)      ``qd_dep = J_d qd`` (10.110)
     J   : (B, n_tot, n_q)  ``qd_tot = J qd`` (built on first use)
     choice : ``"book"``, ``"rank-revealing"``, ``"requested"``...
+    rows : :class:`flexpkm.algorithms.constraint_rows.RowSelection`, the
+           independent rows of ``J_tot`` that ``J_t^f`` is made of (the
+           redundant ones dropped, Müller Remark 2); None: all rows
     """
 
     dep: np.ndarray
     indep: np.ndarray
     J_d: np.ndarray
     choice: str
+    rows: object = None
+
+    @property
+    def kept(self) -> np.ndarray:
+        """Indices of the independent rows of ``J_tot`` (all when ``rows`` is None)."""
+        return self.rows.kept if self.rows is not None else slice(None)
 
     @cached_property
     def J(self) -> np.ndarray:
@@ -299,10 +268,25 @@ def expand(indep, dep, J_d) -> np.ndarray:
     return J
 
 
-def solve_closure(model, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution:
-    """``J_d`` (10.110) and ``J`` (10.114) for every pose of the batch."""
+def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> ClosureSolution:
+    """``J_d`` (10.110) and ``J`` (10.114) for every pose of the batch.
+
+    J_tot : (B, n_rows, n_tot) with its row ``labels``; its independent rows
+    are selected first (:func:`flexpkm.algorithms.constraint_rows.select_rows`,
+    at pose 0; or ``rows``, a RowSelection, given) and ``J_t^f`` is made of
+    them only. With ``dep`` given (kept along a simulation) and a state off
+    its loops by a drift, where the redundant rows are independent at the
+    level of the drift, the ``len(dep)`` rows best conditioned on ``dep`` are
+    kept (:func:`flexpkm.algorithms.constraint_rows.select_for_columns`).
+    Raises :class:`SingularConfigurationError` when ``J_t^f`` is singular, or
+    when a dropped row is not redundant at another pose of the batch."""
     model = build_model(model)
     layout = model.layout
+    sel = select_rows(J_tot, labels) if rows is None else rows
+    if rows is None and dep is not None and len(sel.kept) != len(dep):
+        sel = select_for_columns(J_tot, labels, dep)     # off the loops by a drift
+    full, full_labels = J_tot, labels
+    J_tot, labels = J_tot[:, sel.kept], [labels[i] for i in sel.kept]
     choice = "given"
     if dep is None:
         dep, choice = choose_dependent(model, J_tot, labels, q_dep)
@@ -321,4 +305,20 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None) -> ClosureSolution
             J_d[:, cols] = -np.linalg.solve(Jb, J0[:, rows])
     else:
         J_d = np.zeros((J_tot.shape[0], 0, len(indep)))
-    return ClosureSolution(dep, indep, J_d, choice)
+    sol = ClosureSolution(dep, indep, J_d, choice, sel)
+    if len(sel.dropped):
+        _check_dropped(full, full_labels, sol)
+    return sol
+
+
+def _check_dropped(J_tot, labels, sol):
+    """The dropped rows stay redundant at every pose: ``J_dropped J = 0``."""
+    A = J_tot[1:, sol.rows.dropped]                    # pose 0 chose them
+    gap = np.abs(A @ sol.J[1:]).max(axis=(1, 2)) / np.maximum(np.abs(A).max(axis=(1, 2)), 1e-300)
+    bad = 1 + np.flatnonzero(~(gap <= DROPPED_GAP))
+    if bad.size:
+        raise SingularConfigurationError(
+            f"the constraint rows dropped as redundant at pose 0 "
+            f"({', '.join(f'{lab}:{comp}' for lab, _, comp in sol.rows.dropped_labels)}) "
+            f"are not redundant at pose {bad[0]} (relative gap {gap[bad[0] - 1]:.3g}); "
+            f"solve these poses separately", matrix="J_tot")

@@ -166,7 +166,8 @@ def limb_blocks(model, labels, dep):
     if not row_legs or any(not leg for leg in row_legs):
         return None
     col_legs = [model.column_legs[c] for c in dep]
-    closure_of_row = np.repeat(np.arange(len(model.closures)), [len(r) for r in model.closure_rows])
+    index = {c.label: i for i, c in enumerate(model.closures)}   # rows may be a selection
+    closure_of_row = np.array([index[lab] for lab, _, _ in labels])
     blocks = []
     for leg in dict.fromkeys(row_legs):
         rows = np.array([i for i, lg in enumerate(row_legs) if lg == leg])

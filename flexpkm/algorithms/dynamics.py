@@ -43,8 +43,10 @@ class FullModel:
         (:mod:`flexpkm.algorithms.redundancy`)
     M_tot, c_tot, J_tot, labels : the virtual system (10.102)-(10.103), (n_tot,
         n_tot), (n_tot,), and the closures' ``J_tot`` (c, n_tot) (10.107) with
-        its row labels, for the joint reactions
+        its independent rows' labels, for the joint reactions
         (:mod:`flexpkm.algorithms.reactions`); batched like ``M``
+    rows : the independent constraint rows used
+        (:class:`flexpkm.algorithms.constraint_rows.RowSelection`)
     """
 
     M: np.ndarray
@@ -61,6 +63,7 @@ class FullModel:
     c_tot: object = None
     J_tot: object = None
     labels: tuple = ()
+    rows: object = None
 
     def reactions(self, qdd_r, tau):
         """Joint reactions (cut-joint wrenches) at this state for
@@ -99,7 +102,7 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     if loop_tol is not None:
         check_loops(model, q, kin0, tol=loop_tol, what="full_model")
     R_0p, P = platform_pose(model, q)
-    J_tot, labels = constraint_jacobian(model, kin0, P)
+    J_tot, labels = constraint_jacobian(model, kin0, P, R_0p)
     sol = solve_closure(model, J_tot, labels, dep=dep)
     r_index, n_a = r_ordering(model, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
@@ -108,10 +111,11 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
                     len(r_index)) * np.ones((q.shape[0], 1))
     qd_tot = (J @ qd_r[:, :, None])[..., 0]
     kin = add_acceleration_bias(model, kin0, qd_tot[:, :n_t], gravity=gravity)
-    bprime = constraint_bias(model, kin, qd_tot, P)
+    bprime = constraint_bias(model, kin, qd_tot, P, R_0p)
     b = np.zeros_like(qd_tot)
     if len(sol.dep):
-        b[:, sol.dep] = -np.linalg.solve(J_tot[:, :, sol.dep], bprime[:, :, None])[..., 0]
+        b[:, sol.dep] = -np.linalg.solve(J_tot[:, sol.kept][:, :, sol.dep],
+                                         bprime[:, sol.kept, None])[..., 0]
     M_t, c_t = tree_dynamics(model, q[:, :n_t], qd_tot[:, :n_t], kin=kin, friction=friction,
                              coulomb_smoothing=coulomb_smoothing)
     M_tot = virtual_mass_matrix(model, None, R_0p, M_t=M_t)
@@ -127,8 +131,8 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
     return FullModel(M, c, J, b, r_index, sol.dep, n_a, tuple(layout.names[i] for i in r_index),
-                     kin, np.array(layout.actuated, dtype=int), M_tot, c_tot, J_tot,
-                     tuple(labels))
+                     kin, np.array(layout.actuated, dtype=int), M_tot, c_tot,
+                     J_tot[..., sol.kept, :], tuple(labels[i] for i in sol.kept), sol.rows)
 
 
 def _batched(model: FullModel):

@@ -42,6 +42,9 @@ class ReducedModel:
     ind, dep, J_d : q_tot columns of q_r and q_dep, and ``J_d`` (B, c, n_q)
     J        : (B, n_tot, n_q) maps q_r to all coordinates q_tot (columns in
                q_r order), i.e. ``J E_q^T`` (10.114); built on each access
+    rows     : :class:`flexpkm.algorithms.constraint_rows.RowSelection`: the
+               independent constraint rows used and the redundant ones
+               dropped (``rows.summary()`` is a text report)
 
     For one pose (``q_t`` of shape (n_t,)) the leading axis B is absent.
     """
@@ -55,6 +58,7 @@ class ReducedModel:
     ind: np.ndarray
     dep: np.ndarray
     J_d: np.ndarray
+    rows: object = None
 
     @property
     def J(self) -> np.ndarray:
@@ -82,7 +86,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     kin = tree_kinematics(model, q[:, :layout.n_t])
     check_loops(model, q, kin, what="reduced_matrices")
     R_0p, P = platform_pose(model, q)
-    J_tot, labels = constraint_jacobian(model, kin, P)
+    J_tot, labels = constraint_jacobian(model, kin, P, R_0p)
     sol = solve_closure(model, J_tot, labels, q_dep=q_dep)
     act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
@@ -93,7 +97,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)
     red = ReducedModel(M_r, K_r, names, len(act), sol.choice,
-                       tuple(layout.names[i] for i in sol.dep), ind, dep, J_d)
+                       tuple(layout.names[i] for i in sol.dep), ind, dep, J_d, sol.rows)
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 

@@ -1,6 +1,7 @@
 """``flexpkm check CASE|FILE.toml [--elements N]``: validates a description
 and prints its coordinate counts (tree joints, elastic, platform,
-constraints, actuated, independent; Section 10.3-10.4) and the dependent
+constraints, actuated, independent; Section 10.3-10.4), the independent
+constraint rows (redundant ones dropped, Müller Remark 2) and the dependent
 coordinates chosen at its reference configuration (assembled, Chapter 7)."""
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ def register(subparsers, files=()):
     p.set_defaults(func=run)
 
 
-def counts(model) -> dict:
-    """Coordinate counts of a model (see the module doc)."""
+def counts(model, n_c=None) -> dict:
+    """Coordinate counts of a model (see the module doc); ``n_c``: the
+    number of independent constraint rows (default: every row)."""
     layout = model.layout
-    n_c = sum(len(rows) for rows in model.closure_rows)
+    if n_c is None:
+        n_c = sum(len(rows) for rows in model.closure_rows)
     n_e = sum(s.stop - s.start for s in layout.elastic_slice.values())
     n_a = len(layout.actuated)
     return {"joints": len(layout.joint_index), "elastic": n_e, "platform": layout.n_p,
@@ -30,7 +33,10 @@ def run(args) -> int:
     case, model, options, pose, q = resolve(args)
     red = reduced_matrices(model, q)
     print(f"{model.name}: the description is valid and its configuration assembles")
-    print(", ".join(f"{k} {v}" for k, v in counts(model).items()))
+    n_c = len(red.rows.kept) if red.rows is not None else None
+    print(", ".join(f"{k} {v}" for k, v in counts(model, n_c).items()))
     dep = red.dep_names
+    if red.rows is not None:
+        print(red.rows.summary())
     print(f"dependent coordinates ({red.choice}, {len(dep)}): {', '.join(dep)}")
     return 0

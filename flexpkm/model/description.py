@@ -18,8 +18,11 @@ from flexpkm.errors import InvalidDescriptionError
 REVOLUTE, PRISMATIC, FIXED = 0, 1, 2
 
 #: twist components [v_x, v_y, v_z, w_x, w_y, w_z] constrained by each cut
-#: joint, in the cut frame (joint axis = z of the cut frame; universal joint:
-#: rotations about z and x free).
+#: joint, in the cut frame, when the two cut frames are aligned (joint axis =
+#: z of the cut frame; universal joint: rotations about z and x free). They
+#: name the rows; the rows at any configuration are derived from the joint's
+#: geometry in :mod:`flexpkm.algorithms.cut_joints` (universal: the row
+#: "w_y" is the perpendicularity z_k . x_g = 0 of the cross axes).
 CUT_JOINT_ROWS = {
     "weld": (0, 1, 2, 3, 4, 5),
     "revolute": (0, 1, 2, 3, 4),
@@ -94,9 +97,10 @@ class Platform:
 class Closure:
     """A cut joint that closes a loop of the virtual tree.
 
-    frame : the cut frame (a tree frame). The constraint rows are the relative
-            twist components of :data:`CUT_JOINT_ROWS` in this frame, at its
-            origin.
+    frame : the cut frame (a tree frame). The constraint rows are named by the
+            relative twist components of :data:`CUT_JOINT_ROWS` in this frame,
+            at its origin (their values at aligned cut frames; at any
+            configuration see :mod:`flexpkm.algorithms.cut_joints`).
     other : another tree frame, or None for the platform.
     joint : ``"weld" | "revolute" | "prismatic" | "universal" | "spherical"``.
     leg   : the leg this closure belongs to (named in singularity messages).

@@ -1,0 +1,253 @@
+"""Müller's 3RR[2RR]R Delta robot (A. Müller, *Dynamics of Parallel
+Manipulators with Hybrid Complex Limbs*, Section 8 and Fig. 13): three
+identical limbs, each an actuated revolute A_i (upper arm), an elbow revolute
+about u_i (link 2), a parallelogram of two rods with revolutes at both ends
+normal to its plane ([2RR]), link 4 and a revolute about u_i to a platform
+that only translates. The seed lost the dimensions; the data below are this
+project's (docs/delta.md), SI units.
+
+Base frame: z up, gravity 9.81 m/s^2 along -z. Limb i at ``phi_i = 0, 120,
+240 deg``: ``e_i = (cos phi_i, sin phi_i, 0)``, ``u_i = (-sin phi_i, cos
+phi_i, 0)``; ``A_i = 0.20 e_i``; ``q_i`` = angle of the upper arm below the
+horizontal, ``B_i = A_i + L1 (cos q_i e_i - sin q_i e_z)``; ``C_i = P + 0.05
+e_i``; rods from ``B_i +/- 0.05 u_i`` to ``C_i +/- 0.05 u_i``.
+
+Representative limb (local frames, leg i gives ``i1 ... i8``; coordinates
+``q_i1`` actuated, ``q_i2`` elbow, ``q_i3`` rod 1, ``q_i4`` link 4 on rod 1,
+``q_i6`` rod 2):
+
+* ``1``: revolute at A_i, z = u_i, x along the upper arm (gamma = phi_i,
+  alpha = -pi/2, d = 0.20); carries the upper arm (x from 0 to L1);
+* ``2``: elbow at B_i (d = L1), z = u_i; carries link 2 (centred at B_i);
+* ``3`` / ``6``: rod revolutes at ``B_i +/- 0.05 u_i`` (b = +/-0.05, alpha =
+  -pi/2, so z = y_2 is normal to the parallelogram plane); each carries a rod
+  along x (0.80 m);
+* ``4``: link 4 on rod 1's end (d = 0.80), z normal to the plane;
+  ``5`` (fixed): C_i on link 4, z = u_i, carries link 4; ``8`` (fixed): link
+  4's point ``C_i - 0.05 u_i``; ``7`` (fixed): rod 2's end;
+* closures: ``7-8`` revolute (the parallelogram's fourth joint, a planar loop
+  in a spatial robot: 3 of its 5 rows are redundant in the rigid model) and
+  ``5``-platform revolute about u_i (its 2 rotation rows are redundant in the
+  rigid model: link 4 only turns about u_i and the platform only translates).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from flexpkm.cases import Case, Option
+from flexpkm.elements.beam import Beam3D, Material, Section
+from flexpkm.elements.rigid import RigidBody
+from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform
+from flexpkm.model.limbs import Limb, Mount, combine_limbs
+from flexpkm.spatial import rot_z, rotation_matrix, rotation_vector
+
+LEGS = ("1", "2", "3")
+PHI = (0.0, 2 * np.pi / 3, 4 * np.pi / 3)          #: limb angles about z_0, rad
+R_A = 0.20                                          #: |O A_i|, m
+L1 = 0.35                                           #: upper arm A_i B_i, m
+L2 = 0.80                                           #: rods, m
+H = 0.05                                            #: half width of the parallelogram, m
+R_P = 0.05                                          #: |P C_i|, m
+D_ARM, D_LINK, D_ROD, D_PLATFORM, H_PLATFORM = 0.030, 0.020, 0.010, 0.090, 0.100   #: m
+ALUMINIUM = Material(E=70e9, rho=2700.0, nu=0.33)
+GRAVITY = (0.0, 0.0, -9.81)
+HOME = (0.0, 0.0, -0.80)                            #: the reference platform position, m
+_X = -0.5 * np.pi                                   # alpha of the frames whose z leaves u_i
+
+
+def circle(diameter) -> Section:
+    """Solid circular section: A, Iy = Iz = pi d^4 / 64, J = pi d^4 / 32."""
+    r = 0.5 * diameter
+    return Section(A=np.pi * r ** 2, Iy=np.pi * r ** 4 / 4, Iz=np.pi * r ** 4 / 4, I0=np.pi * r ** 4 / 2)
+
+
+def cylinder(length, diameter, axis, centre=(0.0, 0.0, 0.0), rho=ALUMINIUM.rho, name="") -> RigidBody:
+    """Solid cylinder (axis 0/1/2 = x/y/z of the carrying frame, centre in
+    that frame, m) as Khalil's standard parameters at the frame origin."""
+    r = 0.5 * diameter
+    m = rho * np.pi * r ** 2 * length
+    Ic = np.full(3, m * (3 * r ** 2 + length ** 2) / 12)
+    Ic[axis] = m * r ** 2 / 2
+    c = np.asarray(centre, float)
+    I = np.diag(Ic) + m * (c @ c * np.eye(3) - np.outer(c, c))      # Huygens-Steiner
+    return RigidBody(XX=I[0, 0], XY=I[0, 1], XZ=I[0, 2], YY=I[1, 1], YZ=I[1, 2], ZZ=I[2, 2],
+                     MX=m * c[0], MY=m * c[1], MZ=m * c[2], M=m, name=name)
+
+
+def limb(flexible=False, material=ALUMINIUM) -> Limb:
+    """The representative limb (module docstring). ``flexible``: the upper
+    arm and the two rods are :class:`Beam3D` (one element each), else rigid
+    cylinders (the same rigid inertia)."""
+    def beam(length, diameter, name):
+        if flexible:
+            return Beam3D(length, circle(diameter), material, name=name)
+        return cylinder(length, diameter, 0, (0.5 * length, 0, 0), material.rho, name)
+    frames = (Frame("1", None, sigma=REVOLUTE, alpha=_X, d=R_A),
+              Frame("2", "1", sigma=REVOLUTE, d=L1),
+              Frame("3", "2", sigma=REVOLUTE, b=H, alpha=_X),
+              Frame("4", "3", sigma=REVOLUTE, d=L2),
+              Frame("5", "4", sigma=FIXED, alpha=-_X, r=-H),
+              Frame("6", "2", sigma=REVOLUTE, b=-H, alpha=_X),
+              Frame("7", "6", sigma=FIXED, d=L2),
+              Frame("8", "4", sigma=FIXED, gamma=-0.5 * np.pi, d=-2 * H, theta=0.5 * np.pi))
+    bodies = {"1": (beam(L1, D_ARM, "upper arm"),),
+              "2": (cylinder(2 * H, D_LINK, 2, rho=material.rho, name="link 2"),),
+              "3": (beam(L2, D_ROD, "rod 1"),), "6": (beam(L2, D_ROD, "rod 2"),),
+              "5": (cylinder(2 * H, D_LINK, 2, rho=material.rho, name="link 4"),)}
+    closures = (Closure("7", "8", "revolute", name="parallelogram"),
+                Closure("5", None, "revolute", name="wrist", platform_point=(R_P, 0.0, 0.0),
+                        platform_rotation=(_X, 0.0, 0.0)))
+    return Limb(frames, bodies, closures)
+
+
+def robot(flexible=False, material=ALUMINIUM, gravity=GRAVITY):
+    """The Delta (three copies of :func:`limb` mounted at ``PHI``), platform
+    translating (dofs x, y, z), reference configuration at :data:`HOME`."""
+    rl = limb(flexible, material)
+    legs = [rl.place(leg, Mount(gamma=phi, platform_rotation=tuple(map(tuple, rot_z(phi)))),
+                     actuated=("1",)) for leg, phi in zip(LEGS, PHI)]
+    platform = Platform(body=cylinder(H_PLATFORM, D_PLATFORM, 2, rho=material.rho, name="platform"),
+                        dofs=(0, 1, 2), dof_names=("x", "y", "z"))
+    reference = {k: float(v) for k, v in joint_angles(HOME).items()}
+    reference.update(zip(("x", "y", "z"), HOME))
+    return combine_limbs("Delta 3RR[2RR]R" + (" (flexible)" if flexible else ""), legs,
+                         platform=platform, gravity=tuple(gravity), reference=reference)
+
+
+def leg_axes(i):
+    """(e_i, u_i) of leg index i (0, 1, 2), base frame."""
+    c, s = np.cos(PHI[i]), np.sin(PHI[i])
+    return np.array([c, s, 0.0]), np.array([-s, c, 0.0])
+
+
+# ---- inverse geometric model (closed form) --------------------------------
+def actuator_angles(P, legs=(0, 1, 2)):
+    """Closed-form inverse geometric model, knee outward: ``q_i`` (..., 3)
+    (rad) placing the platform at P (..., 3) (m, base frame).
+
+    ``|C_i - B_i| = L2`` with ``D = C_i - A_i = (x, y, z)`` in (e_i, u_i,
+    e_z): ``x cos q - z sin q = K``, ``K = (|D|^2 + L1^2 - L2^2) / (2 L1)``,
+    i.e. ``cos(q + delta) = K / R``, ``R = sqrt(x^2 + z^2)``, ``delta =
+    atan2(z, x)``; knee outward is ``q + delta = -arccos(K / R)``.
+    legs : leg indices computed (default all three; (..., len(legs)) out).
+    Raises :class:`UnreachablePoseError` naming the leg when ``|K| > R``."""
+    from flexpkm.errors import UnreachablePoseError
+    P = np.asarray(P, float)
+    out = []
+    for i in legs:
+        e, u = leg_axes(i)
+        D = P + R_P * e - R_A * e
+        x, y, z = D @ e, D @ u, D[..., 2]
+        K = (x * x + y * y + z * z + L1 ** 2 - L2 ** 2) / (2 * L1)
+        R = np.hypot(x, z)
+        if np.any(np.abs(K) > R):
+            raise UnreachablePoseError(f"Delta leg {LEGS[i]}: the platform point C{LEGS[i]} is "
+                                       f"out of reach of the upper arm and rods (|K| > R)")
+        ck = K / R
+        sk = -np.sqrt(1 - ck * ck)
+        out.append(np.arctan2(sk * x / R - ck * z / R, ck * x / R + sk * z / R))
+    return np.stack(out, -1)
+
+
+def joint_angles(P, legs=(0, 1, 2)) -> dict:
+    """Every joint coordinate of the rigid robot at P (..., 3): ``{"q11":
+    ..., "q36": ...}`` (rad), from :func:`actuator_angles` and the rods'
+    direction ``w = (C_i - B_i) / L2``: the elbow turns the parallelogram's
+    plane about u_i until it holds w (``q_i1 + q_i2 = atan2(-x_2 . e_z,
+    x_2 . e_i)``, ``x_2`` = w without its u_i component), ``q_i3 = q_i6 =
+    -asin(w . u_i)``, ``q_i4 = -q_i3`` (link 4 parallel to link 2).
+    legs : leg indices computed (default all three)."""
+    P = np.asarray(P, float)
+    q = actuator_angles(P, legs)
+    out = {}
+    for k, i in enumerate(legs):
+        leg = LEGS[i]
+        e, u = leg_axes(i)
+        B = R_A * e + L1 * (np.cos(q[..., k, None]) * e
+                            - np.sin(q[..., k, None]) * np.array([0, 0, 1.0]))
+        w = (P + R_P * e - B) / L2
+        wu = w @ u
+        x2 = w - wu[..., None] * u
+        psi = np.arctan2(-x2[..., 2], x2 @ e)
+        q3 = np.arctan2(-wu, np.linalg.norm(x2, axis=-1))
+        out.update({f"q{leg}1": q[..., k], f"q{leg}2": psi - q[..., k], f"q{leg}3": q3,
+                    f"q{leg}4": -q3, f"q{leg}6": q3})
+    return out
+
+
+def configuration(model, P):
+    """``q_tot`` (n_tot,) or (B, n_tot) of the robot (rigid, or flexible at
+    q_e = 0) with the platform at P (3,) or (B, 3), m, in closed form."""
+    P = np.asarray(P, float)
+    q = np.zeros(P.shape[:-1] + (model.layout.n_tot,))
+    for name, value in joint_angles(P).items():
+        q[..., model.layout.index(name)] = value
+    for k, name in enumerate(("x", "y", "z")):
+        q[..., model.layout.index(name)] = P[..., k]
+    return q
+
+
+# ---- inverse dynamics along a path ----------------------------------------
+def straight_line(start, stop, duration, rate=1000.0):
+    """Samples of the straight line from ``start`` to ``stop`` (3,) (m) with
+    the quintic law ``s = 10 tau^3 - 15 tau^4 + 6 tau^5``, ``tau = t /
+    duration`` (s), every ``1 / rate`` s, both ends included. Returns (t (n,),
+    P, Pd, Pdd (n, 3)) in m, m/s, m/s^2."""
+    from flexpkm.errors import InvalidArgumentError
+    if not (duration > 0 and rate > 0):
+        raise InvalidArgumentError(f"duration and rate must be positive, got {duration}, {rate}")
+    n = int(round(duration * rate)) + 1
+    t = np.linspace(0.0, duration, n)
+    tau = t / duration
+    s = tau ** 3 * (10 - 15 * tau + 6 * tau ** 2)
+    sd = 30 * tau ** 2 * (1 - tau) ** 2 / duration
+    sdd = 60 * tau * (1 - tau) * (1 - 2 * tau) / duration ** 2
+    delta = np.asarray(stop, float) - np.asarray(start, float)
+    return t, start + s[:, None] * delta, sd[:, None] * delta, sdd[:, None] * delta
+
+
+def idm_path(model, start, stop, duration, rate=1000.0):
+    """Rigid inverse dynamics (10.124) along :func:`straight_line`, vectorised
+    over the samples (the entry point of a ``flexpkm idm`` command).
+
+    model : the rigid Delta (``build_model(robot())``); start, stop : (3,)
+    platform positions, m; duration : s; rate : samples per second.
+    The joint coordinates come from the closed-form inverse geometric model
+    (:func:`configuration`); ``qd_a = J_x^-1 Pd`` and ``qdd_a = J_x^-1 (Pdd -
+    b_x)`` with ``J_x``, ``b_x`` the platform rows of J and b (10.114, 10.119)
+    of :func:`flexpkm.full_model`; then :func:`flexpkm.inverse_dynamics`.
+    Returns (t (n,) s, q_a (n, 3) rad, tau (n, 3) N m), actuators in leg order.
+    Raises :class:`InvalidArgumentError` for a model with elastic (or other
+    non-actuated independent) coordinates, :class:`UnreachablePoseError`
+    when the path leaves the workspace."""
+    from flexpkm.algorithms.dynamics import full_model, inverse_dynamics
+    from flexpkm.errors import InvalidArgumentError
+    t, P, Pd, Pdd = straight_line(start, stop, duration, rate)
+    q = configuration(model, P)
+    n_t = model.layout.n_t
+    fm = full_model(model, q, np.zeros((len(t), 3)))
+    if fm.M.shape[-1] != fm.n_a:
+        raise InvalidArgumentError("idm_path needs the rigid Delta (robot(flexible=False))")
+    Jx = fm.J[:, n_t:, :]
+    qd = np.linalg.solve(Jx, Pd[..., None])[..., 0]
+    fm = full_model(model, q, qd, dep=fm.dep)
+    qdd = np.linalg.solve(Jx, (Pdd - fm.b[:, n_t:])[..., None])[..., 0]
+    tau = inverse_dynamics(fm, qdd)[0]
+    return t, q[:, list(model.layout.actuated)], tau
+
+
+def _robot(options):
+    return robot(flexible=not options["rigid"])
+
+
+def _configure(model, pose, options):
+    return configuration(model, np.asarray(pose, float))
+
+
+CASE = Case(
+    name="delta", title="Müller's 3RR[2RR]R Delta (translating platform, parallelogram limbs)",
+    pose_option="pose", pose_names=("x", "y", "z"), pose_units=("m", "m", "m"),
+    pose_default=HOME, robot=_robot, configure=_configure, reference_label="none",
+    options=(Option("rigid", "rigid links (default: upper arms and rods are 3D beams)",
+                    kind="flag", default=False),),
+    extra={"idm_path": idm_path})
