@@ -39,7 +39,7 @@ from flexpkm.elements.beam import Beam3D, Material, Section
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform
 from flexpkm.model.limbs import Limb, Mount, combine_limbs
-from flexpkm.spatial import rot_z, rotation_matrix, rotation_vector
+from flexpkm.spatial import rot_z
 
 LEGS = ("1", "2", "3")
 PHI = (0.0, 2 * np.pi / 3, 4 * np.pi / 3)          #: limb angles about z_0, rad
@@ -207,33 +207,21 @@ def straight_line(start, stop, duration, rate=1000.0):
 
 
 def idm_path(model, start, stop, duration, rate=1000.0):
-    """Rigid inverse dynamics (10.124) along :func:`straight_line`, vectorised
-    over the samples (the entry point of a ``flexpkm idm`` command).
+    """Rigid inverse dynamics (10.124) along the straight line ``start ->
+    stop`` of P with the quintic law, vectorised over the samples:
+    :func:`flexpkm.analysis.idm.path_inverse_dynamics` on the closed-form
+    inverse geometric model (:func:`configuration`).
 
-    model : the rigid Delta (``build_model(robot())``); start, stop : (3,)
-    platform positions, m; duration : s; rate : samples per second.
-    The joint coordinates come from the closed-form inverse geometric model
-    (:func:`configuration`); ``qd_a = J_x^-1 Pd`` and ``qdd_a = J_x^-1 (Pdd -
-    b_x)`` with ``J_x``, ``b_x`` the platform rows of J and b (10.114, 10.119)
-    of :func:`flexpkm.full_model`; then :func:`flexpkm.inverse_dynamics`.
+    model : the rigid Delta (``build_model(robot(flexible=False))``); start,
+    stop : (3,) platform positions, m; duration : s; rate : samples per second.
     Returns (t (n,) s, q_a (n, 3) rad, tau (n, 3) N m), actuators in leg order.
     Raises :class:`InvalidArgumentError` for a model with elastic (or other
     non-actuated independent) coordinates, :class:`UnreachablePoseError`
     when the path leaves the workspace."""
-    from flexpkm.algorithms.dynamics import full_model, inverse_dynamics
-    from flexpkm.errors import InvalidArgumentError
-    t, P, Pd, Pdd = straight_line(start, stop, duration, rate)
-    q = configuration(model, P)
-    n_t = model.layout.n_t
-    fm = full_model(model, q, np.zeros((len(t), 3)))
-    if fm.M.shape[-1] != fm.n_a:
-        raise InvalidArgumentError("idm_path needs the rigid Delta (robot(flexible=False))")
-    Jx = fm.J[:, n_t:, :]
-    qd = np.linalg.solve(Jx, Pd[..., None])[..., 0]
-    fm = full_model(model, q, qd, dep=fm.dep)
-    qdd = np.linalg.solve(Jx, (Pdd - fm.b[:, n_t:])[..., None])[..., 0]
-    tau = inverse_dynamics(fm, qdd)[0]
-    return t, q[:, list(model.layout.actuated)], tau
+    from flexpkm.analysis.idm import path_inverse_dynamics
+    res = path_inverse_dynamics(model, lambda poses: configuration(model, poses), start, stop,
+                                duration, rate=rate)
+    return res.t, res.q_a, res.tau
 
 
 def _robot(options):
@@ -250,4 +238,4 @@ CASE = Case(
     pose_default=HOME, robot=_robot, configure=_configure, reference_label="none",
     options=(Option("rigid", "rigid links (default: upper arms and rods are 3D beams)",
                     kind="flag", default=False),),
-    extra={"idm_path": idm_path})
+    extra={"idm": True, "idm_options": {"rigid": True}})

@@ -73,9 +73,9 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
     plat = np.arange(layout.n_t, layout.n_tot)
     dx = state(stop[None])[0, plat] - state(start[None])[0, plat]
     xd, xdd = sd[:, None] * dx, sdd[:, None] * dx
-    n_r = layout.n_tot - sum(len(rows) for rows in model.closure_rows)
     try:
-        dep = full_model(model, q[0], np.zeros(n_r)).dep
+        first = full_model(model, q[0], 0.0)        # the independent rows decide n_r
+        dep, n_r = first.dep, len(first.r_index)
         probe = full_model(model, q, np.zeros((len(t), n_r)), dep=dep)
     except FlexPKMError as e:
         raise with_context(e, f"{model.name} along the path") from None

@@ -1,12 +1,14 @@
 """``flexpkm idm CASE --from POSE --to POSE --duration T [--rate HZ]
 [--weights W ...] [--no-friction] --out DIR``: actuator efforts along a
 straight platform path with the quintic law (rigid models, Sections 8.4-8.5;
-minimum-norm efforts with actuation redundancy, Eq. 8.148)."""
+minimum-norm efforts with actuation redundancy, Eq. 8.148). A case may
+fix options for it (``extra["idm_options"]``: the Delta's rigid model)."""
 from __future__ import annotations
 
 import time
 
-from flexpkm.cli.common import add_case_parsers, model_of, add_path_options, options_of, positive
+from flexpkm.cli.common import add_case_parsers, add_path_options, options_of, positive
+from flexpkm.model.build import build_model
 
 
 def register(subparsers, files=()):
@@ -33,8 +35,8 @@ def run(args) -> int:
     from flexpkm.analysis.idm import path_inverse_dynamics
     from flexpkm.io.idm_output import write_idm
     case = args.case
-    options = options_of(args)
-    model = model_of(args)
+    options = {**options_of(args), **case.extra.get("idm_options", {})}
+    model = build_model(case.robot(options))
     t0 = time.perf_counter()
     res = path_inverse_dynamics(model, lambda poses: case.configure(model, poses, options),
                                 args.start, args.stop, args.duration, rate=args.rate,

@@ -75,3 +75,17 @@ def test_file_errors_are_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("flexpkm: error:") and "\n" not in err and message in err
+
+
+def test_idm_of_the_delta_writes_its_efforts(tmp_path, capsys):
+    """Issue 11: ``flexpkm idm delta`` on the rigid Delta along the line of
+    the issue; the efforts are those of the case's own entry point."""
+    out = tmp_path / "d"
+    assert main(["idm", "delta", "--from", "0", "0", "-0.80", "--to", "0.20", "0.10", "-0.95",
+                 "--duration", "0.5", "--out", str(out)]) == 0
+    d = np.load(out / "idm.npz")
+    assert d["t"].shape == (501,) and d["q_a"].shape == d["tau"].shape == (501, 3)
+    model = fp.build_model(fp.cases.delta.robot(flexible=False))
+    t, q_a, tau = fp.cases.delta.idm_path(model, (0, 0, -0.8), (0.2, 0.1, -0.95), 0.5)
+    np.testing.assert_allclose(d["tau"], tau, atol=1e-9 * np.abs(tau).max())
+    assert (out / "idm.png").stat().st_size > 10_000
