@@ -58,7 +58,7 @@ def from_file(path, variant=None) -> Case:
                 pose_names=pose[1], pose_units=pose[2], pose_default=None, robot=_robot,
                 configure=_configure, options=tuple(options),
                 view="normal" if robot.plane_normal is not None else "auto",
-                extra={"file": str(path)})
+                extra={"file": str(path), "idm": robot.platform is not None})
 
 
 def configure(model, pose, q_a=None, platform=True):

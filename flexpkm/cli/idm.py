@@ -16,7 +16,8 @@ def register(subparsers, files=()):
         "idm", help="actuator efforts along a straight platform path (rigid robots)",
         description="Inverse dynamic model along the straight path --from -> --to of the "
                     "platform, s = 10 tau^3 - 15 tau^4 + 6 tau^5, sampled at --rate.")
-    add_case_parsers(p, "idm", _options, pose=False, only=lambda c: c.extra.get("idm", False))
+    add_case_parsers(p, "idm", _options, pose=False, only=lambda c: c.extra.get("idm", False),
+                     files=files)
     p.set_defaults(func=run)
 
 

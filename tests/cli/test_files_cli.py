@@ -89,3 +89,15 @@ def test_idm_of_the_delta_writes_its_efforts(tmp_path, capsys):
     t, q_a, tau = fp.cases.delta.idm_path(model, (0, 0, -0.8), (0.2, 0.1, -0.95), 0.5)
     np.testing.assert_allclose(d["tau"], tau, atol=1e-9 * np.abs(tau).max())
     assert (out / "idm.png").stat().st_size > 10_000
+
+
+def test_idm_of_a_file_equals_the_case(tmp_path, capsys):
+    """The DualV's file, assembled numerically along the path, gives the
+    minimum-norm efforts of the case's closed-form geometric model."""
+    a, b = tmp_path / "file", tmp_path / "case"
+    assert main(["idm", str(CASES / "dualv.toml"), "--from", "0", "0", "0", "--to", "0.05", "0.03",
+                 "0", "--duration", "0.3", "--out", str(a)]) == 0
+    assert main(["idm", "dualv", "--from", "0", "0", "--to", "0.05", "0.03", "--duration", "0.3",
+                 "--out", str(b)]) == 0
+    ta, tb = np.load(a / "idm.npz")["tau"], np.load(b / "idm.npz")["tau"]
+    np.testing.assert_allclose(ta, tb, atol=1e-9 * np.abs(tb).max())
