@@ -18,6 +18,10 @@ import numpy as np
 import scipy.linalg as sla
 
 from flexpkm.algorithms.closure import constraint_jacobian, expand, platform_pose, solve_closure
+from flexpkm.algorithms.conditioning import (NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE,
+                                             canonical_shapes, check_actuator_stiffness,
+                                             check_modes_count, closure_condition,
+                                             pencil_measures, repeated_flags)
 from flexpkm.errors import IndefiniteMassMatrixError, InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
@@ -39,6 +43,7 @@ class ReducedModel:
     choice   : how q_dep was chosen (``"book"``, ``"rank-revealing"``...)
     dep_names: the dependent coordinates
     ind, dep, J_d : q_tot columns of q_r and q_dep, and ``J_d`` (B, c, n_q)
+    cond_closure : (B,) condition number of ``J_t^f`` (10.110) at each pose
     J        : (B, n_tot, n_q) maps q_r to all coordinates q_tot (columns in
                q_r order), i.e. ``J E_q^T`` (10.114); built on each access
 
@@ -54,6 +59,7 @@ class ReducedModel:
     ind: np.ndarray
     dep: np.ndarray
     J_d: np.ndarray
+    cond_closure: np.ndarray = None
 
     @property
     def J(self) -> np.ndarray:
@@ -66,7 +72,8 @@ def reduced_matrices(model, q_t, q_dep=None) -> ReducedModel:
     assembled robot; elastic coordinates are set to 0).
 
     q_t : (n_t,) or (B, n_t): one pose gives a :class:`ReducedModel` without
-    the batch axis, a batch one with it.
+    the batch axis, a batch one with it. Raises InvalidArgumentError for
+    another shape, an empty batch or a non-finite value (naming the pose).
     Raises :class:`SingularConfigurationError` when
     the closure cannot be solved (see :func:`flexpkm.algorithms.dependent.choose_dependent`).
     """
@@ -87,11 +94,14 @@ def reduced_matrices(model, q_t, q_dep=None) -> ReducedModel:
     K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)
     red = ReducedModel(M_r, K_r, names, len(act), sol.choice,
-                       tuple(layout.names[i] for i in sol.dep), ind, dep, J_d)
+                       tuple(layout.names[i] for i in sol.dep), ind, dep, J_d,
+                       closure_condition(J_tot[:, :, dep]))
     return single_pose(red) if np.ndim(q_t) == 1 else red
 
 
-def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot")):
+def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot",
+                                 "cond_closure", "cond_pencil", "singularity_measure",
+                                 "repeated", "near_singular")):
     """``result`` (a :class:`ReducedModel` or :class:`Modes` of a batch of
     one pose) without its batch axis: one pose in, one pose out."""
     out = {f.name: getattr(result, f.name)[0] for f in fields(result)
@@ -133,6 +143,18 @@ class Modes:
                (None when computed with ``shapes=False``)
     names : coordinates of ``shapes_q``
     reduced : the :class:`ReducedModel` they come from
+    cond_closure : (B,) condition number of ``J_t^f`` (closure)
+    cond_pencil : (B,) ``lambda_max / lambda_min`` of the stiffness/mass
+               pencil (all modes, before ``n_modes``; inf if lambda_min <= 0)
+    singularity_measure : (B,) ``lambda_min / (max diag K / max |M|)``, the
+               Type 2 distance measure (singular below ``ZERO_STIFFNESS``)
+    near_singular : (B,) cond_closure or cond_pencil above
+               :data:`flexpkm.algorithms.conditioning.NEAR_SINGULAR_COND`, or
+               the measure below ``NEAR_SINGULAR_MEASURE``: trust with care
+    repeated : (B, n) frequency repeated (relative gap < 1e-6); its shapes are
+               an M-orthonormal basis of the eigenspace, chosen from the
+               eigenspace alone, each shape's largest-magnitude component
+               positive (:func:`flexpkm.algorithms.conditioning.canonical_shapes`)
     """
 
     frequencies_hz: np.ndarray
@@ -140,6 +162,11 @@ class Modes:
     shapes_tot: np.ndarray
     names: tuple
     reduced: ReducedModel
+    cond_closure: np.ndarray = None
+    cond_pencil: np.ndarray = None
+    singularity_measure: np.ndarray = None
+    near_singular: np.ndarray = None
+    repeated: np.ndarray = None
 
 
 #: from this size on, LAPACK's generalized solver pose by pose (scipy, dsygvd)
@@ -178,6 +205,26 @@ def generalized_eigh(K, M, where="M", vectors=True):
     return lam, np.swapaxes(Linv, -1, -2) @ V
 
 
+def _check_type2(measure, cond, red, actuator_stiffness):
+    """SingularConfigurationError at the first pose whose lowest eigenvalue
+    is below ``ZERO_STIFFNESS`` of the stiffness scale."""
+    low = np.flatnonzero(measure <= ZERO_STIFFNESS)
+    if not low.size:
+        return
+    b = int(low[0])
+    facts = (f"pose {b}: lowest eigenvalue / stiffness scale = {measure[b]:.3g} "
+             f"(threshold {ZERO_STIFFNESS:g}), cond(J_t^f) = {red.cond_closure[b]:.3g}")
+    if actuator_stiffness is None:
+        why = ("with the actuators locked the robot has a zero-stiffness motion: "
+               "a Type 2 (parallel) singularity")
+    else:
+        why = ("with elastic actuators the robot has a zero-stiffness motion: a Type 2 "
+               "singularity, or an actuator stiffness negligible against the structure's")
+    raise SingularConfigurationError(f"singular configuration at {facts}; {why}",
+                                     matrix="K_r" if actuator_stiffness is not None else "K_cc",
+                                     where=f"pose {b}", cond=float(cond[b]))
+
+
 def natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
                         q_dep=None, allow_zero=False, shapes=True) -> Modes:
     """Natural frequencies and mode shapes at the configuration ``q_t``
@@ -188,13 +235,18 @@ def natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
     model : :class:`flexpkm.model.Model` (or a Robot, built on each call)
     q_t : (n_t,) one assembled configuration, or (B, n_t) a batch (m, rad;
           elastic coordinates are ignored: the analysis is at q_e = 0)
-    n_modes : number of modes kept (default all)
-    Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a batch.
+    n_modes : number of modes kept, a whole number >= 1 (default all)
+    Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a
+    batch, with the condition numbers and flags of the result.
     A batch runs with BLAS limited to one thread (:mod:`flexpkm.threads`).
     Raises :class:`SingularConfigurationError` when the locked robot has a
-    zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``.
+    zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``
+    (with its pose index, measure and condition number), InvalidArgumentError
+    for a bad ``q_t`` (shape, non-finite), ``n_modes`` or ``actuator_stiffness``
+    (non-finite, non-positive, outside 1e+-12 of the structure's stiffness).
     """
-    if np.ndim(q_t) == 1 or np.shape(q_t)[0] == 1:      # one pose: nothing to batch
+    n_modes = check_modes_count(n_modes)
+    if np.ndim(q_t) != 2 or np.shape(q_t)[0] <= 1:      # one pose (or an error): no batch
         return _natural_frequencies(model, q_t, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
     with one_blas_thread():
         return _natural_frequencies(model, q_t, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
@@ -204,7 +256,11 @@ def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
                         q_dep=None, allow_zero=False, shapes=True) -> Modes:
     """Body of :func:`natural_frequencies` (BLAS threads already limited)."""
     model = build_model(model)
-    red = reduced_matrices(model, as_batch(q_t, model.layout.n_t), q_dep=q_dep)
+    q = as_batch(q_t, model.layout.n_t, "q_t")
+    act = [model.layout.names[i] for i in model.layout.actuated]
+    if actuator_stiffness is not None:
+        check_actuator_stiffness(actuator_stiffness, act, None)
+    red = reduced_matrices(model, q, q_dep=q_dep)
     na = red.n_a
     if actuator_stiffness is None:
         M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
@@ -216,29 +272,25 @@ def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
         # joins K_aa.
         M, K, names = red.M_r.copy(), red.K_r.copy(), red.names
         J = lambda: red.J
-        k_a = np.atleast_1d(np.asarray(actuator_stiffness, float))
-        if k_a.shape != (na,) or np.any(k_a <= 0):
-            raise InvalidArgumentError(
-                f"actuator_stiffness: {na} positive values expected (one per actuated joint "
-                f"{', '.join(names[:na])}), got {k_a.tolist()}")
+        k_a = check_actuator_stiffness(actuator_stiffness, names[:na], red.K_r[:, na:, na:])
         K[:, range(na), range(na)] += k_a
         for k, name in enumerate(names[:na]):
             M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
         where = "M_r"
     lam, X = generalized_eigh(K, M, where, vectors=shapes)
-    kmax = np.abs(np.diagonal(K, axis1=-2, axis2=-1)).max(axis=-1)   # <= lambda_max(K)
+    cond, measure = pencil_measures(lam, K, M)
     if not allow_zero:
-        low = lam[:, 0] <= ZERO_STIFFNESS * kmax / np.abs(M).max(axis=(-1, -2))
-        if np.any(low):
-            b = int(np.argmax(low))
-            raise SingularConfigurationError(
-                f"singular configuration: with the actuators locked the robot has a "
-                f"zero-stiffness motion at pose {b} (lowest eigenvalue {lam[b, 0]:.3g}); "
-                f"this is a Type 2 (parallel) singularity", matrix="K_cc", cond=np.inf)
+        _check_type2(measure, cond, red, actuator_stiffness)
+    near = ((red.cond_closure > NEAR_SINGULAR_COND) | (cond > NEAR_SINGULAR_COND)
+            | (measure < NEAR_SINGULAR_MEASURE))
     f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
     n = f.shape[1] if n_modes is None else min(int(n_modes), f.shape[1])
+    extra = dict(cond_closure=red.cond_closure, cond_pencil=cond, singularity_measure=measure,
+                 near_singular=near)
     if X is None:
-        modes = Modes(f[:, :n], None, None, names, red)
+        modes = Modes(f[:, :n], None, None, names, red, repeated=repeated_flags(lam)[:, :n], **extra)
     else:
-        modes = Modes(f[:, :n], X[:, :, :n], J() @ X[:, :, :n], names, red)
+        X, rep = canonical_shapes(lam, X)
+        modes = Modes(f[:, :n], X[:, :, :n], J() @ X[:, :, :n], names, red,
+                      repeated=rep[:, :n], **extra)
     return single_pose(modes) if np.ndim(q_t) == 1 else modes
