@@ -10,7 +10,8 @@ import signal
 import sys
 import threading
 
-from flexpkm.io.run_files import Run, description_hash
+from flexpkm.errors import OutputError
+from flexpkm.io.run_files import MANIFEST, Run, check_output_file, description_hash
 
 #: exit status of an interrupted run (128 + SIGINT)
 INTERRUPTED = 130
@@ -36,12 +37,28 @@ def plain_options(args) -> dict:
     return out
 
 
-def start_run(folder, args, robot=None, owned=()) -> Run:
+def start_run(folder, args, robot=None, owned=(), manifest=MANIFEST) -> Run:
     """The manifest of this command's run in ``folder`` (checked and created
     now, before computing; OutputError for an unwritable folder or one
     holding another run's outputs without ``--force``)."""
     return Run(folder, command_line(args), plain_options(args), force=args.force, owned=owned,
-               description=description_hash(robot) if robot is not None else "")
+               description=description_hash(robot) if robot is not None else "",
+               manifest=manifest)
+
+
+def start_file_run(paths, args, robot=None) -> Run:
+    """The manifest ``FIRST.run.json`` of a command that writes the named
+    files ``paths`` (the first one anchors the manifest): each is checked
+    (a file name in a writable folder), an existing one is refused without
+    ``--force``."""
+    paths = [check_output_file(p) for p in paths if p]
+    for p in paths[1:]:
+        if p.exists() and not args.force:
+            raise OutputError(f"{str(p)!r} exists (another run's output?): use --force to "
+                              "replace it")
+    first = paths[0]
+    return start_run(first.parent, args, robot, owned=[first.name],
+                     manifest=f"{first.name}.run.json")
 
 
 @contextlib.contextmanager

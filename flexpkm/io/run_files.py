@@ -101,14 +101,17 @@ class Run:
     the old manifest lists and those matching ``patterns``. Then writes
     ``run.json`` with status ``running``.
 
+    ``manifest`` : the manifest's file name (``run.json``; a command whose
+    output is one named file uses ``NAME.run.json`` beside it, and
+    ``owned`` = that file's name).
     ``run.add(path)`` records a complete file; ``run.finish(status)``
     rewrites the manifest (status, end time, files).
     """
 
     def __init__(self, folder, command: str, options: dict, force=False, owned=(),
-                 description: str = ""):
+                 description: str = "", manifest: str = MANIFEST):
         self.folder = check_writable(folder)
-        self.path = self.folder / MANIFEST
+        self.path = self.folder / manifest
         self._clear(force, owned)
         from flexpkm import __version__
         self.data = {"command": command, "version": __version__, "description_sha256": description,
