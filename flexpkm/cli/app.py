@@ -46,3 +46,6 @@ def main(argv=None) -> int:
     except BrokenPipeError:             # e.g. `flexpkm modal navaro | head`
         sys.stderr.close()
         return 0
+    except (OSError, MemoryError) as e:     # a disk full, a file vanished... one line too
+        print(f"flexpkm: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
