@@ -77,14 +77,24 @@ def _csv_text(text: str) -> str:
     return '"' + " ".join(str(text).split()).replace('"', '""') + '"'
 
 
+#: the largest number of poses of a sweep (checked before anything is allocated)
+MAX_POSES = 1_000_000
+
+
 def path_poses(start, stop, steps: int):
     """(s (N,), poses (N, k)) of the straight path start -> stop.
-    Raises ValueError for steps < 2 or start/stop of different lengths."""
+    Raises InvalidArgumentError for steps < 2 or > MAX_POSES, start/stop of
+    different lengths or not finite."""
     start, stop = np.atleast_1d(np.asarray(start, float)), np.atleast_1d(np.asarray(stop, float))
     if start.shape != stop.shape or start.ndim != 1:
         raise InvalidArgumentError(f"start {start.tolist()} and stop {stop.tolist()} must have the same length")
     if int(steps) < 2:
         raise InvalidArgumentError(f"a sweep needs at least 2 steps, got {steps}")
+    if int(steps) > MAX_POSES:
+        raise InvalidArgumentError(f"a sweep has at most {MAX_POSES} poses, got {steps}")
+    if not (np.isfinite(start).all() and np.isfinite(stop).all()):
+        raise InvalidArgumentError(f"start {start.tolist()} and stop {stop.tolist()} must be "
+                                   "finite")
     s = np.linspace(0.0, 1.0, int(steps))
     return s, start + s[:, None] * (stop - start)
 

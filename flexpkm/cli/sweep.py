@@ -11,7 +11,7 @@ import numpy as np
 from flexpkm.analysis.sweep import frequency_sweep
 from flexpkm.cli.common import add_case_parsers, count, finite, options_of, progress_callback
 from flexpkm.cli.runs import add_force, interrupted, sigint_deferred, start_file_run
-from flexpkm.errors import Interrupted, InvalidArgumentError
+from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
 from flexpkm.io.plots import image_format, plot_sweep
 from flexpkm.model.build import build_model
 
@@ -69,12 +69,19 @@ def run(args) -> int:
     run_.finish("completed")
     counts = Counter(s.split(":")[0] for s in result.status)
     bad = [k for k, s in enumerate(result.status) if s not in ("ok", "near-singular")]
+    summary = (f"{len(bad)} of {len(result.status)} poses failed (masked rows, see the status "
+               f"column), {counts.get('near-singular', 0)} near-singular: "
+               + ", ".join(f"{n} {k}" for k, n in counts.items())
+               + (f"; e.g. pose {bad[0]}: {result.status[bad[0]]}" if bad else ""))
+    if len(bad) == len(result.status):
+        raise SweepFailed(f"no pose of the sweep could be computed: {summary}")
     if len(counts) > 1 or "ok" not in counts:
-        print(f"{len(bad)} of {len(result.status)} poses failed (NaN), "
-              f"{counts.get('near-singular', 0)} near-singular: "
-              + ", ".join(f"{n} {k}" for k, n in counts.items())
-              + (f"; e.g. pose {bad[0]}: {result.status[bad[0]]}" if bad else ""))
-    return 0 if np.isfinite(result.frequencies_hz).any() else 2
+        print(summary)
+    return 0
+
+
+class SweepFailed(FlexPKMError):
+    """Every pose of a sweep failed (the CSV is written all the same)."""
 
 
 def _write(result, args, case, model, run_):
