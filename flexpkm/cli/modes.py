@@ -76,17 +76,20 @@ def run(args) -> int:
     case, model, options, pose, q_t = resolve(args)
     numbers = mode_numbers(args, model.layout.n_tot)
     run_ = _start(args, case, model)                       # outputs checked before computing
-    modes = natural_frequencies(model, q_t, n_modes=max(numbers))
-    n = modes.frequencies_hz.shape[-1]
-    if args.mode_numbers is None:
-        numbers = [k for k in numbers if k <= n]            # "the N lowest": at most all of them
-    if numbers[-1] > n:
-        raise InvalidArgumentError(f"{model.name} has {n} modes; cannot draw mode {numbers[-1]}")
-    with sigint_deferred():
-        written = _write(args, case, model, q_t, modes, numbers, pose, options)
-        for path in written:
-            run_.add(path)
-        run_.finish("completed")
+    try:
+        modes = natural_frequencies(model, q_t, n_modes=max(numbers))
+        n = modes.frequencies_hz.shape[-1]
+        if args.mode_numbers is None:
+            numbers = [k for k in numbers if k <= n]        # "the N lowest": at most all of them
+        if numbers[-1] > n:
+            raise InvalidArgumentError(f"{model.name} has {n} modes; cannot draw mode {numbers[-1]}")
+        with sigint_deferred():
+            written = [run_.add(p) for p in _write(args, case, model, q_t, modes, numbers, pose,
+                                                   options)]
+    except BaseException:
+        run_.fail()
+        raise
+    run_.finish("completed")
     print(f"{model.name} at {pose_text(case, pose, options)}")
     for k in numbers:
         print(f"  mode {k}: {modes.frequencies_hz[k - 1]:.3f} Hz")

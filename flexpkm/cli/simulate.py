@@ -65,7 +65,7 @@ def run(args) -> int:
         _write(robot, e.partial, args, run_)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}")
     except BaseException:
-        run_.finish("failed")
+        run_.fail()
         raise
     wall = time.perf_counter() - t0
     files = _write(robot, res, args, run_)

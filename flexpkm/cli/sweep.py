@@ -63,7 +63,7 @@ def run(args) -> int:
         _write(e.partial, args, case, model, run_)
         return interrupted(run_, f"{e}; wrote the finished poses")
     except BaseException:
-        run_.finish("failed")
+        run_.fail()
         raise
     _write(result, args, case, model, run_)
     run_.finish("completed")

@@ -105,11 +105,13 @@ class Run:
     output is one named file uses ``NAME.run.json`` beside it, and
     ``owned`` = that file's name).
     ``run.add(path)`` records a complete file; ``run.finish(status)``
-    rewrites the manifest (status, end time, files).
+    rewrites the manifest (status, end time, files); ``run.fail()`` ends a
+    run stopped by an error. A manifest left ``running`` is a killed run.
     """
 
     def __init__(self, folder, command: str, options: dict, force=False, owned=(),
                  description: str = "", manifest: str = MANIFEST):
+        self.created = not Path(folder).exists()
         self.folder = check_writable(folder)
         self.path = self.folder / manifest
         self._clear(force, owned)
@@ -123,7 +125,6 @@ class Run:
         stale = set(self.folder.glob(f"{PART}*"))
         previous = [p for pattern in owned for p in self.folder.glob(pattern)]
         if self.path.exists():
-            previous.append(self.path)
             with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
                 previous += [self.folder / f["name"]
                              for f in json.loads(self.path.read_text())["files"]]
@@ -133,7 +134,7 @@ class Run:
                               f"({', '.join(p.name for p in previous[:3])}"
                               f"{', ...' if len(previous) > 3 else ''}): use --force to replace "
                               "them, or another folder")
-        for p in sorted(stale) + previous:
+        for p in sorted(stale) + previous + [self.path]:
             with contextlib.suppress(OSError):
                 p.unlink()
 
@@ -158,6 +159,18 @@ class Run:
     def finish(self, status: str = "completed"):
         self.data.update(status=status, ended=_now())
         self._write()
+
+    def fail(self):
+        """The run stopped on an error: the manifest says ``failed``; a run
+        that wrote no file leaves nothing (its manifest removed, its folder
+        too if the run created it and it is empty)."""
+        if self.data["files"]:
+            self.finish("failed")
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+            if self.created:
+                self.folder.rmdir()
 
     def _write(self):
         with atomic_write(self.path) as tmp:
