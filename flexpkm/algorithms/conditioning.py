@@ -109,20 +109,29 @@ def repeated_flags(lam) -> np.ndarray:
     return flags
 
 
-def canonical_shapes(lam, X):
+def canonical_shapes(lam, X, T=None):
     """Mode shapes X (B, n_q, n), M-orthonormal, in the convention of this
-    module: returns ``(X', repeated (B, n))``. Within a cluster of repeated
-    eigenvalues, ``X' = X U`` with U orthogonal (:func:`_eigenspace_basis`),
-    so that ``X'`` depends only on the eigenspace; then each column is
-    signed so that its largest-magnitude component is positive."""
+    module, judged on ``T = J X`` (B, n_tot, n) when given (the shapes over
+    every coordinate, which do not depend on the choice of q_dep), else on
+    X. Returns ``(X', T', repeated (B, n))`` (T' None without T). Within a
+    cluster of repeated eigenvalues, ``X' = X U`` with U orthogonal
+    (:func:`_eigenspace_basis` of T's rows), so that the result depends
+    only on the eigenspace; then each column is signed so that the
+    largest-magnitude component of T (else X) is positive."""
     X = X.copy()
+    T = None if T is None else T.copy()
+    ref = X if T is None else T
     rep = repeated_flags(lam)
     for b in np.flatnonzero(rep.any(axis=-1)):
         for cols in _clusters(rep[b], lam[b]):
-            X[b][:, cols] = X[b][:, cols] @ _eigenspace_basis(X[b][:, cols].T)
-    k = np.argmax(np.abs(X), axis=1)                                   # (B, n)
-    sign = np.sign(np.take_along_axis(X, k[:, None, :], axis=1))
-    return X * np.where(sign == 0, 1.0, sign), rep
+            U = _eigenspace_basis(ref[b][:, cols].T)
+            X[b][:, cols] = X[b][:, cols] @ U
+            if T is not None:
+                T[b][:, cols] = T[b][:, cols] @ U
+    k = np.argmax(np.abs(ref), axis=1)                                   # (B, n)
+    sign = np.sign(np.take_along_axis(ref, k[:, None, :], axis=1))
+    sign = np.where(sign == 0, 1.0, sign)
+    return X * sign, (None if T is None else T * sign), rep
 
 
 def _eigenspace_basis(Y):

@@ -152,9 +152,12 @@ class Modes:
                :data:`flexpkm.algorithms.conditioning.NEAR_SINGULAR_COND`, or
                the measure below ``NEAR_SINGULAR_MEASURE``: trust with care
     repeated : (B, n) frequency repeated (relative gap < 1e-6); its shapes are
-               an M-orthonormal basis of the eigenspace, chosen from the
-               eigenspace alone, each shape's largest-magnitude component
-               positive (:func:`flexpkm.algorithms.conditioning.canonical_shapes`)
+               an M-orthonormal basis of the eigenspace chosen from the
+               eigenspace alone; every shape is signed so that the
+               largest-magnitude component of ``shapes_tot`` is positive
+               (:func:`flexpkm.algorithms.conditioning.canonical_shapes`):
+               ``shapes_tot`` of a pose does not depend on the other poses of
+               the batch, ``shapes_q`` is over the batch's q_dep choice
     """
 
     frequencies_hz: np.ndarray
@@ -290,7 +293,7 @@ def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
     if X is None:
         modes = Modes(f[:, :n], None, None, names, red, repeated=repeated_flags(lam)[:, :n], **extra)
     else:
-        X, rep = canonical_shapes(lam, X)
-        modes = Modes(f[:, :n], X[:, :, :n], J() @ X[:, :, :n], names, red,
-                      repeated=rep[:, :n], **extra)
+        X, T, rep = canonical_shapes(lam, X, J() @ X)
+        modes = Modes(f[:, :n], X[:, :, :n], T[:, :, :n], names, red, repeated=rep[:, :n],
+                      **extra)
     return single_pose(modes) if np.ndim(q_t) == 1 else modes

@@ -31,8 +31,8 @@ def test_canonical_basis_depends_only_on_the_eigenspace():
     rot = np.eye(n)
     rot[1:4, 1:4] = np.linalg.qr(rng.normal(size=(3, 3)))[0]   # another basis of the triple
     rot[0, 0] = -1.0                                            # and a flipped sign
-    A, rep_a = canonical_shapes(lam[None], X[None])
-    B, rep_b = canonical_shapes(lam[None], (X @ rot)[None])
+    A, _, rep_a = canonical_shapes(lam[None], X[None])
+    B, _, rep_b = canonical_shapes(lam[None], (X @ rot)[None])
     assert np.allclose(A, B, atol=1e-12) and not np.allclose(X, X @ rot)
     assert rep_a.tolist() == [[False, True, True, True, False, False]] == rep_b.tolist()
     assert np.allclose(A[0].T @ A[0], np.eye(n), atol=1e-12)    # still orthonormal
@@ -55,6 +55,19 @@ def test_navaro_shapes_are_the_same_alone_or_in_a_batch(nav):
     M = alone.reduced.M_r[alone.reduced.n_a:, alone.reduced.n_a:]
     X = alone.shapes_q
     assert np.allclose(X.T @ M @ X, np.eye(6), atol=1e-9)
+    k = np.argmax(np.abs(alone.shapes_tot), axis=0)
+    assert (alone.shapes_tot[k, range(6)] > 0).all()
+
+
+def test_shapes_over_all_coordinates_do_not_depend_on_the_batch(nav):
+    """The second pose gets another q_dep alone than in the batch (chosen at
+    the batch's first pose): its shapes over every coordinate are the same."""
+    model, q = nav
+    batch = fp.natural_frequencies(model, q, n_modes=6)
+    alone = fp.natural_frequencies(model, q[1], n_modes=6)
+    assert alone.reduced.dep_names != batch.reduced.dep_names      # the case this guards
+    assert np.allclose(alone.frequencies_hz, batch.frequencies_hz[1], rtol=1e-9)
+    assert np.allclose(alone.shapes_tot, batch.shapes_tot[1], atol=1e-7)
 
 
 def test_condition_numbers_are_reported(nav, dual):
