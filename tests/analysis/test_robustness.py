@@ -87,3 +87,14 @@ def test_sweep_masks_bad_poses_with_their_true_index_and_measures():
 def test_path_poses_checked_before_allocation(start, stop, steps):
     with pytest.raises(InvalidArgumentError):
         path_poses(start, stop, steps)
+
+
+def test_non_finite_poses_are_refused_by_the_geometric_models():
+    from flexpkm.cases import navaro
+    from flexpkm.model.build import build_model
+    model = build_model(D.robot())
+    with pytest.raises(InvalidArgumentError, match="q11"):
+        D.configuration(model, float("nan"), 0.0)
+    nav = build_model(navaro.robot())
+    with pytest.raises(InvalidArgumentError, match="not finite"):
+        navaro.pose_configurations(nav, [[0, 0, 0], [0, float("inf"), 0]])
