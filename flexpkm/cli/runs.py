@@ -83,5 +83,6 @@ def interrupted(run, message: str) -> int:
     """Close ``run`` as interrupted, print one line, return 130."""
     if run is not None:
         run.finish("interrupted")
-    print(f"flexpkm: interrupted: {message}", file=sys.stderr)
+    end_bar = "\n" if sys.stderr.isatty() else ""        # a progress bar may be on the line
+    print(f"{end_bar}flexpkm: interrupted: {message}", file=sys.stderr)
     return INTERRUPTED

@@ -3,6 +3,7 @@ histories. Figures are made with ``matplotlib.figure.Figure`` directly, so
 the process-wide backend and pyplot's state are never touched."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,9 @@ def plot_sweep(result: SweepResult, path, n: int | None = None, title: str = "",
     start = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[0]))
     stop = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[-1]))
     fig.text(0.01, 0.01, f"from ({start}) to ({stop}), {len(x)} poses", fontsize=8, color="0.3")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    with warnings.catch_warnings():             # extreme axis values: keep the default layout
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout(rect=(0, 0.03, 1, 1))
     with atomic_write(path) as tmp:
         fig.savefig(tmp, format=image_format(path))
     return path
