@@ -84,5 +84,9 @@ def _write(robot, res, args, run_) -> list:
     """The output files of ``res`` (Ctrl-C deferred until they are complete)."""
     from flexpkm.io.sim_output import write_outputs
     run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"))
-    with sigint_deferred():
-        return write_outputs(robot, res, args.out, xdmf=not args.no_xdmf, run=run_)
+    try:
+        with sigint_deferred():
+            return write_outputs(robot, res, args.out, xdmf=not args.no_xdmf, run=run_)
+    except BaseException:               # a full disk...: the manifest says which files are whole
+        run_.fail()
+        raise

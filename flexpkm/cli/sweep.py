@@ -88,9 +88,13 @@ def _write(result, args, case, model, run_):
     """The CSV first, then the plot (Ctrl-C deferred until both are complete)."""
     run_.note(rows=len(result.status), poses_failed=sum(s not in ("ok", "near-singular")
                                                         for s in result.status))
-    with sigint_deferred():
-        if args.csv:
-            print(f"wrote {run_.add(result.to_csv(args.csv))}")
-        if args.plot and len(result.status):
-            units = dict(zip(case.pose_names, case.pose_units))
-            print(f"wrote {run_.add(plot_sweep(result, args.plot, args.modes, model.name, units))}")
+    try:
+        with sigint_deferred():
+            if args.csv:
+                print(f"wrote {run_.add(result.to_csv(args.csv))}")
+            if args.plot and len(result.status):
+                units = dict(zip(case.pose_names, case.pose_units))
+                print(f"wrote {run_.add(plot_sweep(result, args.plot, args.modes, model.name, units))}")
+    except BaseException:               # a full disk...: the manifest says which files are whole
+        run_.fail()
+        raise

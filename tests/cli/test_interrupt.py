@@ -75,3 +75,25 @@ def test_interrupted_sweep_keeps_the_finished_poses(tmp_path):
     assert np.isfinite(f1).all() and abs(f1[0] - 44.10) < 0.01       # Table 11.4, pose 1
     s = np.array([float(r["s"]) for r in rows])
     assert s == pytest.approx(np.arange(len(rows)) / 19999)          # from the start of the path
+
+
+def test_a_write_error_is_one_line_and_the_manifest_lists_the_whole_files(tmp_path, monkeypatch,
+                                                                          capsys):
+    """A full disk while the third file is written: exit 2, one line; the
+    manifest says failed and lists the two complete files; no partial file."""
+    import flexpkm.io.sim_output as so
+    from flexpkm.cli import main
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(so, "plot_simulation", full)
+    d = tmp_path / "o"
+    assert main(["simulate", "dualemps", "--maneuver", "edge", "--t-end", "0.003", "--out",
+                 str(d), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "No space left on device" in err[0]
+    run = json.loads((d / "run.json").read_text())
+    assert run["status"] == "failed"
+    assert [f["name"] for f in run["files"]] == ["simulation.npz", "simulation.csv"]
+    assert sorted(p.name for p in d.iterdir()) == ["run.json", "simulation.csv", "simulation.npz"]
