@@ -216,6 +216,11 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     ``partial``. ``cost["h"]`` is the step used (``dt_out / round(dt_out / h)``).
     """
     n_sub, n_out = _check_times(t_end, h, dt_out)
+    if gravity is not None and (np.shape(gravity) != (3,) or not np.isfinite(gravity).all()):
+        raise InvalidArgumentError(f"simulate: gravity must be a finite 3-vector (m/s^2), "
+                                   f"got {gravity!r}")
+    if not 0 <= hht_alpha <= 1 / 3:
+        raise InvalidArgumentError(f"simulate: hht_alpha must be in [0, 1/3], got {hht_alpha!r}")
     if not all(hasattr(drive, a) for a in ("prescribes_actuators", "actuator_state", "efforts",
                                            "gains")):
         raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "

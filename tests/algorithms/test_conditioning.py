@@ -130,3 +130,28 @@ def test_type2_error_names_pose_and_numbers(dual):
     with pytest.raises(SingularConfigurationError) as e:
         fp.natural_frequencies(model, qs, actuator_stiffness=[2e-4, 2e-4])
     assert "pose 0" in str(e.value) and np.isfinite(e.value.cond) and e.value.where == "pose 0"
+
+
+def test_fuzz_configurations_and_counts(dual):
+    """Any q_t (shape, values) and n_modes: a FlexPKMError or finite
+    frequencies, never another exception (hypothesis, 300 examples)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import arrays
+    model, q0 = dual
+    n = len(q0)
+    shapes = st.sampled_from([(n,), (1, n), (3, n), (0, n), (n - 1,), (), (2, 1, n), (n + 1,)])
+    values = st.floats(allow_nan=True, allow_infinity=True, width=64)
+
+    @settings(max_examples=300, deadline=None, database=None, derandomize=True)
+    @given(dq=arrays(float, shapes, elements=st.one_of(st.just(0.0), values)),
+           n_modes=st.one_of(st.none(), st.integers(-2, 20), st.floats(allow_nan=True)))
+    def check(dq, n_modes):
+        q = q0 + 1e-3 * np.tanh(dq) if dq.shape[-1:] == (n,) else dq
+        try:
+            m = fp.natural_frequencies(model, q, n_modes=n_modes)
+        except fp.FlexPKMError:
+            return
+        assert np.isfinite(m.frequencies_hz).all() and np.isfinite(m.shapes_tot).all()
+
+    check()

@@ -28,6 +28,14 @@ def test_simulate_refuses_unbounded_or_empty_runs(sim, t_end, h, match):
     assert MAX_SUBSTEPS * 1e-7 >= 1e-3 and MAX_SAMPLES >= 1e6   # what the bounds still allow
 
 
+@pytest.mark.parametrize("kw", [dict(gravity=(0.0, -9.81)), dict(gravity=(0, float("nan"), 0)),
+                                dict(hht_alpha=0.5), dict(hht_alpha=float("nan"))])
+def test_simulate_refuses_bad_gravity_and_damping(sim, kw):
+    robot, q0, drive, sensors = sim
+    with pytest.raises(InvalidArgumentError, match=next(iter(kw))):
+        simulate(robot, q0, 0.01, drive, **kw)
+
+
 def test_simulate_interrupt_keeps_the_complete_samples(sim):
     robot, q0, drive, sensors = sim
 
