@@ -148,9 +148,10 @@ class Modes:
                pencil (all modes, before ``n_modes``; inf if lambda_min <= 0)
     singularity_measure : (B,) ``lambda_min / (max diag K / max |M|)``, the
                Type 2 distance measure (singular below ``ZERO_STIFFNESS``)
-    near_singular : (B,) cond_closure or cond_pencil above
-               :data:`flexpkm.algorithms.conditioning.NEAR_SINGULAR_COND`, or
-               the measure below ``NEAR_SINGULAR_MEASURE``: trust with care
+    near_singular : (B,) cond_closure above
+               :data:`flexpkm.algorithms.conditioning.NEAR_SINGULAR_COND` (1e8)
+               or the measure below ``NEAR_SINGULAR_MEASURE`` (1e-8): the
+               lowest frequencies are unreliable
     repeated : (B, n) frequency repeated (relative gap < 1e-6); its shapes are
                an M-orthonormal basis of the eigenspace chosen from the
                eigenspace alone; every shape is signed so that the
@@ -284,8 +285,7 @@ def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
     cond, measure = pencil_measures(lam, K, M)
     if not allow_zero:
         _check_type2(measure, cond, red, actuator_stiffness)
-    near = ((red.cond_closure > NEAR_SINGULAR_COND) | (cond > NEAR_SINGULAR_COND)
-            | (measure < NEAR_SINGULAR_MEASURE))
+    near = (red.cond_closure > NEAR_SINGULAR_COND) | (measure < NEAR_SINGULAR_MEASURE)
     f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
     n = f.shape[1] if n_modes is None else min(int(n_modes), f.shape[1])
     extra = dict(cond_closure=red.cond_closure, cond_pencil=cond, singularity_measure=measure,

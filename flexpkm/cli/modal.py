@@ -85,7 +85,7 @@ def conditioning(modes) -> dict:
            "repeated_modes": [int(k) for k in np.flatnonzero(modes.repeated)]}
     if out["near_singular"]:
         print(f"flexpkm: warning: near-singular configuration (cond(J_t^f) = "
-              f"{out['cond_closure']:.3g}, cond(K, M) = {out['cond_pencil']:.3g}, Type 2 measure "
-              f"{out['singularity_measure']:.3g}; thresholds {NEAR_SINGULAR_COND:g}, "
-              f"{NEAR_SINGULAR_MEASURE:g}): the lowest frequencies are unreliable", file=sys.stderr)
+              f"{out['cond_closure']:.3g}, threshold {NEAR_SINGULAR_COND:g}; Type 2 measure "
+              f"{out['singularity_measure']:.3g}, threshold {NEAR_SINGULAR_MEASURE:g}): the "
+              "lowest frequencies are unreliable", file=sys.stderr)
     return out

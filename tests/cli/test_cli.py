@@ -71,3 +71,19 @@ def test_version(capsys):
     import flexpkm
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"flexpkm {flexpkm.__version__}"
+
+
+def test_near_zero_stiffness_is_flagged_and_warned(capsys):
+    """A nearly free actuator (0.5 N/m against 1.6e8) leaves a motion of
+    0.01 Hz: computed, but flagged in the JSON and warned on stderr; at
+    50 N/m (measure 100 times larger) no warning."""
+    from flexpkm.algorithms.conditioning import NEAR_SINGULAR_MEASURE
+    assert main(["modal", "dualemps", "--actuator-stiffness", "0.5", "0.5", "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["near_singular"] and out["singularity_measure"] < NEAR_SINGULAR_MEASURE
+    assert out["frequencies_hz"][0] < 0.1
+    assert captured.err.startswith("flexpkm: warning: near-singular") and captured.err.count("\n") == 1
+    assert main(["modal", "dualemps", "--actuator-stiffness", "50", "50", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert not json.loads(captured.out)["near_singular"] and captured.err == ""
