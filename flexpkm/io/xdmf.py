@@ -88,11 +88,12 @@ class XdmfSeries:
             self._tmp_h5.unlink(missing_ok=True)
             return
         os.replace(self._tmp_h5, self.h5path)
-        grids = "\n".join(self._grid(k, t) for k, t in enumerate(self.times))
-        with atomic_write(self.path) as tmp:
-            tmp.write_text('<?xml version="1.0"?>\n<Xdmf Version="3.0"><Domain>\n'
-                           '<Grid Name="TimeSeries" GridType="Collection" '
-                           f'CollectionType="Temporal">\n{grids}\n</Grid>\n</Domain></Xdmf>\n')
+        with atomic_write(self.path) as tmp, open(tmp, "w") as f:   # streamed, grid by grid
+            f.write('<?xml version="1.0"?>\n<Xdmf Version="3.0"><Domain>\n'
+                    '<Grid Name="TimeSeries" GridType="Collection" CollectionType="Temporal">\n')
+            for k, t in enumerate(self.times):
+                f.write(self._grid(k, t) + "\n")
+            f.write("</Grid>\n</Domain></Xdmf>\n")
 
     def __enter__(self):
         return self
