@@ -33,7 +33,7 @@ def mode_numbers(args, n_available: int) -> list:
     ranges = parse_mode_numbers(args.mode_numbers)
     top = max(hi for _, hi in ranges)
     if top > n_available:
-        raise InvalidArgumentError(f"the robot has {n_available} modes; cannot draw mode {top}")
+        raise InvalidArgumentError(f"cannot draw mode {top}: the robot has at most {n_available} modes")
     return sorted({k for lo, hi in ranges for k in range(lo, hi + 1)})
 
 
