@@ -35,6 +35,7 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:             # --help, --version, a usage error (one line printed)
         return int(e.code or 0)
+    args.argv = list(sys.argv[1:] if argv is None else argv)     # for the run manifest
     try:
         return args.func(args)
     except FlexPKMError as e:
