@@ -58,7 +58,7 @@ def check(argv):
     return status
 
 
-@fuzz(950)
+@fuzz(1050)
 @given(q=st.tuples(small, small), modes=st.one_of(st.none(), number),
        k=st.one_of(st.none(), st.tuples(number, number), st.tuples(number)),
        as_json=st.booleans())
@@ -76,10 +76,10 @@ def test_modal_navaro(pose, modes):
     check(argv)
 
 
-@fuzz(450)
+@fuzz(350)
 @given(start=st.tuples(small, small), stop=st.tuples(small, small),
        steps=st.one_of(st.sampled_from(["2", "3", "4"]), number), modes=number,
-       out=st.sampled_from(["x.csv", "d/", "x.png", "x.xyz", "file/x.csv"]))
+       out=st.sampled_from(["x.csv", "d/", "x.csv", "x.png", "x.xyz", "file/x.csv", "x.csv"]))
 def test_sweep(tmp_path, start, stop, steps, modes, out):
     (tmp_path / "file").write_text("")
     target = str(tmp_path / out)
