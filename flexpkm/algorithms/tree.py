@@ -81,11 +81,12 @@ def as_batch(x, n, name="the coordinates"):
         x = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
         raise InvalidArgumentError(f"{name}: numbers expected, got {x!r:.80}") from None
+    shape = x.shape
     if x.ndim == 1:
         x = x[None]
     if x.ndim != 2 or x.shape[-1] != n or x.shape[0] == 0:
         raise InvalidArgumentError(f"{name}: expected shape ({n},) or (B >= 1, {n}), "
-                                   f"got {x.shape}")
+                                   f"got {shape}")
     bad = ~np.isfinite(x).all(axis=1)
     if bad.any():
         b = int(np.argmax(bad))

@@ -36,6 +36,7 @@ from flexpkm.algorithms.closure import closure_residual, project_on_loops
 from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full_model,
                                          inverse_dynamics)
 from flexpkm.algorithms.virtual_system import friction_damping
+from flexpkm.algorithms.tree import as_batch
 from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
 from flexpkm.errors import Interrupted, InvalidArgumentError
 from flexpkm.model.build import build_model
@@ -96,6 +97,14 @@ def _check_times(t_end, h, dt_out):
     return n_sub, int(round(t_end / dt_out)) + 1
 
 
+def _vector(x, n, name):
+    """``x`` as a finite float vector (n,) (a copy); InvalidArgumentError naming it."""
+    x = as_batch(x, n, f"simulate: {name}")
+    if x.shape[0] != 1:
+        raise InvalidArgumentError(f"simulate: {name} must be one vector ({n},), got {x.shape}")
+    return x[0].copy()
+
+
 def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing):
     """``evaluate(t, q, v) -> Evaluation``: the full model (10.123) at a state,
     ``g = c - [tau; 0]`` and the damping / stiffness of the iteration matrix."""
@@ -121,7 +130,7 @@ def _assemble(robot, q0_tot, qd0_r, drive, gravity):
     choice is kept along the simulation)."""
     q, _ = project_on_loops(robot, q0_tot, full_model(robot, q0_tot, 0.0, gravity=gravity).dep)
     m = full_model(robot, q, 0.0, gravity=gravity)
-    v = np.zeros(len(m.r_index)) if qd0_r is None else np.asarray(qd0_r, float).copy()
+    v = np.zeros(len(m.r_index)) if qd0_r is None else _vector(qd0_r, len(m.r_index), "qd0_r")
     if drive.prescribes_actuators:
         q[m.r_index[:m.n_a]], v[:m.n_a], _ = drive.actuator_state(0.0)
     return q, v, m
@@ -226,6 +235,7 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
                                    f"or EffortHistory, got {drive!r}")
     robot = build_model(robot)
+    q0_tot = _vector(q0_tot, robot.layout.n_tot, "q0_tot")
     with threadpool_limits(1):
         q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
         r, na = m.r_index, m.n_a

@@ -36,6 +36,16 @@ def test_simulate_refuses_bad_gravity_and_damping(sim, kw):
         simulate(robot, q0, 0.01, drive, **kw)
 
 
+@pytest.mark.parametrize("which, bad", [("q0_tot", "short"), ("q0_tot", "two"), ("q0_tot", "nan"),
+                                        ("qd0_r", "short")])
+def test_simulate_checks_its_initial_state(sim, which, bad):
+    robot, q0, drive, sensors = sim
+    x = {"short": q0[:3], "two": np.stack([q0, q0]), "nan": np.where(q0 == q0[0], np.nan, q0)}[bad]
+    kw = {"q0_tot": x} if which == "q0_tot" else {"q0_tot": q0, "qd0_r": x}
+    with pytest.raises(InvalidArgumentError, match=which):
+        simulate(robot, t_end=0.002, drive=drive, **kw)
+
+
 def test_simulate_interrupt_keeps_the_complete_samples(sim):
     robot, q0, drive, sensors = sim
 
