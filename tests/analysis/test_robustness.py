@@ -116,3 +116,17 @@ def test_non_finite_poses_are_refused_by_the_geometric_models():
     nav = build_model(navaro.robot())
     with pytest.raises(InvalidArgumentError, match="not finite"):
         navaro.pose_configurations(nav, [[0, 0, 0], [0, float("inf"), 0]])
+
+
+def test_drives_check_their_parameters():
+    from flexpkm.analysis.drives import EffortHistory, PDControl, PrescribedMotion
+    traj = lambda t: (np.zeros((1, 2)),) * 3
+    with pytest.raises(InvalidArgumentError, match="trajectory"):
+        PrescribedMotion(np.zeros(2))
+    with pytest.raises(InvalidArgumentError, match="kp"):
+        PDControl(traj, kp=[float("nan"), 1.0], kd=1.0)
+    with pytest.raises(InvalidArgumentError, match="kd"):
+        PDControl(traj, kp=1.0, kd=-1.0)
+    with pytest.raises(InvalidArgumentError, match="tau_of_t"):
+        EffortHistory([1.0, 2.0])
+    assert PDControl(traj, kp=[1.0, 2.0], kd=0.0).gains(2)[0].tolist() == [1.0, 2.0]
