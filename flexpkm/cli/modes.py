@@ -86,8 +86,8 @@ def run(args) -> int:
         with sigint_deferred():
             written = [run_.add(p) for p in _write(args, case, model, q_t, modes, numbers, pose,
                                                    options)]
-    except BaseException:
-        run_.fail()
+    except BaseException as e:
+        run_.fail(e)
         raise
     run_.finish("completed")
     print(f"{model.name} at {pose_text(case, pose, options)}")

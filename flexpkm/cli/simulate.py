@@ -64,8 +64,8 @@ def run(args) -> int:
     except Interrupted as e:
         _write(robot, e.partial, args, run_)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}")
-    except BaseException:
-        run_.fail()
+    except BaseException as e:
+        run_.fail(e)
         raise
     wall = time.perf_counter() - t0
     files = _write(robot, res, args, run_)
@@ -87,6 +87,6 @@ def _write(robot, res, args, run_) -> list:
     try:
         with sigint_deferred():
             return write_outputs(robot, res, args.out, xdmf=not args.no_xdmf, run=run_)
-    except BaseException:               # a full disk...: the manifest says which files are whole
-        run_.fail()
+    except BaseException as e:               # a full disk...: the manifest says which files are whole
+        run_.fail(e)
         raise

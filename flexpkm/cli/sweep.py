@@ -62,8 +62,8 @@ def run(args) -> int:
     except Interrupted as e:
         _write(e.partial, args, case, model, run_)
         return interrupted(run_, f"{e}; wrote the finished poses")
-    except BaseException:
-        run_.fail()
+    except BaseException as e:
+        run_.fail(e)
         raise
     _write(result, args, case, model, run_)
     run_.finish("completed")
@@ -95,6 +95,6 @@ def _write(result, args, case, model, run_):
             if args.plot and len(result.status):
                 units = dict(zip(case.pose_names, case.pose_units))
                 print(f"wrote {run_.add(plot_sweep(result, args.plot, args.modes, model.name, units))}")
-    except BaseException:               # a full disk...: the manifest says which files are whole
-        run_.fail()
+    except BaseException as e:               # a full disk...: the manifest says which files are whole
+        run_.fail(e)
         raise

@@ -160,12 +160,13 @@ class Run:
         self.data.update(status=status, ended=_now())
         self._write()
 
-    def fail(self):
-        """The run stopped on an error: the manifest says ``failed``; a run
-        that wrote no file leaves nothing (its manifest removed, its folder
-        too if the run created it and it is empty)."""
+    def fail(self, error=None):
+        """The run stopped on ``error``: the manifest says ``failed`` (or
+        ``interrupted`` for a KeyboardInterrupt); a run that wrote no file
+        leaves nothing (its manifest removed, its folder too if the run
+        created it and it is empty)."""
         if self.data["files"]:
-            self.finish("failed")
+            self.finish("interrupted" if isinstance(error, KeyboardInterrupt) else "failed")
             return
         with contextlib.suppress(OSError):
             self.path.unlink()
