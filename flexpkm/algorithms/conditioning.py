@@ -4,7 +4,8 @@ not depend on LAPACK's whims (docs/robustness.md).
 * :func:`closure_condition`: condition number of ``J_t^f`` (10.110) per pose.
 * :func:`pencil_measures`: condition number of the locked (or elastic)
   stiffness/mass pencil, ``lambda_max / lambda_min``, and the Type 2
-  distance measure ``lambda_min / (max diag K / max |M|)`` compared with
+  distance measure ``lambda_min / (max diag K_tot / max |M_tot|)`` (over
+  the non-actuated coordinates: independent of the q_dep choice) compared with
   :data:`flexpkm.algorithms.modal.ZERO_STIFFNESS`.
 * :func:`canonical_shapes`: repeated eigenvalues flagged (relative gap
   below :data:`REPEATED`), their eigenspace given a basis that depends only
@@ -89,15 +90,16 @@ def closure_condition(J_f) -> np.ndarray:
         return np.where(s[:, -1] > 0, s[:, 0] / np.maximum(s[:, -1], 1e-300), np.inf)
 
 
-def pencil_measures(lam, K, M):
+def pencil_measures(lam, scale):
     """``(cond (B,), measure (B,))`` of the pencil ``K x = lambda M x``
     with eigenvalues ``lam`` (B, n): ``lambda_max / lambda_min`` (inf when
-    lambda_min <= 0) and ``lambda_min / (max diag K / max |M|)``."""
-    kmax = np.abs(np.diagonal(K, axis1=-2, axis2=-1)).max(axis=-1)
-    mmax = np.abs(M).max(axis=(-1, -2))
+    lambda_min <= 0) and ``lambda_min / scale``, ``scale`` (B,) the ratio of
+    the stiffness and inertia scales (1/s^2; :attr:`ReducedModel.scales`:
+    from K_tot and M_tot, so that the measure does not depend on the choice
+    of q_dep)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         cond = np.where(lam[:, 0] > 0, lam[:, -1] / np.where(lam[:, 0] > 0, lam[:, 0], 1), np.inf)
-        measure = lam[:, 0] / (kmax / mmax)
+        measure = lam[:, 0] / scale
     return cond, measure
 
 

@@ -44,6 +44,11 @@ class ReducedModel:
     dep_names: the dependent coordinates
     ind, dep, J_d : q_tot columns of q_r and q_dep, and ``J_d`` (B, c, n_q)
     cond_closure : (B,) condition number of ``J_t^f`` (10.110) at each pose
+    scales   : (B, 3) largest diagonal term of ``K_tot`` and largest ``|M_tot|``
+               term over the non-actuated coordinates, largest actuated
+               diagonal term of ``M_tot`` without rotor inertia (SI): the
+               stiffness and inertia scales of the Type 2 measure, which do
+               not depend on the choice of q_dep
     J        : (B, n_tot, n_q) maps q_r to all coordinates q_tot (columns in
                q_r order), i.e. ``J E_q^T`` (10.114); built on each access
 
@@ -60,6 +65,7 @@ class ReducedModel:
     dep: np.ndarray
     J_d: np.ndarray
     cond_closure: np.ndarray = None
+    scales: np.ndarray = None
 
     @property
     def J(self) -> np.ndarray:
@@ -90,17 +96,18 @@ def reduced_matrices(model, q_t, q_dep=None) -> ReducedModel:
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
     ind, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
-    M_r = project(virtual_mass_matrix(model, q, R_0p, kin, undeformed=True), ind, dep, J_d)
+    M_tot = virtual_mass_matrix(model, q, R_0p, kin, undeformed=True)
+    M_r = project(M_tot, ind, dep, J_d)
     K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)
     red = ReducedModel(M_r, K_r, names, len(act), sol.choice,
                        tuple(layout.names[i] for i in sol.dep), ind, dep, J_d,
-                       closure_condition(J_tot[:, :, dep]))
+                       closure_condition(J_tot[:, :, dep]), passive_scale(model, M_tot))
     return single_pose(red) if np.ndim(q_t) == 1 else red
 
 
 def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot",
-                                 "cond_closure", "cond_pencil", "singularity_measure",
+                                 "cond_closure", "scales", "cond_pencil", "singularity_measure",
                                  "repeated", "near_singular")):
     """``result`` (a :class:`ReducedModel` or :class:`Modes` of a batch of
     one pose) without its batch axis: one pose in, one pose out."""
@@ -146,8 +153,11 @@ class Modes:
     cond_closure : (B,) condition number of ``J_t^f`` (closure)
     cond_pencil : (B,) ``lambda_max / lambda_min`` of the stiffness/mass
                pencil (all modes, before ``n_modes``; inf if lambda_min <= 0)
-    singularity_measure : (B,) ``lambda_min / (max diag K / max |M|)``, the
-               Type 2 distance measure (singular below ``ZERO_STIFFNESS``)
+    singularity_measure : (B,) ``lambda_min / (max diag K_tot / max |M_tot|)``
+               over the non-actuated coordinates (:attr:`ReducedModel.scales`;
+               with elastic actuators the actuator stiffness and the actuated
+               inertia join them), the Type 2 distance measure (singular below
+               ``ZERO_STIFFNESS``); it does not depend on the q_dep choice
     near_singular : (B,) cond_closure above
                :data:`flexpkm.algorithms.conditioning.NEAR_SINGULAR_COND` (1e8)
                or the measure below ``NEAR_SINGULAR_MEASURE`` (1e-8): the
@@ -207,6 +217,21 @@ def generalized_eigh(K, M, where="M", vectors=True):
         return np.linalg.eigvalsh(A), None
     lam, V = np.linalg.eigh(A)
     return lam, np.swapaxes(Linv, -1, -2) @ V
+
+
+def passive_scale(model, M_tot) -> np.ndarray:
+    """(B, 3): the largest diagonal term of ``K_tot`` and the largest
+    ``|M_tot|`` term over the non-actuated coordinates, and the largest
+    actuated diagonal term of ``M_tot`` without rotor inertia (see
+    ReducedModel)."""
+    layout = model.layout
+    act = np.asarray(layout.actuated, int)
+    free = np.setdiff1d(np.arange(layout.n_tot), act)
+    k = np.abs(np.diagonal(model.K_tot)[free]).max(initial=0.0)
+    m = np.abs(M_tot[:, free][:, :, free]).max(axis=(1, 2), initial=0.0)
+    rotor = np.array([model.rotor_inertia.get(layout.names[i][1:], 0.0) for i in act])
+    m_a = np.abs(M_tot[:, act, act] - rotor).max(axis=1, initial=0.0)
+    return np.column_stack([np.full(len(m), k), m, m_a])
 
 
 def _check_type2(measure, cond, red, actuator_stiffness):
@@ -282,7 +307,11 @@ def _natural_frequencies(model, q_t, n_modes=None, actuator_stiffness=None,
             M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
         where = "M_r"
     lam, X = generalized_eigh(K, M, where, vectors=shapes)
-    cond, measure = pencil_measures(lam, K, M)
+    k_scale, m_scale = red.scales[:, 0], red.scales[:, 1]
+    if actuator_stiffness is not None:                  # the actuated coordinates move too
+        k_scale = np.maximum(k_scale, np.max(actuator_stiffness))
+        m_scale = np.maximum(m_scale, red.scales[:, 2])
+    cond, measure = pencil_measures(lam, k_scale / m_scale)
     if not allow_zero:
         _check_type2(measure, cond, red, actuator_stiffness)
     near = (red.cond_closure > NEAR_SINGULAR_COND) | (measure < NEAR_SINGULAR_MEASURE)
