@@ -62,7 +62,7 @@ def test_interrupted_sweep_keeps_the_finished_poses(tmp_path):
     out_csv = tmp_path / "sweep.csv"
     status, out, err, run = interrupt(["sweep", "navaro", "--from", "0", "0", "0", "--to", "0",
                                        "0", "-1.0472", "--steps", "20000", "--csv", str(out_csv),
-                                       "--no-progress"], tmp_path, "sweep.csv.run.json", 3.0)
+                                       "--no-progress"], tmp_path, "sweep.csv.run.json", 5.0)
     assert status == 130 and err.startswith("flexpkm: interrupted: ")
     assert len(err.strip().splitlines()) == 1
     assert run["status"] == "interrupted"
