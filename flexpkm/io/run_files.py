@@ -38,7 +38,7 @@ def check_writable(folder) -> Path:
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f"{PART}probe-{os.getpid()}"
+        probe = folder / f"{PART}{os.getpid()}-probe"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as e:
@@ -122,7 +122,7 @@ class Run:
         self._write()
 
     def _clear(self, force, owned):
-        stale = set(self.folder.glob(f"{PART}*"))
+        stale = {p for p in self.folder.glob(f"{PART}*") if not _writer_alive(p)}
         previous = [p for pattern in owned for p in self.folder.glob(pattern)]
         if self.path.exists():
             with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
@@ -176,6 +176,19 @@ class Run:
     def _write(self):
         with atomic_write(self.path) as tmp:
             tmp.write_text(json.dumps(self.data, indent=1, allow_nan=False) + "\n")
+
+
+def _writer_alive(path) -> bool:
+    """Whether the process that writes the temporary file ``.part-PID-...``
+    still runs (its file is then not stale)."""
+    try:
+        pid = int(path.name[len(PART):].split("-")[0])
+        os.kill(pid, 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return pid != os.getpid()
 
 
 def _plain(value):

@@ -117,3 +117,18 @@ def test_xdmf_series_removed_on_error(tmp_path):
             s.write(0.0, {"displacement": np.zeros((8, 3))})
             raise KeyError("stop")
     assert os.listdir(tmp_path) == []
+
+
+def test_a_running_writers_temporary_file_is_kept(tmp_path):
+    """Another process writing into the same folder keeps its temporary file."""
+    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        live = tmp_path / f".part-{p.pid}-other.csv"
+        live.write_text("being written")
+        dead = tmp_path / ".part-999999999-old.csv"
+        dead.write_text("left by a killed run")
+        Run(tmp_path, "x", {})
+        assert live.exists() and not dead.exists()
+    finally:
+        p.kill()
+        p.wait()
