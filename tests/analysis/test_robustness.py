@@ -130,3 +130,21 @@ def test_drives_check_their_parameters():
     with pytest.raises(InvalidArgumentError, match="tau_of_t"):
         EffortHistory([1.0, 2.0])
     assert PDControl(traj, kp=[1.0, 2.0], kd=0.0).gains(2)[0].tolist() == [1.0, 2.0]
+
+
+def test_sweep_across_a_type2_singularity_marks_the_poses_near_it():
+    """NaVARo, q_i1 actuated, theta from -0.6 to -0.45 rad (singular at
+    -0.527572): the poses within ~2e-3 rad are computed and marked
+    near-singular (or singular, masked), the others ok."""
+    from flexpkm.cases import navaro
+    from flexpkm.model.build import build_model
+    model = build_model(navaro.robot(actuation="111"))
+    res = frequency_sweep(model, lambda p: navaro.configuration(model, *p), (0, 0, -0.6),
+                          (0, 0, -0.45), 76, n_modes=2, on_error="nan")
+    dist = np.abs(res.poses[:, 2] + 0.527572)
+    near = np.array([s != "ok" for s in res.status])
+    assert near.any() and (dist[near] < 3e-3).all() and (dist[~near] > 1e-3).all()
+    assert all(s == "near-singular" or s.startswith("SingularConfigurationError")
+               for s in np.array(res.status)[near])
+    m = res.measures["singularity_measure"]
+    assert (m[dist > 0.02] > 1e-7).all()
