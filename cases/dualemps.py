@@ -132,6 +132,8 @@ def check_stroke(q11, q21):
     """Raise :class:`UnreachablePoseError` when an actuator leaves its stroke."""
     for name, q in (("q11", q11), ("q21", q21)):
         q = np.asarray(q, float)
+        if not np.all(np.isfinite(q)):
+            raise InvalidArgumentError(f"{name} = {q} m is not finite")
         if np.any(q < STROKE[0] - 1e-12) or np.any(q > STROKE[1] + 1e-12):
             raise UnreachablePoseError(
                 f"{name} = {np.round(q, 6)} m is outside the actuator stroke "

@@ -44,8 +44,8 @@ from flexpkm.cases import Case, Option
 from flexpkm.elements.beam import Beam3D, Material, Section
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, constrained_rows
-from flexpkm.errors import (InvalidDescriptionError, SingularConfigurationError,
-                            UnreachablePoseError)
+from flexpkm.errors import (InvalidArgumentError, InvalidDescriptionError,
+                            SingularConfigurationError, UnreachablePoseError)
 from flexpkm.model.limbs import Limb, Mount, combine_limbs
 from flexpkm.algorithms.closure import with_platform
 from flexpkm.spatial import rot_z
@@ -267,6 +267,8 @@ def inverse_geometric_model(x, y, theta, working_modes=WORKING_MODES):
     Raises :class:`UnreachablePoseError` / :class:`SingularConfigurationError`
     naming the leg.
     """
+    if not all(np.all(np.isfinite(np.asarray(v, float))) for v in (x, y, theta)):
+        raise InvalidArgumentError(f"NaVARo pose x = {x}, y = {y}, theta = {theta}: not finite")
     s = np.asarray(working_modes, float)
     if s.shape != (3,) or np.any(np.abs(s) != 1):
         raise InvalidDescriptionError(f"working modes must be three signs +1/-1, got {working_modes!r}")

@@ -32,6 +32,21 @@ import numpy as np
 from flexpkm.errors import InvalidDescriptionError
 
 
+def check_inertia(m, I_rr) -> None:
+    """InvalidDescriptionError unless the mass ``m`` (kg) is finite and >= 0
+    and the inertia matrix ``I_rr`` (3, 3) (kg m^2) is symmetric positive
+    semi-definite (a negative principal moment is not a body)."""
+    if not (isinstance(m, (int, float, np.number)) and 0 <= m < np.inf):
+        raise InvalidDescriptionError(f"body mass must be finite and >= 0 kg, got {m!r}")
+    scale = max(float(np.abs(I_rr).max()), 1e-300)
+    if np.abs(I_rr - I_rr.T).max() > 1e-9 * scale:
+        raise InvalidDescriptionError(f"body inertia matrix is not symmetric: {I_rr.tolist()}")
+    low = float(np.linalg.eigvalsh(I_rr).min())
+    if low < -1e-9 * scale:
+        raise InvalidDescriptionError(f"body inertia matrix has a negative principal moment "
+                                      f"({low:.3g} kg m^2): {I_rr.tolist()}")
+
+
 @dataclass(frozen=True, eq=False)
 class BodyInvariants:
     """Constant inertial and elastic invariants of one body, in its frame F_j.
@@ -72,7 +87,10 @@ class BodyInvariants:
             if a.shape != expected[name]:
                 raise InvalidDescriptionError(f"BodyInvariants.{name}: shape {a.shape}, "
                                  f"expected {expected[name]}")
+            if not np.isfinite(a).all():
+                raise InvalidDescriptionError(f"BodyInvariants.{name}: non-finite values")
             object.__setattr__(self, name, a)
+        check_inertia(self.m, arrays["I_rr"])
         object.__setattr__(self, "m", float(self.m))
 
     @property

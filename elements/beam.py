@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
 
 from flexpkm.errors import InvalidDescriptionError
@@ -88,8 +90,10 @@ class Section:
     h_z: float | None = None
 
     def __post_init__(self):
-        if self.A <= 0 or self.Iy <= 0 or self.Iz <= 0 or self.I0 < 0:
-            raise InvalidDescriptionError(f"invalid section properties {self}")
+        if not (0 < self.A < math.inf and 0 < self.Iy < math.inf and 0 < self.Iz < math.inf
+                and 0 <= self.I0 < math.inf):
+            raise InvalidDescriptionError(f"invalid section properties {self}: A, Iy, Iz must be "
+                                          "positive and finite, I0 >= 0 and finite")
 
     @property
     def Ip(self) -> float:
@@ -123,8 +127,14 @@ class Material:
     G: float | None = None
 
     def __post_init__(self):
-        if self.E <= 0 or self.rho <= 0:
-            raise InvalidDescriptionError(f"invalid material {self}")
+        if not (0 < self.E < math.inf and 0 < self.rho < math.inf):
+            raise InvalidDescriptionError(f"invalid material {self}: E and rho must be positive "
+                                          "and finite")
+        if self.nu is not None and not -1.0 < self.nu < 0.5:
+            raise InvalidDescriptionError(f"invalid material {self}: the Poisson ratio nu must "
+                                          "be in (-1, 0.5)")
+        if self.G is not None and not 0 < self.G < math.inf:
+            raise InvalidDescriptionError(f"invalid material {self}: G must be positive and finite")
         if self.G is None and self.nu is not None:
             object.__setattr__(self, "G", self.E / (2.0 * (1.0 + self.nu)))
 

@@ -15,9 +15,9 @@ One pose in gives one pose out, a batch (B, ...) gives a batch.
 """
 __version__ = "0.2.0"
 
-from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, InvalidArgumentError,
-                            InvalidDescriptionError, OpenLoopError, SingularConfigurationError,
-                            UnreachablePoseError)
+from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, Interrupted,
+                            InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
+                            OutputError, SingularConfigurationError, UnreachablePoseError)
 from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
                               Section, ShapeFunctionBody)
 from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
@@ -45,7 +45,7 @@ __all__ = [
     # errors
     "FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
     "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError",
-    "OpenLoopError",
+    "OpenLoopError", "OutputError", "Interrupted",
     # bodies (Section 10.2, Appendix F)
     "Body", "BodyInvariants", "RigidBody", "Beam3D", "PlanarBeam", "Section", "Material",
     "ShapeFunctionBody",

@@ -68,3 +68,21 @@ def with_context(error: FlexPKMError, where: str) -> FlexPKMError:
     new = copy.copy(error)
     new.args = (f"{where}: {error}",) + tuple(error.args[1:])
     return new
+
+
+class OutputError(FlexPKMError, OSError):
+    """An output path cannot be written (a missing or read-only folder, a
+    folder where a file is expected, a folder holding another run's
+    outputs); checked before any computation."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """An interrupt (Ctrl-C, SIGINT) during a long analysis; ``partial`` holds
+    what was computed up to the last complete sample or pose (a
+    :class:`flexpkm.analysis.simulate.SimulationResult` or
+    :class:`flexpkm.analysis.sweep.SweepResult`). A KeyboardInterrupt: code
+    that does not look for it stops as on any Ctrl-C."""
+
+    def __init__(self, message="interrupted", partial=None):
+        super().__init__(message)
+        self.partial = partial

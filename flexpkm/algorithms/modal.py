@@ -18,6 +18,10 @@ import numpy as np
 import scipy.linalg as sla
 
 from flexpkm.algorithms.closure import check_loops, constraint_jacobian, expand, solve_closure
+from flexpkm.algorithms.conditioning import (NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE,
+                                             canonical_shapes, check_actuator_stiffness,
+                                             check_modes_count, closure_condition,
+                                             pencil_measures, repeated_flags)
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.errors import IndefiniteMassMatrixError, InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
@@ -40,13 +44,19 @@ class ReducedModel:
     choice   : how q_dep was chosen (``"book"``, ``"rank-revealing"``...)
     dep_names: the dependent coordinates
     ind, dep, J_d : q_tot columns of q_r and q_dep, and ``J_d`` (B, c, n_q)
+    cond_closure : (B,) condition number of ``J_t^f`` (10.110) at each pose
+    scales   : (B, 3) largest diagonal term of ``K_tot`` and largest ``|M_tot|``
+               term over the non-actuated coordinates, largest actuated
+               diagonal term of ``M_tot`` without rotor inertia (SI): the
+               stiffness and inertia scales of the Type 2 measure, which do
+               not depend on the choice of q_dep
     J        : (B, n_tot, n_q) maps q_r to all coordinates q_tot (columns in
                q_r order), i.e. ``J E_q^T`` (10.114); built on each access
     rows     : :class:`flexpkm.algorithms.constraint_rows.RowSelection`: the
                independent constraint rows used and the redundant ones
                dropped (``rows.summary()`` is a text report)
 
-    For one pose (``q_t`` of shape (n_t,)) the leading axis B is absent.
+    For one pose (``q_tot`` of shape (n_tot,)) the leading axis B is absent.
     """
 
     M_r: np.ndarray
@@ -59,6 +69,8 @@ class ReducedModel:
     dep: np.ndarray
     J_d: np.ndarray
     rows: object = None
+    cond_closure: np.ndarray = None
+    scales: np.ndarray = None
 
     @property
     def J(self) -> np.ndarray:
@@ -73,9 +85,10 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
 
     q_tot : (n_tot,) or (B, n_tot): one pose gives a :class:`ReducedModel`
     without the batch axis, a batch one with it.
-    Raises :class:`OpenLoopError` when a loop is open by more than
-    :data:`flexpkm.algorithms.closure.LOOP_TOL`, :class:`SingularConfigurationError`
-    when the closure cannot be solved (see
+    Raises :class:`InvalidArgumentError` for another shape, an empty batch
+    or a non-finite value (naming the pose), :class:`OpenLoopError` when a
+    loop is open by more than :data:`flexpkm.algorithms.closure.LOOP_TOL`,
+    :class:`SingularConfigurationError` when the closure cannot be solved (see
     :func:`flexpkm.algorithms.dependent.choose_dependent`).
     """
     model = build_model(model)
@@ -92,16 +105,20 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
     ind, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
-    M_r = project(virtual_mass_matrix(model, q[:, :layout.n_t], R_0p, kin, undeformed=True),
-                  ind, dep, J_d)
+    M_tot = virtual_mass_matrix(model, q[:, :layout.n_t], R_0p, kin, undeformed=True)
+    M_r = project(M_tot, ind, dep, J_d)
     K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)
+    J_f = J_tot[:, sol.kept][:, :, dep] if sol.rows is not None else J_tot[:, :, dep]
     red = ReducedModel(M_r, K_r, names, len(act), sol.choice,
-                       tuple(layout.names[i] for i in sol.dep), ind, dep, J_d, sol.rows)
+                       tuple(layout.names[i] for i in sol.dep), ind, dep, J_d, sol.rows,
+                       closure_condition(J_f), passive_scale(model, M_tot))
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 
-def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot")):
+def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot",
+                                 "cond_closure", "scales", "cond_pencil", "singularity_measure",
+                                 "repeated", "near_singular")):
     """``result`` (a :class:`ReducedModel` or :class:`Modes` of a batch of
     one pose) without its batch axis: one pose in, one pose out."""
     out = {f.name: getattr(result, f.name)[0] for f in fields(result)
@@ -134,7 +151,7 @@ def _sym(A):
 class Modes:
     """Natural frequencies and mode shapes (B poses, n modes).
 
-    For one pose (``q_t`` of shape (n_t,)) the leading axis B is absent.
+    For one pose (``q_tot`` of shape (n_tot,)) the leading axis B is absent.
 
     frequencies_hz : (B, n) ascending, Hz
     shapes_q : (B, n_q, n) mass-normalised eigenvectors over ``names``
@@ -143,6 +160,25 @@ class Modes:
                (None when computed with ``shapes=False``)
     names : coordinates of ``shapes_q``
     reduced : the :class:`ReducedModel` they come from
+    cond_closure : (B,) condition number of ``J_t^f`` (closure)
+    cond_pencil : (B,) ``lambda_max / lambda_min`` of the stiffness/mass
+               pencil (all modes, before ``n_modes``; inf if lambda_min <= 0)
+    singularity_measure : (B,) ``lambda_min / (max diag K_tot / max |M_tot|)``
+               over the non-actuated coordinates (:attr:`ReducedModel.scales`;
+               with elastic actuators the actuator stiffness and the actuated
+               inertia join them), the Type 2 distance measure (singular below
+               ``ZERO_STIFFNESS``); it does not depend on the q_dep choice
+    near_singular : (B,) cond_closure above
+               :data:`flexpkm.algorithms.conditioning.NEAR_SINGULAR_COND` (1e8)
+               or the measure below ``NEAR_SINGULAR_MEASURE`` (1e-8): the
+               lowest frequencies are unreliable
+    repeated : (B, n) frequency repeated (relative gap < 1e-6); its shapes are
+               an M-orthonormal basis of the eigenspace chosen from the
+               eigenspace alone; every shape is signed so that the
+               largest-magnitude component of ``shapes_tot`` is positive
+               (:func:`flexpkm.algorithms.conditioning.canonical_shapes`):
+               ``shapes_tot`` of a pose does not depend on the other poses of
+               the batch, ``shapes_q`` is over the batch's q_dep choice
     """
 
     frequencies_hz: np.ndarray
@@ -150,6 +186,11 @@ class Modes:
     shapes_tot: np.ndarray
     names: tuple
     reduced: ReducedModel
+    cond_closure: np.ndarray = None
+    cond_pencil: np.ndarray = None
+    singularity_measure: np.ndarray = None
+    near_singular: np.ndarray = None
+    repeated: np.ndarray = None
 
 
 #: from this size on, LAPACK's generalized solver pose by pose (scipy, dsygvd)
@@ -188,6 +229,41 @@ def generalized_eigh(K, M, where="M", vectors=True):
     return lam, np.swapaxes(Linv, -1, -2) @ V
 
 
+def passive_scale(model, M_tot) -> np.ndarray:
+    """(B, 3): the largest diagonal term of ``K_tot`` and the largest
+    ``|M_tot|`` term over the non-actuated coordinates, and the largest
+    actuated diagonal term of ``M_tot`` without rotor inertia (see
+    ReducedModel)."""
+    layout = model.layout
+    act = np.asarray(layout.actuated, int)
+    free = np.setdiff1d(np.arange(layout.n_tot), act)
+    k = np.abs(np.diagonal(model.K_tot)[free]).max(initial=0.0)
+    m = np.abs(M_tot[:, free][:, :, free]).max(axis=(1, 2), initial=0.0)
+    rotor = np.array([model.rotor_inertia.get(layout.names[i][1:], 0.0) for i in act])
+    m_a = np.abs(M_tot[:, act, act] - rotor).max(axis=1, initial=0.0)
+    return np.column_stack([np.full(len(m), k), m, m_a])
+
+
+def _check_type2(measure, cond, red, actuator_stiffness):
+    """SingularConfigurationError at the first pose whose lowest eigenvalue
+    is below ``ZERO_STIFFNESS`` of the stiffness scale."""
+    low = np.flatnonzero(measure <= ZERO_STIFFNESS)
+    if not low.size:
+        return
+    b = int(low[0])
+    facts = (f"pose {b}: lowest eigenvalue / stiffness scale = {measure[b]:.3g} "
+             f"(threshold {ZERO_STIFFNESS:g}), cond(J_t^f) = {red.cond_closure[b]:.3g}")
+    if actuator_stiffness is None:
+        why = ("with the actuators locked the robot has a zero-stiffness motion: "
+               "a Type 2 (parallel) singularity")
+    else:
+        why = ("with elastic actuators the robot has a zero-stiffness motion: a Type 2 "
+               "singularity, or an actuator stiffness negligible against the structure's")
+    raise SingularConfigurationError(f"singular configuration at {facts}; {why}",
+                                     matrix="K_r" if actuator_stiffness is not None else "K_cc",
+                                     where=f"pose {b}", cond=float(cond[b]))
+
+
 def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
                         q_dep=None, allow_zero=False, shapes=True) -> Modes:
     """Natural frequencies and mode shapes at the configuration ``q_tot``
@@ -202,14 +278,19 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
     q_tot : (n_tot,) one assembled configuration ``[q_t; x_p]``
           (:func:`flexpkm.assemble`), or (B, n_tot) a batch (m, rad;
           elastic coordinates are ignored: the analysis is at q_e = 0)
-    n_modes : number of modes kept (default all)
-    Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a batch.
+    n_modes : number of modes kept, a whole number >= 1 (default all)
+    Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a
+    batch, with the condition numbers and flags of the result.
     A batch runs with BLAS limited to one thread (:mod:`flexpkm.threads`).
     Raises :class:`OpenLoopError` for a configuration whose loops are open,
     :class:`SingularConfigurationError` when the locked robot has a
-    zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``.
+    zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``
+    (with its pose index, measure and condition number), InvalidArgumentError
+    for a bad ``q_tot`` (shape, non-finite), ``n_modes`` or ``actuator_stiffness``
+    (non-finite, non-positive, outside 1e+-12 of the structure's stiffness).
     """
-    if np.ndim(q_tot) == 1 or np.shape(q_tot)[0] == 1:      # one pose: nothing to batch
+    n_modes = check_modes_count(n_modes)
+    if np.ndim(q_tot) != 2 or np.shape(q_tot)[0] <= 1:      # one pose (or an error): no batch
         return _natural_frequencies(model, q_tot, n_modes, actuator_stiffness, q_dep, allow_zero,
                                     shapes)
     with one_blas_thread():
@@ -220,7 +301,12 @@ def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
                         q_dep=None, allow_zero=False, shapes=True) -> Modes:
     """Body of :func:`natural_frequencies` (BLAS threads already limited)."""
     model = build_model(model)
-    red = reduced_matrices(model, as_batch(q_tot, model.layout.n_tot), q_dep=q_dep)
+    q = as_batch(q_tot, model.layout.n_tot, "q_tot")
+    act = list(model.layout.actuated)
+    act_names = [model.layout.names[c] for c in act]
+    if actuator_stiffness is not None:
+        check_actuator_stiffness(actuator_stiffness, act_names, None)
+    red = reduced_matrices(model, q, q_dep=q_dep)
     na = red.n_a
     if actuator_stiffness is None:
         M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
@@ -232,15 +318,12 @@ def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
         # joins K_aa.
         M, K, names = red.M_r.copy(), red.K_r.copy(), red.names
         J = lambda: red.J
-        k_a = np.atleast_1d(np.asarray(actuator_stiffness, float))
-        act = list(model.layout.actuated)
-        if k_a.shape != (len(act),) or np.any(k_a <= 0):
-            raise InvalidArgumentError(
-                f"actuator_stiffness: {len(act)} positive values expected (one per actuated "
-                f"joint {', '.join(model.layout.names[c] for c in act)}), got {k_a.tolist()}")
+        K_cc = red.K_r[:, na:, na:]
+        k_a = check_actuator_stiffness(actuator_stiffness, act_names,
+                                       K_cc if K_cc.shape[-1] else None)
         if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
             J_A = red.J[:, act, :]
-            rotor = np.array([model.rotor_inertia.get(model.layout.names[c][1:], 0.0) for c in act])
+            rotor = np.array([model.rotor_inertia.get(n[1:], 0.0) for n in act_names])
             K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
             M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
         else:
@@ -253,19 +336,22 @@ def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
                                    f"locked (a rigid robot): no natural frequencies; give "
                                    f"the actuator stiffness")
     lam, X = generalized_eigh(K, M, where, vectors=shapes)
-    kmax = np.abs(np.diagonal(K, axis1=-2, axis2=-1)).max(axis=-1)   # <= lambda_max(K)
+    k_scale, m_scale = red.scales[:, 0], red.scales[:, 1]
+    if actuator_stiffness is not None:                  # the actuated coordinates move too
+        k_scale = np.maximum(k_scale, np.max(actuator_stiffness))
+        m_scale = np.maximum(m_scale, red.scales[:, 2])
+    cond, measure = pencil_measures(lam, k_scale / m_scale)
     if not allow_zero:
-        low = lam[:, 0] <= ZERO_STIFFNESS * kmax / np.abs(M).max(axis=(-1, -2))
-        if np.any(low):
-            b = int(np.argmax(low))
-            raise SingularConfigurationError(
-                f"singular configuration: with the actuators locked the robot has a "
-                f"zero-stiffness motion at pose {b} (lowest eigenvalue {lam[b, 0]:.3g}); "
-                f"this is a Type 2 (parallel) singularity", matrix="K_cc", cond=np.inf)
+        _check_type2(measure, cond, red, actuator_stiffness)
+    near = (red.cond_closure > NEAR_SINGULAR_COND) | (measure < NEAR_SINGULAR_MEASURE)
     f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
     n = f.shape[1] if n_modes is None else min(int(n_modes), f.shape[1])
+    extra = dict(cond_closure=red.cond_closure, cond_pencil=cond, singularity_measure=measure,
+                 near_singular=near)
     if X is None:
-        modes = Modes(f[:, :n], None, None, names, red)
+        modes = Modes(f[:, :n], None, None, names, red, repeated=repeated_flags(lam)[:, :n], **extra)
     else:
-        modes = Modes(f[:, :n], X[:, :, :n], J() @ X[:, :, :n], names, red)
+        X, T, rep = canonical_shapes(lam, X, J() @ X)
+        modes = Modes(f[:, :n], X[:, :, :n], T[:, :, :n], names, red, repeated=rep[:, :n],
+                      **extra)
     return single_pose(modes) if np.ndim(q_tot) == 1 else modes

@@ -72,13 +72,26 @@ class TreeKinematics:
         return np.concatenate([Rt @ self.Jv[:, j], Rt @ self.Jw[:, j]], axis=-2)
 
 
-def as_batch(x, n):
-    """Return ``x`` as a float array (B, n); a single vector gets B = 1."""
-    x = np.asarray(x, dtype=float)
+def as_batch(x, n, name="the coordinates"):
+    """Return ``x`` as a float array (B, n); a single vector gets B = 1.
+    Raises InvalidArgumentError (naming ``name``) for a non-numeric value,
+    another shape (scalar, 3-D, wrong length), an empty batch or a
+    non-finite value (with the first such pose's index and values)."""
+    try:
+        x = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{name}: numbers expected, got {x!r:.80}") from None
+    shape = x.shape
     if x.ndim == 1:
         x = x[None]
-    if x.shape[-1] != n:
-        raise InvalidArgumentError(f"expected vectors of length {n}, got shape {x.shape}")
+    if x.ndim != 2 or x.shape[-1] != n or x.shape[0] == 0:
+        raise InvalidArgumentError(f"{name}: expected shape ({n},) or (B >= 1, {n}), "
+                                   f"got {shape}")
+    bad = ~np.isfinite(x).all(axis=1)
+    if bad.any():
+        b = int(np.argmax(bad))
+        raise InvalidArgumentError(f"{name}: non-finite value at pose {b}: "
+                                   f"{np.array2string(x[b], precision=6, threshold=12)}")
     return x
 
 

@@ -31,6 +31,12 @@ def _first(trajectory, t):
     return tuple(x[0] for x in trajectory(t))
 
 
+def _callable(drive, name):
+    if not callable(getattr(drive, name)):
+        raise InvalidArgumentError(f"{type(drive).__name__}: {name} must be a function of the "
+                                   f"time t (s), got {getattr(drive, name)!r:.60}")
+
+
 class _Drive:
     """Defaults of a drive that computes its efforts (direct problem)."""
 
@@ -55,6 +61,9 @@ class PrescribedMotion(_Drive):
     trajectory: object
     prescribes_actuators = True
 
+    def __post_init__(self):
+        _callable(self, "trajectory")
+
     def actuator_state(self, t):
         """``(q_a, qd_a, qdd_a)`` (n_a,) each at time t (s)."""
         return _first(self.trajectory, t)
@@ -75,6 +84,14 @@ class PDControl(_Drive):
     trajectory: object
     kp: np.ndarray
     kd: np.ndarray
+
+    def __post_init__(self):
+        _callable(self, "trajectory")
+        for name in ("kp", "kd"):
+            g = np.asarray(getattr(self, name), float)
+            if g.ndim > 1 or not np.all(np.isfinite(g)) or np.any(g < 0):
+                raise InvalidArgumentError(f"PDControl: {name} must be finite and >= 0 (one "
+                                           f"value or one per actuator), got {getattr(self, name)!r}")
 
     def efforts(self, t, q_a, qd_a):
         """``kp (q_ref - q_a) + kd (qd_ref - qd_a)`` (n_a,), N or N m."""
@@ -99,6 +116,9 @@ class EffortHistory(_Drive):
     """Given actuator efforts: ``tau_of_t`` callable ``t -> tau`` (n_a,), N or N m."""
 
     tau_of_t: object
+
+    def __post_init__(self):
+        _callable(self, "tau_of_t")
 
     def efforts(self, t, q_a, qd_a):
         return np.asarray(self.tau_of_t(t), float)

@@ -33,12 +33,12 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from flexpkm.algorithms.closure import check_loops, closure_residual, project_on_loops
-from flexpkm.algorithms.tree import as_batch
 from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full_model,
                                          inverse_dynamics)
 from flexpkm.algorithms.virtual_system import friction_damping
+from flexpkm.algorithms.tree import as_batch
 from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
-from flexpkm.errors import InvalidArgumentError
+from flexpkm.errors import Interrupted, InvalidArgumentError
 from flexpkm.model.build import build_model
 
 
@@ -64,16 +64,45 @@ class SimulationResult:
     cost: dict = field(default_factory=dict)
 
 
+#: at most this many integration steps per output sample (h >= dt_out / MAX_SUBSTEPS)
+MAX_SUBSTEPS = 10_000
+#: at most this many output samples (t_end <= MAX_SAMPLES dt_out; the
+#: recorder allocates them at the start)
+MAX_SAMPLES = 2_000_000
+
+
 def _check_times(t_end, h, dt_out):
-    """Steps per output sample and output count; raises InvalidArgumentError."""
+    """Steps per output sample and output count; raises InvalidArgumentError
+    for non-finite or non-positive values, t_end < dt_out < h, more than
+    MAX_SUBSTEPS steps per sample or MAX_SAMPLES samples (before anything
+    is allocated)."""
     for name, value in (("t_end", t_end), ("h", h), ("dt_out", dt_out)):
-        if not value > 0:
-            raise InvalidArgumentError(f"simulate: {name} must be positive, got {value}")
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                or not np.isfinite(value) or not value > 0:
+            raise InvalidArgumentError(f"simulate: {name} must be a positive finite number "
+                                       f"(s), got {value!r}")
     if dt_out < h:
         raise InvalidArgumentError(f"simulate: the output period dt_out = {dt_out} s is shorter "
                                    f"than the step h = {h} s")
+    if t_end < dt_out:
+        raise InvalidArgumentError(f"simulate: t_end = {t_end} s is shorter than the output "
+                                   f"period dt_out = {dt_out} s: nothing would be computed")
+    if dt_out / h > MAX_SUBSTEPS:
+        raise InvalidArgumentError(f"simulate: h = {h} s gives {dt_out / h:.3g} steps per output "
+                                   f"sample (dt_out = {dt_out} s); at most {MAX_SUBSTEPS}")
+    if t_end / dt_out > MAX_SAMPLES:
+        raise InvalidArgumentError(f"simulate: t_end = {t_end} s gives {t_end / dt_out:.3g} output "
+                                   f"samples (dt_out = {dt_out} s); at most {MAX_SAMPLES}")
     n_sub = max(1, int(round(dt_out / h)))
     return n_sub, int(round(t_end / dt_out)) + 1
+
+
+def _vector(x, n, name):
+    """``x`` as a finite float vector (n,) (a copy); InvalidArgumentError naming it."""
+    x = as_batch(x, n, f"simulate: {name}")
+    if x.shape[0] != 1:
+        raise InvalidArgumentError(f"simulate: {name} must be one vector ({n},), got {x.shape}")
+    return x[0].copy()
 
 
 def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing):
@@ -104,7 +133,7 @@ def _assemble(robot, q0_tot, qd0_r, drive, gravity):
     check_loops(robot, as_batch(q0_tot, robot.layout.n_tot), what="simulate: q0_tot")
     m = full_model(robot, q0_tot, 0.0, gravity=gravity)
     q = np.array(q0_tot, float)
-    v = np.zeros(len(m.r_index)) if qd0_r is None else np.asarray(qd0_r, float).copy()
+    v = np.zeros(len(m.r_index)) if qd0_r is None else _vector(qd0_r, len(m.r_index), "qd0_r")
     if drive.prescribes_actuators:
         q[m.r_index[:m.n_a]], v[:m.n_a], _ = drive.actuator_state(0.0)
     q, _ = project_on_loops(robot, q, m.dep)
@@ -135,6 +164,8 @@ class _Recorder:
         self.tau = np.zeros((n_out, na))
         self.drift, self.energy = np.zeros(n_out), np.zeros(n_out)
         self.values = {name: np.zeros(n_out) for name in self.sensors}
+        self.n_done = 0                                 # complete samples
+
 
     def record(self, k, s: StepState, drive, drift):
         m, na, K_tot = s.model, s.model.n_a, self.robot.K_tot
@@ -147,12 +178,15 @@ class _Recorder:
         self.energy[k] = 0.5 * s.v @ m.M @ s.v + 0.5 * s.q @ K_tot @ s.q
         for name, fn in self.sensors.items():
             self.values[name][k] = fn(self.robot, m, s.a)
+        self.n_done = k + 1
 
     def result(self, r_index, cost):
-        names = self.robot.layout.names
-        return SimulationResult(self.t, self.q, self.v, self.tau, names,
-                                tuple(names[i] for i in r_index), self.values, self.drift,
-                                self.energy, cost)
+        """The first ``n_done`` samples (all of them unless interrupted)."""
+        names, n = self.robot.layout.names, self.n_done
+        return SimulationResult(self.t[:n], self.q[:n], self.v[:n], self.tau[:n], names,
+                                tuple(names[i] for i in r_index),
+                                {k: v[:n] for k, v in self.values.items()}, self.drift[:n],
+                                self.energy[:n], cost)
 
 
 def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
@@ -187,15 +221,25 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         outputs (``full`` the one-state FullModel, qdd_r (n_r,)).
     progress : optional callback ``progress(done, total)`` (output samples).
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
-    t_end, h or dt_out or an object that is not a drive, :class:`flexpkm.errors.FlexPKMError` if the
-    integration diverges.
+    or non-finite t_end, h or dt_out, t_end < dt_out, more than
+    :data:`MAX_SUBSTEPS` steps per sample or :data:`MAX_SAMPLES` samples, or
+    an object that is not a drive; :class:`flexpkm.errors.FlexPKMError` if
+    the integration diverges; :class:`flexpkm.errors.Interrupted` (a
+    KeyboardInterrupt) on Ctrl-C, with the complete samples so far in its
+    ``partial``. ``cost["h"]`` is the step used (``dt_out / round(dt_out / h)``).
     """
     n_sub, n_out = _check_times(t_end, h, dt_out)
+    if gravity is not None and (np.shape(gravity) != (3,) or not np.isfinite(gravity).all()):
+        raise InvalidArgumentError(f"simulate: gravity must be a finite 3-vector (m/s^2), "
+                                   f"got {gravity!r}")
+    if not 0 <= hht_alpha <= 1 / 3:
+        raise InvalidArgumentError(f"simulate: hht_alpha must be in [0, 1/3], got {hht_alpha!r}")
     if not all(hasattr(drive, a) for a in ("prescribes_actuators", "actuator_state", "efforts",
                                            "gains")):
         raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
                                    f"or EffortHistory, got {drive!r}")
     robot = build_model(robot)
+    q0_tot = _vector(q0_tot, robot.layout.n_tot, "q0_tot")
     with threadpool_limits(1):
         q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
         r, na = m.r_index, m.n_a
@@ -207,8 +251,13 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         state = _initial_state(q, v, drive, evaluate)
         rec = _Recorder(robot, n_out, dt_out, len(r), na, sensors)
         rec.record(0, state, drive, np.abs(closure_residual(robot, state.q)).max(initial=0.0))
-        iters = _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress)
-    return rec.result(r, {"steps": (n_out - 1) * n_sub, "newton_iterations": iters})
+        try:
+            iters = _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress)
+        except KeyboardInterrupt:                 # keep the complete samples
+            cost = {"steps": (rec.n_done - 1) * n_sub, "newton_iterations": None, "h": p.h}
+            raise Interrupted(f"interrupted at t = {rec.t[rec.n_done - 1]:g} s "
+                              f"({rec.n_done} of {n_out} samples)", rec.result(r, cost)) from None
+    return rec.result(r, {"steps": (n_out - 1) * n_sub, "newton_iterations": iters, "h": p.h})
 
 
 def _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress):

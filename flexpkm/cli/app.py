@@ -56,6 +56,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:             # --help, --version, a usage error (one line printed)
         return int(e.code or 0)
+    args.argv = list(sys.argv[1:] if argv is None else argv)     # for the run manifest
     try:
         return args.func(args)
     except FlexPKMError as e:
@@ -67,3 +68,6 @@ def main(argv=None) -> int:
     except BrokenPipeError:             # e.g. `flexpkm modal navaro | head`
         sys.stderr.close()
         return 0
+    except (OSError, MemoryError) as e:     # a disk full, a file vanished... one line too
+        print(f"flexpkm: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2

@@ -4,8 +4,12 @@ the case has them."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 
+import numpy as np
+
+from flexpkm.algorithms.conditioning import NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, resolve
 
@@ -45,7 +49,7 @@ def run(args) -> int:
                           "independent_coordinates": list(modes.names),
                           "dependent_choice": modes.reduced.choice,
                           "dependent_coordinates": list(modes.reduced.dep_names),
-                          "seconds": elapsed}))
+                          **conditioning(modes), "seconds": elapsed}, allow_nan=False))
         return 0
     print(f"{model.name} natural frequencies at {pose_text(case, pose, options)}")
     dep = modes.reduced.dep_names
@@ -65,5 +69,27 @@ def run(args) -> int:
         print(line)
     if n_show < len(f):
         print(f"  ... {len(f) - n_show} more (use --modes N)")
+    c = conditioning(modes)
+    rep = [k for k in c["repeated_modes"] if k < n_show]
+    print(f"cond(J_t^f) = {c['cond_closure']:.3g}, cond(K, M) = {c['cond_pencil']:.3g}, "
+          f"Type 2 measure = {c['singularity_measure']:.3g}"
+          + ("; repeated: modes " + ", ".join(str(k + 1) for k in rep) if rep else ""))
     print(f"computed in {1e3 * elapsed:.1f} ms")
     return 0
+
+
+def conditioning(modes) -> dict:
+    """The trust indicators of a one-pose :class:`Modes` (JSON-safe: an
+    infinite condition number is written as 1e308), and a warning line on
+    stderr when it is near-singular (docs/robustness.md)."""
+    finite = lambda x: float(min(float(x), 1e308))
+    out = {"cond_closure": finite(modes.cond_closure), "cond_pencil": finite(modes.cond_pencil),
+           "singularity_measure": float(modes.singularity_measure),
+           "near_singular": bool(modes.near_singular),
+           "repeated_modes": [int(k) for k in np.flatnonzero(modes.repeated)]}
+    if out["near_singular"]:
+        print(f"flexpkm: warning: near-singular configuration (cond(J_t^f) = "
+              f"{out['cond_closure']:.3g}, threshold {NEAR_SINGULAR_COND:g}; Type 2 measure "
+              f"{out['singularity_measure']:.3g}, threshold {NEAR_SINGULAR_MEASURE:g}): the "
+              "lowest frequencies are unreliable", file=sys.stderr)
+    return out

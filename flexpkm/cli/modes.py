@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, resolve
+from flexpkm.cli.runs import add_force, sigint_deferred
 from flexpkm.errors import InvalidArgumentError
 
 
@@ -32,7 +33,7 @@ def mode_numbers(args, n_available: int) -> list:
     ranges = parse_mode_numbers(args.mode_numbers)
     top = max(hi for _, hi in ranges)
     if top > n_available:
-        raise InvalidArgumentError(f"the robot has {n_available} modes; cannot draw mode {top}")
+        raise InvalidArgumentError(f"cannot draw mode {top}: the robot has at most {n_available} modes")
     return sorted({k for lo, hi in ranges for k in range(lo, hi + 1)})
 
 
@@ -64,21 +65,58 @@ def _options(p, case):
     p.add_argument("--normalize", choices=("mass", "max"), default="mass",
                    help="exported field: mass-normalised mode, or largest displacement = 1 m "
                         "(default mass)")
+    add_force(p)
 
 
 def run(args) -> int:
-    from flexpkm.io.export import write_modes_vtu, write_modes_xdmf
-    from flexpkm.io.viz import render_modes
     if not (args.png or args.vtu or args.xdmf):
         raise InvalidArgumentError("nothing to write: give --png DIR, --vtu DIR and/or --xdmf FILE")
     if args.gif and not args.png:
         raise InvalidArgumentError("--gif writes next to the PNGs: give --png DIR")
     case, model, options, pose, q_t = resolve(args)
     numbers = mode_numbers(args, model.layout.n_tot)
-    modes = natural_frequencies(model, q_t, n_modes=max(numbers))
-    n = modes.frequencies_hz.shape[-1]
-    if numbers[-1] > n:
-        raise InvalidArgumentError(f"{model.name} has {n} modes; cannot draw mode {numbers[-1]}")
+    run_ = _start(args, case, model)                       # outputs checked before computing
+    try:
+        modes = natural_frequencies(model, q_t, n_modes=max(numbers))
+        n = modes.frequencies_hz.shape[-1]
+        if args.mode_numbers is None:
+            numbers = [k for k in numbers if k <= n]        # "the N lowest": at most all of them
+        if numbers[-1] > n:
+            raise InvalidArgumentError(f"{model.name} has {n} modes; cannot draw mode {numbers[-1]}")
+        with sigint_deferred():
+            written = [run_.add(p) for p in _write(args, case, model, q_t, modes, numbers, pose,
+                                                   options)]
+    except BaseException as e:
+        run_.fail(e)
+        raise
+    run_.finish("completed")
+    print(f"{model.name} at {pose_text(case, pose, options)}")
+    for k in numbers:
+        print(f"  mode {k}: {modes.frequencies_hz[k - 1]:.3f} Hz")
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _start(args, case, model):
+    """The run manifest: ``run.json`` in the PNG (else VTU) folder, else
+    ``FILE.run.json`` beside the XDMF file; the other outputs checked."""
+    from flexpkm.cli.runs import start_file_run, start_run
+    from flexpkm.io.run_files import check_output_file, check_writable
+    if args.xdmf:
+        check_output_file(args.xdmf)
+    folders = [d for d in (args.png, args.vtu) if d]
+    for d in folders:
+        check_writable(d)
+    if not folders:
+        return start_file_run([args.xdmf], args, model.robot)
+    owned = [f"{case.name}_mode_*.png", f"{case.name}_mode_*.gif", f"{case.name}_mode_*.vtu"]
+    return start_run(folders[0], args, model.robot, owned)
+
+
+def _write(args, case, model, q_t, modes, numbers, pose, options) -> list:
+    from flexpkm.io.export import write_modes_vtu, write_modes_xdmf
+    from flexpkm.io.viz import render_modes
     written = []
     if args.png:
         written += render_modes(model, q_t, modes, numbers, args.png, case.name,
@@ -90,9 +128,4 @@ def run(args) -> int:
     if args.xdmf:
         written.append(write_modes_xdmf(model, q_t, modes, numbers, args.xdmf,
                                         normalize=args.normalize))
-    print(f"{model.name} at {pose_text(case, pose, options)}")
-    for k in numbers:
-        print(f"  mode {k}: {modes.frequencies_hz[k - 1]:.3f} Hz")
-    for path in written:
-        print(f"wrote {path}")
-    return 0
+    return written

@@ -8,13 +8,19 @@ the reference configuration to ``--to`` with the quintic law (D.13), or
 along the samples of a CSV file (``t, q_a...``)."""
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
 
 from flexpkm.cli.common import add_case_parsers, finite, model_of, positive, progress_callback
-from flexpkm.errors import InvalidArgumentError
+from flexpkm.cli.runs import add_force, interrupted, sigint_deferred, start_run
+from flexpkm.errors import Interrupted, InvalidArgumentError
 
+#: output period of the command line, s
+DT_OUT = 1e-3
+#: the files of a simulation in its output folder (replaced with --force)
+OWNED = ("simulation.*",)
 
 
 def register(subparsers, files=()):
@@ -47,6 +53,7 @@ def _options(p, case):
     p.add_argument("--no-xdmf", action="store_true", help="skip the XDMF time series")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: a bar when stderr is a terminal)")
+    add_force(p)
     p.set_defaults(drive="prescribed")
 
 
@@ -100,27 +107,54 @@ def _refined(robot, q0, n):
 
 
 def run(args) -> int:
-    from flexpkm.analysis.simulate import simulate
-    from flexpkm.io.sim_output import write_outputs
+    from flexpkm.analysis.simulate import _check_times, simulate
     case = args.case
     if "file" in case.extra:
         robot, q0, drive, sensors, duration, label = _file_setup(args)
     else:
-        robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         duration, label = case.duration(args.maneuver), args.maneuver
+    t_end = args.t_end if args.t_end is not None else duration
+    n_sub, _ = _check_times(t_end, args.step, DT_OUT)       # before the simulation is set up
+    if "file" not in case.extra:
+        robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         if args.elements > 1:
             robot, q0 = _refined(robot, q0, args.elements)
-    t_end = args.t_end if args.t_end is not None else duration
+    run_ = start_run(args.out, args, robot, OWNED)
+    if abs(n_sub * args.step - DT_OUT) > 1e-9 * DT_OUT:
+        print(f"flexpkm: note: step {args.step:g} s -> {DT_OUT / n_sub:.6g} s "
+              f"(a divisor of the {DT_OUT * 1e3:g} ms output period)", file=sys.stderr)
     t0 = time.perf_counter()
-    res = simulate(robot, q0, t_end, drive, h=args.step, friction=not args.no_friction,
-                   coulomb_smoothing=1e-3, sensors=sensors,
-                   progress=progress_callback(args, "simulate"))
+    try:
+        res = simulate(robot, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
+                       friction=not args.no_friction, coulomb_smoothing=1e-3, sensors=sensors,
+                       progress=progress_callback(args, "simulate"))
+    except Interrupted as e:
+        _write(robot, e.partial, args, run_)
+        return interrupted(run_, f"{e}; wrote the samples so far to {args.out}")
+    except BaseException as e:
+        run_.fail(e)
+        raise
     wall = time.perf_counter() - t0
-    files = write_outputs(robot, res, args.out, xdmf=not args.no_xdmf)
+    files = _write(robot, res, args, run_)
+    run_.finish("completed")
     print(f"{robot.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
           f"({wall / max(t_end, 1e-12):.2f} s per simulated second), "
-          f"{res.cost['steps']} steps, {res.cost['newton_iterations']} Newton iterations")
-    print(f"max loop-closure drift {res.drift.max():.2e}; max |tau| = {abs(res.tau).max(axis=0)} (N or N m)")
+          f"{res.cost['steps']} steps of {res.cost['h']:.6g} s, "
+          f"{res.cost['newton_iterations']} Newton iterations")
+    print(f"max loop-closure drift {res.drift.max():.2e}; "
+          f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)")
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def _write(robot, res, args, run_) -> list:
+    """The output files of ``res`` (Ctrl-C deferred until they are complete)."""
+    from flexpkm.io.sim_output import write_outputs
+    run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"))
+    try:
+        with sigint_deferred():
+            return write_outputs(robot, res, args.out, xdmf=not args.no_xdmf, run=run_)
+    except BaseException as e:               # a full disk...: the manifest says which files are whole
+        run_.fail(e)
+        raise

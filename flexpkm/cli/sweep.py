@@ -4,12 +4,17 @@ of poses. Unreachable or singular poses are kept as NaN rows with their
 reason in the CSV's ``status`` column."""
 from __future__ import annotations
 
-import numpy as np
+from collections import Counter
+
 
 from flexpkm.analysis.sweep import frequency_sweep
-from flexpkm.cli.common import (add_case_parsers, add_path_options, count, model_of, options_of,
+from flexpkm.cli.common import (add_case_parsers, add_path_options, count, options_of,
                                 progress_callback)
-from flexpkm.errors import InvalidArgumentError
+from flexpkm.cli.runs import add_force, interrupted, sigint_deferred, start_file_run
+from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
+from flexpkm.io.plots import image_format, plot_sweep
+from flexpkm.model.build import build_model
+from flexpkm.model.refine import refine
 
 
 def register(subparsers, files=()):
@@ -30,28 +35,63 @@ def _options(p, case):
     p.add_argument("--csv", metavar="FILE", help="table of the frequencies (with a status column)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: a bar when stderr is a terminal)")
+    add_force(p)
 
 
 def run(args) -> int:
-    from flexpkm.io.plots import plot_sweep
     if not (args.plot or args.csv):
         raise InvalidArgumentError("nothing to write: give --plot FILE.png and/or --csv FILE")
     if args.steps < 2:
         raise InvalidArgumentError(f"--steps: a sweep needs at least 2 poses, got {args.steps}")
     case = args.case
     options = options_of(args)
-    model = model_of(args)
-    result = frequency_sweep(model, lambda pose: case.configure(model, pose, options),
-                             args.start, args.stop, args.steps, n_modes=args.modes,
-                             names=case.pose_names, on_error="nan",
-                             progress=progress_callback(args, "sweep"))
-    failed = [k for k, s in enumerate(result.status) if s != "ok"]
-    if args.csv:
-        print(f"wrote {result.to_csv(args.csv)}")
+    robot = case.robot(options)
+    robot = refine(robot, args.elements) if args.elements > 1 else robot
     if args.plot:
-        units = dict(zip(case.pose_names, case.pose_units))
-        print(f"wrote {plot_sweep(result, args.plot, args.modes, model.name, units)}")
-    if failed:
-        print(f"{len(failed)} of {len(result.status)} poses failed (NaN), e.g. pose {failed[0]}: "
-              f"{result.status[failed[0]]}")
-    return 0 if np.isfinite(result.frequencies_hz).any() else 2
+        image_format(args.plot)
+    run_ = start_file_run([args.csv, args.plot], args, robot)   # before computing
+    model = build_model(robot)
+    try:
+        result = frequency_sweep(model, lambda pose: case.configure(model, pose, options),
+                                 args.start, args.stop, args.steps, n_modes=args.modes,
+                                 names=case.pose_names, on_error="nan",
+                                 progress=progress_callback(args, "sweep"))
+    except Interrupted as e:
+        _write(e.partial, args, case, model, run_)
+        return interrupted(run_, f"{e}; wrote the finished poses")
+    except BaseException as e:
+        run_.fail(e)
+        raise
+    _write(result, args, case, model, run_)
+    run_.finish("completed")
+    counts = Counter(s.split(":")[0] for s in result.status)
+    bad = [k for k, s in enumerate(result.status) if s not in ("ok", "near-singular")]
+    summary = (f"{len(bad)} of {len(result.status)} poses failed (masked rows, see the status "
+               f"column), {counts.get('near-singular', 0)} near-singular: "
+               + ", ".join(f"{n} {k}" for k, n in counts.items())
+               + (f"; e.g. pose {bad[0]}: {result.status[bad[0]]}" if bad else ""))
+    if len(bad) == len(result.status):
+        raise SweepFailed(f"no pose of the sweep could be computed: {summary}")
+    if len(counts) > 1 or "ok" not in counts:
+        print(summary)
+    return 0
+
+
+class SweepFailed(FlexPKMError):
+    """Every pose of a sweep failed (the CSV is written all the same)."""
+
+
+def _write(result, args, case, model, run_):
+    """The CSV first, then the plot (Ctrl-C deferred until both are complete)."""
+    run_.note(rows=len(result.status), poses_failed=sum(s not in ("ok", "near-singular")
+                                                        for s in result.status))
+    try:
+        with sigint_deferred():
+            if args.csv:
+                print(f"wrote {run_.add(result.to_csv(args.csv))}")
+            if args.plot and len(result.status):
+                units = dict(zip(case.pose_names, case.pose_units))
+                print(f"wrote {run_.add(plot_sweep(result, args.plot, args.modes, model.name, units))}")
+    except BaseException as e:               # a full disk...: the manifest says which files are whole
+        run_.fail(e)
+        raise

@@ -26,6 +26,7 @@ import numpy as np
 
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.io.geometry import RobotGeometry, auto_scale, mode_geometries
+from flexpkm.io.run_files import atomic_write
 
 HEX = "hexahedron"
 
@@ -85,9 +86,10 @@ def write_modes_vtu(robot, q_tot, modes, numbers, directory, prefix: str,
     for k, f, geo in mode_geometries(robot, q_tot, modes, numbers):
         a = amplitude(geo, normalize)
         path = directory / f"{prefix}_mode_{k}.vtu"
-        meshio.write(path, to_meshio(geo, a))
-        add_vtu_field_data(path, {"mode": k, "frequency_hz": f, "amplitude": a,
-                                  "suggested_scale": auto_scale(geo) / a})
+        with atomic_write(path) as tmp:
+            meshio.write(tmp, to_meshio(geo, a), file_format="vtu")
+            add_vtu_field_data(tmp, {"mode": k, "frequency_hz": f, "amplitude": a,
+                                     "suggested_scale": auto_scale(geo) / a})
         paths.append(path)
     return paths
 
@@ -120,9 +122,17 @@ def write_xdmf_series(path, steps, data_format: str = "XML") -> Path:
     ``"Binary"`` or ``"HDF"`` (needs h5py). Returns the path; InvalidArgumentError
     when a geometry has another number of nodes.
     """
-    import meshio
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if data_format != "XML":                # the heavy-data file is named after the XML file
+        return _write_series(path, steps, data_format)
+    with atomic_write(path) as tmp:
+        _write_series(tmp, steps, data_format)
+    return path
+
+
+def _write_series(path, steps, data_format) -> Path:
+    import meshio
     with meshio.xdmf.TimeSeriesWriter(path, data_format=data_format) as writer:
         n = None
         for t, geo, s in steps:

@@ -3,12 +3,15 @@ histories. Figures are made with ``matplotlib.figure.Figure`` directly, so
 the process-wide backend and pyplot's state are never touched."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from flexpkm.analysis.sweep import SweepResult
+from flexpkm.errors import InvalidArgumentError
+from flexpkm.io.run_files import atomic_write
 
 
 def x_axis(result: SweepResult, units=None):
@@ -48,9 +51,23 @@ def plot_sweep(result: SweepResult, path, n: int | None = None, title: str = "",
     start = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[0]))
     stop = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[-1]))
     fig.text(0.01, 0.01, f"from ({start}) to ({stop}), {len(x)} poses", fontsize=8, color="0.3")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path)
+    with warnings.catch_warnings():             # extreme axis values: keep the default layout
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout(rect=(0, 0.03, 1, 1))
+    with atomic_write(path) as tmp:
+        fig.savefig(tmp, format=image_format(path))
     return path
+
+
+def image_format(path) -> str:
+    """matplotlib's format of ``path`` from its suffix (``png`` without
+    one); raises InvalidArgumentError for a format matplotlib cannot write."""
+    fmt = Path(path).suffix[1:].lower() or "png"
+    supported = Figure().canvas.get_supported_filetypes()
+    if fmt not in supported:
+        raise InvalidArgumentError(f"{str(path)!r}: cannot write a {fmt!r} picture "
+                                   f"(use {', '.join(sorted(supported))})")
+    return fmt
 
 
 def plot_simulation(res, data, act, path):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from flexpkm.io.plots import plot_simulation
+from flexpkm.io.run_files import atomic_write
+from flexpkm.io.xdmf import XdmfSeries
 
 import numpy as np
 
@@ -21,41 +23,55 @@ def arrays(robot, res) -> dict:
     return out
 
 
-def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0) -> list:
-    """Write npz, csv, png (and xdmf) files into ``directory``; return paths."""
+def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None) -> list:
+    """Write ``simulation.npz``, ``.csv``, ``.png`` (and ``.xdmf`` + ``.h5``)
+    into ``directory``; return the paths. Each file is written under a
+    temporary name and renamed when complete
+    (:func:`flexpkm.io.run_files.atomic_write`); ``run`` (a
+    :class:`flexpkm.io.run_files.Run`) records each complete file."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     data = arrays(robot, res)
-    files = [d / "simulation.npz", d / "simulation.csv", d / "simulation.png"]
-    np.savez(files[0], **data)
     act = [robot.layout.names[i] for i in robot.layout.actuated]
     cols = (["t"] + [f"{n}_m" for n in act] + [f"tau_{n}" for n in act]
             + list(res.sensors) + list(res.names))
     table = np.column_stack([res.t, data["q_a"], res.tau] + [res.sensors[k] for k in res.sensors]
                             + [res.q])
-    np.savetxt(files[1], table, delimiter=",", header=",".join(cols), comments="")
-    plot_simulation(res, data, act, files[2])
+    writers = [("simulation.npz", lambda f: np.savez(f, **data)),
+               ("simulation.csv", lambda f: np.savetxt(f, table, delimiter=",",
+                                                       header=",".join(cols), comments="")),
+               ("simulation.png", lambda f: plot_simulation(res, data, act, f))]
+    files = []
+    for name, write in writers:
+        with atomic_write(d / name) as tmp, open(tmp, "wb") as f:
+            write(f)
+        files.append(_record(run, d / name))
     if xdmf:
-        files.append(write_xdmf(robot, res, d / "simulation.xdmf", xdmf_rate))
+        path = write_xdmf(robot, res, d / "simulation.xdmf", xdmf_rate)
+        _record(run, path.with_suffix(".h5"))
+        files.append(_record(run, path))
     return files
+
+
+def _record(run, path):
+    return run.add(path) if run is not None else path
 
 
 def write_xdmf(robot, res, path, rate=100.0):
     """XDMF time series of the deformed robot sampled at ``rate`` Hz: the
     undeformed mesh at t = 0 with the point data "displacement" and
-    "rotation" (m, rad) of each sample (readable by meshio and ParaView)."""
-    import meshio
-
-    from flexpkm.io.export import HEX, cell_data, point_data
+    "rotation" (m, rad) of each sample (readable by meshio and ParaView),
+    heavy data in ``path.with_suffix(".h5")``, written step by step
+    (:class:`flexpkm.io.xdmf.XdmfSeries`: memory independent of the length)."""
+    from flexpkm.io.export import point_data
     from flexpkm.io.geometry import robot_geometry
     dt = res.t[1] - res.t[0] if len(res.t) > 1 else 1.0
     idx = np.arange(0, len(res.t), max(1, int(round(1.0 / (rate * dt)))))
     ref = res.q[0]
-    path = Path(path)
     mesh = robot_geometry(robot, ref, reference=ref).mesh()
-    with meshio.xdmf.TimeSeriesWriter(path, data_format="XML") as writer:
-        writer.write_points_cells(mesh.reference, [(HEX, mesh.cells)])
+    cells = {"part": mesh.cell_part, "kind": mesh.cell_kind}
+    with XdmfSeries(path, mesh.reference, mesh.cells, cells) as series:
         for k in idx:
             g = robot_geometry(robot, res.q[k], reference=ref)
-            writer.write_data(float(res.t[k]), point_data=point_data(g, 1.0), cell_data=cell_data(g))
-    return path
+            series.write(float(res.t[k]), point_data(g, 1.0))
+    return Path(path)

@@ -20,6 +20,7 @@ from flexpkm.errors import InvalidArgumentError
 
 from flexpkm.io.geometry import RobotGeometry, auto_scale, mode_geometries
 from flexpkm.io.mesh import JOINT, KINDS
+from flexpkm.io.run_files import atomic_write
 
 #: height of the PNG windows, px (the width follows the robot's aspect ratio)
 WINDOW_HEIGHT = 900
@@ -218,7 +219,8 @@ def render_mode(robot, geometry: RobotGeometry, scale: float, path, title: str =
     """
     path = _output(path)
     pl, _, _ = _setup(robot, geometry, scale, title, subtitle, view, ghost, window_size)
-    pl.screenshot(str(path))
+    with atomic_write(path) as tmp:
+        pl.screenshot(str(tmp))
     pl.close()
     return path
 
@@ -245,8 +247,9 @@ def animate_mode(robot, geometry: RobotGeometry, scale: float, path, title: str 
         pl.render()
         frames.append(Image.fromarray(pl.screenshot(None, return_img=True)))
     pl.close()
-    frames[0].save(path, save_all=True, append_images=frames[1:], loop=0,
-                   duration=int(round(1000 / fps)), optimize=False)
+    with atomic_write(path) as tmp:
+        frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:], loop=0,
+                       duration=int(round(1000 / fps)), optimize=False)
     return path
 
 

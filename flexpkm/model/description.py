@@ -189,7 +189,10 @@ class Robot:
 
 
 def validate(robot: Robot) -> None:
-    """Raise :class:`InvalidDescriptionError` naming the first inconsistency."""
+    """Raise :class:`InvalidDescriptionError` naming the first inconsistency
+    (values and types first: :func:`flexpkm.model.checks.check_values`)."""
+    from flexpkm.model.checks import check_values
+    check_values(robot)
     seen = set()
     for f in robot.frames:
         if f.name in seen:

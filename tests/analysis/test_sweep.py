@@ -96,7 +96,8 @@ def test_plot_and_csv(tmp_path, robot):
     assert png.stat().st_size > 5000
     csv = res.to_csv(tmp_path / "f.csv")
     data = np.loadtxt(csv, delimiter=",", skiprows=1, usecols=range(6))
-    assert open(csv).readline().strip() == "s,q11,q21,f1_hz,f2_hz,f3_hz,status"
+    assert open(csv).readline().strip() == ("s,q11,q21,f1_hz,f2_hz,f3_hz,cond_closure,cond_pencil,"
+                                            "singularity_measure,status")
     np.testing.assert_allclose(data[:, 3:], res.frequencies_hz, rtol=1e-9)
 
 

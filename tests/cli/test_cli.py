@@ -71,3 +71,38 @@ def test_version(capsys):
     import flexpkm
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"flexpkm {flexpkm.__version__}"
+
+
+def test_near_zero_stiffness_is_flagged_and_warned(capsys):
+    """A nearly free actuator (0.5 N/m against 1.6e8) leaves a motion of
+    0.01 Hz: computed, but flagged in the JSON and warned on stderr; at
+    50 N/m (measure 100 times larger) no warning."""
+    from flexpkm.algorithms.conditioning import NEAR_SINGULAR_MEASURE
+    assert main(["modal", "dualemps", "--actuator-stiffness", "0.5", "0.5", "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["near_singular"] and out["singularity_measure"] < NEAR_SINGULAR_MEASURE
+    assert out["frequencies_hz"][0] < 0.1
+    assert captured.err.startswith("flexpkm: warning: near-singular") and captured.err.count("\n") == 1
+    assert main(["modal", "dualemps", "--actuator-stiffness", "50", "50", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert not json.loads(captured.out)["near_singular"] and captured.err == ""
+
+
+def test_the_issue_pose_near_a_type2_singularity_is_flagged(capsys):
+    """NaVARo with q_11, q_21, q_31 actuated: a Type 2 singularity at x = y = 0,
+    theta = -0.527572 rad. 7e-5 rad away the first frequency is 0.0087 Hz:
+    computed, flagged and warned; at the singularity, one error line."""
+    argv = ["modal", "navaro", "--actuation", "111", "--modes", "2", "--json", "--pose", "0", "0"]
+    assert main(argv + ["-0.5275"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["frequencies_hz"][0] < 0.01 and out["near_singular"]
+    assert 1e-11 < out["singularity_measure"] < 1e-10
+    assert captured.err.startswith("flexpkm: warning: near-singular")
+    assert main(argv + ["-0.5"]) == 0
+    captured = capsys.readouterr()
+    assert not json.loads(captured.out)["near_singular"] and captured.err == ""
+    assert main(argv + ["-0.527572"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Type 2" in err[0] and "pose 0" in err[0]

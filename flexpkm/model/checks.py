@@ -1,0 +1,111 @@
+"""The numbers and types of a robot description, checked once when the
+:class:`flexpkm.model.description.Robot` is made (called by
+:func:`flexpkm.model.description.validate`): every error is an
+:class:`flexpkm.errors.InvalidDescriptionError` naming the field."""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from flexpkm.errors import InvalidDescriptionError
+
+MDH = ("gamma", "b", "alpha", "d", "theta", "r")
+#: joint tables of a Robot: name -> (unit, may be negative)
+JOINT_TABLES = {"rotor_inertia": "kg m^2 or kg", "viscous_friction": "N s/m or N m s/rad",
+                "coulomb_friction": "N or N m", "joint_stiffness": "N/m or N m/rad"}
+
+
+def finite_number(value, what: str) -> float:
+    """``value`` as a finite float (not a bool); InvalidDescriptionError otherwise."""
+    if isinstance(value, bool):
+        raise InvalidDescriptionError(f"{what} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InvalidDescriptionError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise InvalidDescriptionError(f"{what} must be finite, got {value!r}")
+    return x
+
+
+def finite_vector(value, n: int, what: str) -> np.ndarray:
+    try:
+        v = np.asarray(value, float)
+    except (TypeError, ValueError):
+        raise InvalidDescriptionError(f"{what} must be a {n}-vector, got {value!r}") from None
+    if v.shape != (n,) or not np.isfinite(v).all():
+        raise InvalidDescriptionError(f"{what} must be a finite {n}-vector, got {value!r}")
+    return v
+
+
+def check_values(robot) -> None:
+    """Types and values of ``robot`` (frames, bodies, platform, closures,
+    gravity, plane normal, joint tables); raises InvalidDescriptionError."""
+    if not isinstance(robot.frames, (tuple, list)) or not robot.frames:
+        raise InvalidDescriptionError(f"robot {robot.name!r}: frames must be a non-empty tuple "
+                                      f"of Frame, got {robot.frames!r:.80}")
+    for f in robot.frames:
+        if not all(hasattr(f, a) for a in ("name", "sigma", "antecedent") + MDH):
+            raise InvalidDescriptionError(f"frames must hold Frame objects, got {f!r:.80}")
+        for a in MDH:
+            finite_number(getattr(f, a), f"frame {f.name!r}: {a}")
+        if f.mu not in (0, 1) or isinstance(f.mu, float) and not f.mu.is_integer():
+            raise InvalidDescriptionError(f"frame {f.name!r}: mu must be 0 (passive) or 1 "
+                                          f"(actuated), got {f.mu!r}")
+    _check_bodies(robot.bodies)
+    finite_vector(robot.gravity, 3, "gravity (m/s^2)")
+    if robot.plane_normal is not None:
+        n = finite_vector(robot.plane_normal, 3, "plane_normal")
+        if abs(np.linalg.norm(n) - 1) > 1e-9:
+            raise InvalidDescriptionError("plane_normal must be a unit 3-vector")
+    _check_tables(robot)
+    _check_platform(robot.platform)
+    for c in robot.closures:
+        finite_vector(c.platform_point, 3, f"closure {c.label}: platform_point (m)")
+
+
+def _check_bodies(bodies) -> None:
+    if not isinstance(bodies, Mapping):
+        raise InvalidDescriptionError(f"bodies must map frame names to tuples of bodies, "
+                                      f"got {bodies!r:.80}")
+    for name, items in bodies.items():
+        if not isinstance(items, (tuple, list)):
+            raise InvalidDescriptionError(f"bodies[{name!r}] must be a tuple of bodies, got "
+                                          f"{type(items).__name__} (write ({items!r:.40},))")
+        for body in items:
+            if not (hasattr(body, "invariants") and hasattr(body, "n_e")):
+                raise InvalidDescriptionError(f"bodies[{name!r}]: {body!r:.60} is not a body "
+                                              "(RigidBody, Beam3D, PlanarBeam, ShapeFunctionBody)")
+
+
+def _check_tables(robot) -> None:
+    """Joint tables: known joints with a coordinate, finite non-negative values."""
+    movable = {f.name for f in robot.frames if f.sigma in (0, 1)}
+    for table in JOINT_TABLES:
+        values = getattr(robot, table)
+        if not isinstance(values, Mapping):
+            raise InvalidDescriptionError(f"{table} must map joint names to numbers")
+        for joint, v in values.items():
+            if joint not in movable:
+                raise InvalidDescriptionError(f"{table}: {joint!r} is not a joint with a "
+                                              f"coordinate (known: {', '.join(sorted(movable))})")
+            if finite_number(v, f"{table}[{joint!r}]") < 0:
+                raise InvalidDescriptionError(f"{table}[{joint!r}] must be >= 0 "
+                                              f"({JOINT_TABLES[table]}), got {v!r}")
+
+
+def _check_platform(platform) -> None:
+    if platform is None:
+        return
+    dofs = tuple(platform.dofs)
+    if (not dofs or any(isinstance(d, bool) or not isinstance(d, (int, np.integer))
+                        or not 0 <= d <= 5 for d in dofs) or len(set(dofs)) != len(dofs)):
+        raise InvalidDescriptionError(f"platform dofs must be distinct indices in 0..5 of "
+                                      f"[v_x, v_y, v_z, w_x, w_y, w_z], got {platform.dofs!r}")
+    if len(platform.dof_names) != len(dofs):
+        raise InvalidDescriptionError(f"platform: {len(dofs)} dofs but {len(platform.dof_names)} "
+                                      "dof_names")
+    if platform.body is not None and not hasattr(platform.body, "invariants"):
+        raise InvalidDescriptionError(f"platform body {platform.body!r:.60} is not a body")

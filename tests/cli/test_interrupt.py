@@ -1,0 +1,99 @@
+"""Ctrl-C keeps what was computed (docs/robustness.md): a real process is
+sent SIGINT while it computes; it prints one line on stderr, exits with
+status 130, and leaves complete, readable files whose manifest says
+``interrupted`` and matches their content."""
+import csv
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+
+def interrupt(argv, folder, manifest="run.json", after=2.0):
+    """Run ``flexpkm argv``, wait until its manifest exists (the work has
+    started), then ``after`` s, send SIGINT; (status, stdout, stderr, manifest)."""
+    p = subprocess.Popen([sys.executable, "-m", "flexpkm", *argv], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while not (folder / manifest).exists():
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() - t0 < 60
+        time.sleep(0.05)
+    time.sleep(after)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    return p.returncode, out, err, json.loads((folder / manifest).read_text())
+
+
+def test_interrupted_simulation_keeps_its_samples(tmp_path):
+    d = tmp_path / "sim"
+    status, out, err, run = interrupt(["simulate", "dualemps", "--maneuver", "square",
+                                       "--out", str(d), "--no-progress"], d, after=4.0)
+    assert status == 130 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("flexpkm: interrupted: ")
+    assert run["status"] == "interrupted" and run["ended"]
+    names = {f["name"] for f in run["files"]}
+    assert names == {"simulation.npz", "simulation.csv", "simulation.png", "simulation.h5",
+                     "simulation.xdmf"}
+    assert {p.name for p in d.iterdir()} == names | {"run.json"}
+    n = run["samples"]
+    assert 1 < n < 12001                           # the square maneuver has 12001 samples
+    data = np.load(d / "simulation.npz")
+    assert data["t"].shape == (n,) and data["q"].shape[0] == n and data["tau"].shape == (n, 2)
+    assert np.isfinite(data["q"]).all() and data["t"][-1] == pytest.approx(run["t_end_s"])
+    assert np.diff(data["t"]) == pytest.approx(np.full(n - 1, 1e-3))
+    with open(d / "simulation.csv") as f:
+        assert sum(1 for _ in f) == n + 1
+    from PIL import Image
+    assert np.asarray(Image.open(d / "simulation.png").convert("L")).std() > 5   # not blank
+    import meshio
+    with meshio.xdmf.TimeSeriesReader(d / "simulation.xdmf") as r:
+        r.read_points_cells()
+        assert r.num_steps == len(range(0, n, 10))
+        t, pd, _ = r.read_data(r.num_steps - 1)
+        assert np.isfinite(pd["displacement"]).all()
+
+
+def test_interrupted_sweep_keeps_the_finished_poses(tmp_path):
+    out_csv = tmp_path / "sweep.csv"
+    status, out, err, run = interrupt(["sweep", "navaro", "--from", "0", "0", "0", "--to", "0",
+                                       "0", "-1.0472", "--steps", "20000", "--csv", str(out_csv),
+                                       "--no-progress"], tmp_path, "sweep.csv.run.json", 5.0)
+    assert status == 130 and err.startswith("flexpkm: interrupted: ")
+    assert len(err.strip().splitlines()) == 1
+    assert run["status"] == "interrupted"
+    with open(out_csv) as f:
+        rows = list(csv.DictReader(f))
+    assert 0 < len(rows) == run["rows"] < 20000 and len(rows) % 256 == 0   # whole chunks
+    assert [f["name"] for f in run["files"]] == ["sweep.csv"]
+    assert all(r["status"] == "ok" for r in rows)
+    f1 = np.array([float(r["f1_hz"]) for r in rows])
+    assert np.isfinite(f1).all() and abs(f1[0] - 44.10) < 0.01       # Table 11.4, pose 1
+    s = np.array([float(r["s"]) for r in rows])
+    assert s == pytest.approx(np.arange(len(rows)) / 19999)          # from the start of the path
+
+
+def test_a_write_error_is_one_line_and_the_manifest_lists_the_whole_files(tmp_path, monkeypatch,
+                                                                          capsys):
+    """A full disk while the third file is written: exit 2, one line; the
+    manifest says failed and lists the two complete files; no partial file."""
+    import flexpkm.io.sim_output as so
+    from flexpkm.cli import main
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(so, "plot_simulation", full)
+    d = tmp_path / "o"
+    assert main(["simulate", "dualemps", "--maneuver", "edge", "--t-end", "0.003", "--out",
+                 str(d), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "No space left on device" in err[0]
+    run = json.loads((d / "run.json").read_text())
+    assert run["status"] == "failed"
+    assert [f["name"] for f in run["files"]] == ["simulation.npz", "simulation.csv"]
+    assert sorted(p.name for p in d.iterdir()) == ["run.json", "simulation.csv", "simulation.npz"]

@@ -1,0 +1,66 @@
+"""Complete runs, read back: the manifest lists exactly the files of the
+folder, with their sizes and hashes; the files hold what the manifest says
+(npz shapes, CSV rows, XDMF steps, pictures not blank); a second run into
+the same folder is refused, and --force replaces the first run's files."""
+import csv
+import json
+
+import numpy as np
+from PIL import Image
+
+from flexpkm.cli.app import main
+from flexpkm.io.run_files import sha256
+
+
+def manifest_matches_folder(folder, name="run.json", others=()):
+    run = json.loads((folder / name).read_text())
+    assert run["status"] == "completed" and run["ended"] >= run["started"]
+    listed = {f["name"] for f in run["files"]}
+    assert listed | {name} | set(others) == {p.name for p in folder.iterdir()}
+    for f in run["files"]:
+        assert (folder / f["name"]).stat().st_size == f["bytes"]
+        assert sha256(folder / f["name"]) == f["sha256"]
+    return run
+
+
+def not_blank(path):
+    return np.asarray(Image.open(path).convert("L")).std() > 5
+
+
+def test_simulation_files_match_the_manifest(tmp_path, capsys):
+    d = tmp_path / "o"
+    argv = ["simulate", "dualemps", "--maneuver", "edge", "--t-end", "0.025", "--out", str(d)]
+    assert main(argv) == 0
+    run = manifest_matches_folder(d)
+    n = run["samples"]
+    assert n == 26 and run["options"]["maneuver"] == "edge" and len(run["description_sha256"]) == 16
+    data = np.load(d / "simulation.npz")
+    assert set(data) >= {"t", "q_a", "tau", "q", "names", "drift", "energy"}
+    assert data["q"].shape == (n, len(data["names"])) and data["tau"].shape == (n, 2)
+    with open(d / "simulation.csv") as f:
+        rows = list(csv.reader(f))
+    assert len(rows) == n + 1 and len(rows[1]) == len(rows[0])
+    assert not_blank(d / "simulation.png")
+    import meshio
+    with meshio.xdmf.TimeSeriesReader(d / "simulation.xdmf") as r:
+        points, _ = r.read_points_cells()
+        assert r.num_steps == 3                       # 100 Hz of 26 samples at 1 kHz
+        t, pd, _ = r.read_data(2)
+        assert t == 0.02 and pd["displacement"].shape == points.shape
+    assert main(argv) == 2 and "another run" in capsys.readouterr().err
+    assert main(argv[:-2] + ["--t-end", "0.01", "--out", str(d), "--force"]) == 0
+    assert manifest_matches_folder(d)["samples"] == 11
+
+
+def test_sweep_files_match_the_manifest(tmp_path, capsys):
+    out = tmp_path / "s.csv"
+    assert main(["sweep", "dualemps", "--from", "0", "0", "--to", "0.3", "0", "--steps", "7",
+                 "--csv", str(out), "--plot", str(tmp_path / "s.png")]) == 0
+    run = manifest_matches_folder(tmp_path, "s.csv.run.json")
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == run["rows"] == 7
+    failed = [r for r in rows if r["status"] != "ok"]
+    assert len(failed) == run["poses_failed"] == 2                  # q11 > 0.225 m
+    assert all(r["f1_hz"] == "nan" and "UnreachablePoseError" in r["status"] for r in failed)
+    assert not_blank(tmp_path / "s.png")

@@ -1,0 +1,134 @@
+"""Outputs that cannot be half-written (atomic renames, killed writers), the
+run manifest and its refusal of another run's folder, the incremental XDMF
+series read back by meshio."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from flexpkm.errors import OutputError
+from flexpkm.io.run_files import Run, atomic_write, check_output_file, check_writable, sha256
+from flexpkm.io.xdmf import XdmfSeries
+
+
+def test_atomic_write_leaves_nothing_on_error(tmp_path):
+    target = tmp_path / "a.csv"
+    target.write_text("old\n")
+    with pytest.raises(RuntimeError):
+        with atomic_write(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("killed")
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
+    with atomic_write(target) as tmp:
+        tmp.write_text("new\n")
+    assert target.read_text() == "new\n"
+
+
+def test_kill_during_write_leaves_no_final_file(tmp_path):
+    """A writer killed (SIGKILL) in the middle of a large file: the final
+    name never appears, only a .part file; the next run removes it."""
+    code = textwrap.dedent(f"""
+        import sys, time
+        from flexpkm.io.run_files import atomic_write
+        with atomic_write({str(tmp_path / 'big.csv')!r}) as tmp, open(tmp, 'w') as f:
+            for i in range(10**9):
+                f.write('1,2,3\\n')
+                if i == 1000:
+                    f.flush(); print('writing', flush=True)
+                if i > 1000:
+                    time.sleep(0.001)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "writing"
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    names = [q.name for q in tmp_path.iterdir()]
+    assert "big.csv" not in names and any(n.startswith(".part-") for n in names)
+    Run(tmp_path, "test", {})
+    assert not any(q.name.startswith(".part-") for q in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("bad", ["/proc/flexpkm-x", "file/x"])
+def test_unwritable_folders_are_one_error(tmp_path, bad):
+    (tmp_path / "file").write_text("")
+    path = bad if bad.startswith("/") else tmp_path / bad
+    with pytest.raises(OutputError, match="cannot write"):
+        check_writable(path)
+
+
+def test_a_folder_is_not_an_output_file(tmp_path):
+    with pytest.raises(OutputError, match="is a folder"):
+        check_output_file(tmp_path)
+
+
+def test_manifest_refuses_another_runs_folder_and_force_clears_it(tmp_path):
+    run = Run(tmp_path, "flexpkm simulate x", {"t_end": 1.0, "k": np.float64(2), "v": (1, 2)},
+              owned=["simulation.*"])
+    (tmp_path / "simulation.csv").write_text("t\n0\n")
+    run.add(tmp_path / "simulation.csv")
+    run.finish("completed")
+    data = json.loads((tmp_path / "run.json").read_text())
+    assert data["status"] == "completed" and data["options"]["v"] == [1, 2]
+    assert data["files"] == [{"name": "simulation.csv", "bytes": 4,
+                              "sha256": sha256(tmp_path / "simulation.csv")}]
+    with pytest.raises(OutputError, match="another run"):
+        Run(tmp_path, "again", {}, owned=["simulation.*"])
+    (tmp_path / "mine.txt").write_text("a user's file")
+    Run(tmp_path, "again", {}, owned=["simulation.*"], force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt", "run.json"]
+    assert json.loads((tmp_path / "run.json").read_text())["status"] == "running"
+
+
+def test_failed_run_leaves_nothing(tmp_path):
+    run = Run(tmp_path / "new", "x", {})
+    run.fail()
+    assert not (tmp_path / "new").exists()
+
+
+def test_xdmf_series_is_read_back_and_incremental(tmp_path):
+    import meshio
+    points = np.random.default_rng(0).random((8, 3))
+    cells = np.arange(8)[None]
+    path = tmp_path / "s.xdmf"
+    fields = [np.full((8, 3), k, float) for k in range(5)]
+    with XdmfSeries(path, points, cells, {"part": np.array([3])}) as s:
+        for k, u in enumerate(fields):
+            s.write(0.1 * k, {"displacement": u})
+            assert not path.exists()                 # the XML appears only when complete
+    with meshio.xdmf.TimeSeriesReader(path) as r:
+        p, c = r.read_points_cells()
+        assert np.array_equal(p, points) and np.array_equal(c[0].data, cells)
+        assert r.num_steps == 5
+        for k in range(5):
+            t, pd, cd = r.read_data(k)
+            assert t == pytest.approx(0.1 * k) and np.array_equal(pd["displacement"], fields[k])
+            assert cd["part"][0][0] == 3
+
+
+def test_xdmf_series_removed_on_error(tmp_path):
+    with pytest.raises(KeyError):
+        with XdmfSeries(tmp_path / "s.xdmf", np.zeros((8, 3)), np.arange(8)[None]) as s:
+            s.write(0.0, {"displacement": np.zeros((8, 3))})
+            raise KeyError("stop")
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_running_writers_temporary_file_is_kept(tmp_path):
+    """Another process writing into the same folder keeps its temporary file."""
+    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        live = tmp_path / f".part-{p.pid}-other.csv"
+        live.write_text("being written")
+        dead = tmp_path / ".part-999999999-old.csv"
+        dead.write_text("left by a killed run")
+        Run(tmp_path, "x", {})
+        assert live.exists() and not dead.exists()
+    finally:
+        p.kill()
+        p.wait()
