@@ -56,6 +56,7 @@ class SymbolicModel:
     r_index: np.ndarray
     dep: np.ndarray
     n_a: int
+    model: object = None
 
     @property
     def inputs(self):
@@ -116,7 +117,7 @@ def symbolic_model(model, dep) -> SymbolicModel:
     M = J.T @ M_tot @ J
     c = J.T @ (M_tot @ b + c_tot)
     return SymbolicModel(q, qd_r, g, friction, smoothing, M, c, J, b, J_tot, residual, qd_tot,
-                         R, p, M_tot, c_tot, np.asarray(r_index), dep, n_a)
+                         R, p, M_tot, c_tot, np.asarray(r_index), dep, n_a, model)
 
 
 def point_acceleration(sm: SymbolicModel, model, qdd_r, frame, axis_frame=None, axis=None):

@@ -1,0 +1,101 @@
+"""C code generation, compilation and the on-disk cache of compiled models.
+
+A CasADi ``Function`` is emitted as C by ``casadi.CodeGenerator``, compiled
+once by the system C compiler into a shared library and loaded with
+``casadi.external``. The library is cached in ``$FLEXPKM_CACHE`` (default
+``~/.cache/flexpkm``) under a key that hashes the robot description, the
+options of the function, the versions of flexpkm and CasADi and the source
+of :mod:`flexpkm.compiled` (a change of any of them compiles anew).
+
+The compiler is ``$FLEXPKM_CC``, else ``$CC``, else ``cc``; an empty
+``FLEXPKM_CC`` (or one that is not found) hides it: the function then runs
+on CasADi's own virtual machine (the ``Function`` itself, slower), with a
+one-line warning.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import shutil
+import subprocess
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import casadi as ca
+
+from flexpkm.errors import FlexPKMError
+
+#: seconds spent compiling in this process (C generation + compiler), for the benchmarks
+COMPILE_SECONDS = {"last": 0.0, "total": 0.0}
+
+
+class CompilationError(FlexPKMError):
+    """The C compiler failed on a generated model (its message is attached)."""
+
+
+def cache_dir() -> Path:
+    """The cache folder: ``$FLEXPKM_CACHE`` or ``~/.cache/flexpkm``."""
+    return Path(os.environ.get("FLEXPKM_CACHE") or Path.home() / ".cache" / "flexpkm")
+
+
+def find_compiler():
+    """Path of the C compiler (``$FLEXPKM_CC``, ``$CC`` or ``cc``), or None."""
+    name = os.environ.get("FLEXPKM_CC", os.environ.get("CC", "cc"))
+    return shutil.which(name) if name else None
+
+
+def description_key(model, *options) -> str:
+    """Hex digest identifying a generated function: the robot description
+    (its TOML text when it can be written, else its pickle), ``options``
+    (repr), the flexpkm and CasADi versions and the source of this package."""
+    from flexpkm import __version__
+    h = hashlib.sha256()
+    try:
+        from flexpkm.model.files import dumps
+        h.update(dumps(model.robot).encode())
+    except Exception:                            # bodies without a file form
+        h.update(pickle.dumps(model.robot))
+    h.update(repr(options).encode())
+    h.update(f"{__version__} {ca.__version__}".encode())
+    for src in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(src.read_bytes())
+    return h.hexdigest()[:24]
+
+
+def compiled(build, name, key, opt="-O1"):
+    """The function ``build()`` returns (a ``casadi.Function`` named
+    ``name``), compiled: loaded from the cache when ``key`` is there, else
+    generated, compiled with ``opt`` and cached. Without a C compiler, the
+    ``Function`` itself (CasADi's virtual machine), with a warning.
+    Raises :class:`CompilationError` when the compiler fails."""
+    lib = cache_dir() / f"{name}_{key}.so"
+    if lib.exists():
+        return ca.external(name, str(lib))
+    cc = find_compiler()
+    if cc is None:
+        warnings.warn(f"flexpkm: no C compiler found; {name} runs on CasADi's virtual "
+                      "machine (slower; install gcc, or set FLEXPKM_CC)", stacklevel=3)
+        return build()
+    t0 = time.perf_counter()
+    fn = build()
+    if fn.name() != name:                        # the library's symbols carry the name
+        args = fn.sx_in()
+        fn = ca.Function(name, args, fn.call(args), fn.name_in(), fn.name_out())
+    lib.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
+        gen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
+        gen.add(fn)
+        src = Path(gen.generate(tmp + os.sep))
+        out = Path(tmp) / f"{name}.so"
+        run = subprocess.run([cc, opt, "-fPIC", "-shared", str(src), "-o", str(out), "-lm"],
+                             capture_output=True, text=True)
+        if run.returncode:
+            raise CompilationError(f"{cc} failed on {name}: {run.stderr[-2000:]}")
+        os.replace(out, lib)                     # atomic: concurrent runs agree
+    dt = time.perf_counter() - t0
+    COMPILE_SECONDS["last"] = dt
+    COMPILE_SECONDS["total"] += dt
+    return ca.external(name, str(lib))
