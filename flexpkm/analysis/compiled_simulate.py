@@ -98,8 +98,8 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
             rec.values[name][ks] = recs[n_a + 1 + i]
         _numpy_sensors(robot, cm, xs, other, rec, k0, cfg)
         x = xs[:, -1]
-        if progress is not None:
-            progress(k0 + K - 1, n_out - 1)
+        for k in range(k0, k0 + K) if progress is not None else ():
+            progress(k, n_out - 1)
     return (n_out - 1) * n_sub * iterations
 
 

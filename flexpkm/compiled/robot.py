@@ -78,12 +78,17 @@ class CompiledModel:
             res[k] = res[k].reshape(-1)
         return res
 
+    def newton(self, prescribed, exact=False):
+        """One Newton iteration of the step (:func:`flexpkm.compiled.step.newton_function`)."""
+        return self._function(f"flexpkm_newton{int(prescribed)}{int(exact)}",
+                              lambda: steps.newton_function(self.symbolic, prescribed, exact),
+                              prescribed, exact)
+
     def step(self, prescribed, iterations, exact=False):
-        """The HHT step function (:func:`flexpkm.compiled.step.step_function`)."""
-        return self._function(f"flexpkm_step{int(prescribed)}{iterations}{int(exact)}",
-                              lambda: steps.step_function(self.symbolic, prescribed,
-                                                          iterations, exact),
-                              prescribed, iterations, exact)
+        """The HHT step (:func:`flexpkm.compiled.step.step_function`)."""
+        dims = steps.Dims(self.model.layout.n_tot, len(self.r_index), self.n_a,
+                          tuple(int(i) for i in self.r_index))
+        return steps.step_function(self.newton(prescribed, exact), dims, prescribed, iterations)
 
     @cached_property
     def project(self):

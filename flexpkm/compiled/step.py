@@ -22,10 +22,26 @@ each); h; alpha; g (3); friction; smoothing]``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import casadi as ca
-import numpy as np
 
 from flexpkm.compiled.full import SymbolicModel, point_acceleration
+
+
+@dataclass(frozen=True)
+class Dims:
+    """Sizes of a generated model: n_tot, n_r, n_a and the q_tot columns
+    ``r_index`` of q_r (tuple)."""
+
+    n_tot: int
+    n_r: int
+    n_a: int
+    r_index: tuple
+
+    @classmethod
+    def of(cls, sm):
+        return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.r_index))
 
 
 def layout(n_tot, n_r, n_a):
@@ -94,7 +110,7 @@ def newton_function(sm: SymbolicModel, prescribed, exact=False):
     a1 = ca.SX.sym("a1", n_r)
     acc = ca.SX(a1)
     acc[unk] = a_u
-    q1, v1 = newmark(sm, x, acc, J, b, u, par, prescribed)
+    q1, v1 = newmark(Dims.of(sm), x, acc, J, b, u, par, prescribed)
     M, g, J1, b1 = F(q1, v1, u, par)
     alpha = par[2 * n_a + 1]
     res = (M @ acc + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
@@ -109,10 +125,10 @@ def newton_function(sm: SymbolicModel, prescribed, exact=False):
     return ca.Function("newton", [x, a1, J, b, u, par], outs)
 
 
-def newmark(sm, x, acc, J, b, u, par, prescribed):
+def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
     """Positions (n_tot,) and velocities (n_r,) at t_n+1 for the
     accelerations ``acc``, ``qdd_tot = J acc + b`` (prescribed actuators from u)."""
-    n_tot, n_r, n_a = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a
+    n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
     sl = layout(n_tot, n_r, n_a)[0]
     h, alpha = par[2 * n_a], par[2 * n_a + 1]
     gamma, beta = 0.5 + alpha, 0.25 * (1 + alpha) ** 2
@@ -122,26 +138,26 @@ def newmark(sm, x, acc, J, b, u, par, prescribed):
     q1 = q + h * V_n + h * h * ((0.5 - beta) * A_n + beta * (J @ acc + b))
     v1 = v + h * ((1 - gamma) * a + gamma * acc)
     if prescribed:
-        q1[[int(i) for i in sm.r_index[:n_a]]] = u[:n_a]
-        v1[:n_a] = u[n_a:2 * n_a]
+        q1[list(d.r_index[:n_a])] = u[:n_a]
+        v1 = ca.vertcat(u[n_a:2 * n_a], v1[n_a:])
     return q1, v1
 
 
-def step_function(sm: SymbolicModel, prescribed, iterations, exact=False):
-    """``(x, u, par) -> x1``: one HHT step with ``iterations`` Newton
-    corrections (no loop projection)."""
-    n_tot, n_r, n_a = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a
+def step_function(newton, d: Dims, prescribed, iterations):
+    """``(x, u, par) -> x1``: one HHT step with ``iterations`` corrections of
+    the (compiled) ``newton`` function (:func:`newton_function`), composed at
+    run time (MX: no new code to compile per number of iterations)."""
+    n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
-    N = newton_function(sm, prescribed, exact)
-    x, u, par = ca.SX.sym("x", n_x), ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", n_par)
+    x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
     a = x[sl["a"]]
     a1 = 2 * a - x[sl["a_prev"]]
     if prescribed:
-        a1[:n_a] = u[2 * n_a:]
+        a1 = ca.vertcat(u[2 * n_a:], a1[n_a:])
     J, b = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["b"]]
     for _ in range(iterations):
-        a1, J, b, g, q_ev, v_ev = N(x, a1, J, b, u, par)
-    q1, v1 = newmark(sm, x, a1, J, b, u, par, prescribed)
+        a1, J, b, g, q_ev, v_ev = newton(x, a1, J, b, u, par)
+    q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed)
     x1 = ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev)
     return ca.Function("hht_step", [x, u, par], [x1])
 
