@@ -31,9 +31,17 @@ from flexpkm.errors import FlexPKMError, InvalidArgumentError
 CHUNK = 200
 
 
-def compiled_supports(drive) -> bool:
-    """Whether the compiled path can run this drive."""
-    return isinstance(drive, (PrescribedMotion, PDControl, Free, EffortHistory))
+#: largest n_tot the default backend compiles (the generated code grows fast
+#: with the loops: the NaVARo's step is ~10^6 instructions, minutes of gcc)
+AUTO_MAX_COORDINATES = 64
+
+
+def compiled_supports(drive, model=None) -> bool:
+    """Whether ``simulate(backend=None)`` runs this drive and robot compiled:
+    one of the four drives and at most :data:`AUTO_MAX_COORDINATES`
+    coordinates (``backend="compiled"`` forces it)."""
+    small = model is None or model.layout.n_tot <= AUTO_MAX_COORDINATES
+    return small and isinstance(drive, (PrescribedMotion, PDControl, Free, EffortHistory))
 
 
 def drive_table(drive, times, n_a):

@@ -186,8 +186,9 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         (default 3; 6 when tol < 1e-9) and ignores tol.
     backend : ``"compiled"`` (generated C code, :mod:`flexpkm.analysis.compiled_simulate`;
         compiled once per robot and cached on disk), ``"numpy"`` (the
-        reference), or None: compiled when CasADi is importable and the drive
-        is one of the four above, else numpy.
+        reference), or None: compiled when CasADi is importable, the drive
+        is one of the four above and the robot has at most 64 coordinates,
+        else numpy.
     exact_tangent : compiled backend only: Newton with the exact derivative
         of the step residual (AD) instead of the iteration matrix below
         (quadratic convergence, ~8x the cost of an iteration).
@@ -204,7 +205,7 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
                                    f"or EffortHistory, got {drive!r}")
     robot = build_model(robot)
-    backend = _backend(backend, drive)
+    backend = _backend(backend, drive, robot)
     if iterations is None:
         iterations = 6 if backend == "numpy" or tol < 1e-9 else 3
     with threadpool_limits(1):
@@ -228,7 +229,7 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     return rec.result(r, {"steps": (n_out - 1) * n_sub, "newton_iterations": iters})
 
 
-def _backend(backend, drive):
+def _backend(backend, drive, model):
     """``"compiled"`` or ``"numpy"`` (see :func:`simulate`)."""
     if backend not in (None, "compiled", "numpy"):
         raise InvalidArgumentError(f"simulate: backend must be 'compiled' or 'numpy', "
@@ -240,7 +241,7 @@ def _backend(backend, drive):
         from flexpkm.analysis.compiled_simulate import compiled_supports
     except ImportError:
         return "numpy"
-    return "compiled" if compiled_supports(drive) else "numpy"
+    return "compiled" if compiled_supports(drive, model) else "numpy"
 
 
 def _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress):

@@ -43,6 +43,10 @@ def _options(p, case):
                    help="simulated time, s (default: the maneuver's duration)")
     p.add_argument("--step", type=positive, default=2.5e-4,
                    help="integration step, s (default 2.5e-4; made a divisor of the 1 ms output period)")
+    p.add_argument("--backend", choices=("compiled", "numpy"), default=None,
+                   help="generated C code (compiled once per robot, cached in "
+                        "~/.cache/flexpkm) or the numpy reference (default: compiled "
+                        "when available)")
     p.add_argument("--out", default="out", help="output directory (default out)")
     p.add_argument("--no-xdmf", action="store_true", help="skip the XDMF time series")
     p.add_argument("--no-progress", action="store_true",
@@ -114,7 +118,7 @@ def run(args) -> int:
     t0 = time.perf_counter()
     res = simulate(robot, q0, t_end, drive, h=args.step, friction=not args.no_friction,
                    coulomb_smoothing=1e-3, sensors=sensors,
-                   progress=progress_callback(args, "simulate"))
+                   progress=progress_callback(args, "simulate"), backend=args.backend)
     wall = time.perf_counter() - t0
     files = write_outputs(robot, res, args.out, xdmf=not args.no_xdmf)
     print(f"{robot.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
