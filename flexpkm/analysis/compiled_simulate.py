@@ -28,7 +28,7 @@ from flexpkm.compiled.robot import CompiledModel
 from flexpkm.errors import FlexPKMError, InvalidArgumentError
 
 #: output samples per call of the compiled block function
-CHUNK = 200
+CHUNK = 500
 
 
 #: largest n_tot the default backend compiles (the generated code grows fast
@@ -91,10 +91,13 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
     x = cm.pack(state.q, state.v, state.a, state.g, m.J, m.b)
     n_out = len(rec.t)
     times = np.cumsum(np.full((n_out - 1) * n_sub, p.h))
+    blocks = {}
     for k0 in range(1, n_out, CHUNK):
         K = min(CHUNK, n_out - k0)
         U = drive_table(drive, times[(k0 - 1) * n_sub:(k0 - 1 + K) * n_sub], n_a)
-        xs, recs = (np.array(o) for o in sample.mapaccum(K)(x, U, par))
+        if K not in blocks:
+            blocks[K] = sample.mapaccum(K)
+        xs, recs = (np.array(o) for o in blocks[K](x, U, par))
         if not np.all(np.isfinite(xs)):
             bad = k0 + int(np.argmax(~np.all(np.isfinite(xs), axis=0)))
             raise FlexPKMError(f"the time integration diverged before t = {rec.t[bad]:.6f} s")

@@ -81,9 +81,10 @@ def compiled(build, name, key, opt="-O1"):
         return build()
     t0 = time.perf_counter()
     fn = build()
-    if fn.name() != name:                        # the library's symbols carry the name
-        args = fn.sx_in()
-        fn = ca.Function(name, args, fn.call(args), fn.name_in(), fn.name_out())
+    if fn.is_a("SXFunction"):                   # common subexpressions merged, renamed:
+        args = fn.sx_in()                        # the library's symbols carry the name
+        fn = ca.Function(name, args, [ca.cse(e) for e in fn.call(args)], fn.name_in(),
+                         fn.name_out())
     lib.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
         gen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
