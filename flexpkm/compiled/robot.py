@@ -13,7 +13,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import codegen
-from flexpkm.compiled.full import symbolic_model
+from flexpkm.compiled.full import point_acceleration, symbolic_model
 from flexpkm.compiled import step as steps
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.build import build_model
@@ -77,6 +77,34 @@ class CompiledModel:
         for k in ("c", "b", "residual"):
             res[k] = res[k].reshape(-1)
         return res
+
+    @cached_property
+    def loops(self):
+        """``q -> (residual (c,), d residual / d q (c, n_tot))``: the loop
+        equations of :func:`flexpkm.algorithms.closure.closure_residual` and
+        their exact Jacobian (AD)."""
+        def build():
+            sm = self.symbolic
+            return ca.Function("flexpkm_loops", [sm.q],
+                               [sm.residual, ca.jacobian(sm.residual, sm.q)], ["q"],
+                               ["residual", "jacobian"])
+        return self._function("flexpkm_loops", build)
+
+    def sensor(self, frame, axis_frame=None, axis=None):
+        """Point-acceleration sensor (:func:`flexpkm.algorithms.dynamics.point_acceleration`)
+        and its exact derivatives: ``(q, qd_r, qdd_r, g, friction, smoothing)
+        -> (value (3,) or (1,), d/dq, d/dqd_r, d/dqdd_r)``, m/s^2 (per unit
+        of each coordinate)."""
+        def build():
+            sm = self.symbolic
+            qdd = ca.SX.sym("qdd_r", sm.qd_r.shape[0])
+            a = point_acceleration(sm, self.model, qdd, frame, axis_frame, axis)
+            jac = [ca.jacobian(a, x) for x in (sm.q, sm.qd_r, qdd)]
+            args = [sm.q, sm.qd_r, qdd, sm.g, sm.friction, sm.smoothing]
+            return ca.Function("flexpkm_sensor", args, [a] + jac)
+        name = f"flexpkm_sensor_{frame}_{axis_frame}".replace(".", "_")
+        return self._function(name, build, frame, axis_frame, None if axis is None else
+                              tuple(float(v) for v in axis))
 
     def newton(self, prescribed, exact=False):
         """One Newton iteration of the step (:func:`flexpkm.compiled.step.newton_function`)."""

@@ -88,3 +88,34 @@ def test_cache_key_follows_the_description():
         fp.build_model(dualemps.robot()), "x")
     assert codegen.description_key(a, "x") != codegen.description_key(b, "x")
     assert codegen.description_key(a, "x") != codegen.description_key(a, "y")
+
+
+def test_sensor_and_loop_derivatives():
+    """The accelerometer against the numpy point_acceleration, its exact
+    derivatives and the loop Jacobian against central differences."""
+    model = fp.build_model(dualemps.robot())
+    q0 = dualemps.initial_state(model)
+    cm = CompiledModel(model, q_ref=q0, compile=False)
+    q, v = next(random_states(model, q0, len(cm.r_index), 5, 1e-3))
+    qdd = np.random.default_rng(6).uniform(-1, 1, len(cm.r_index))
+    args = (model.gravity, 1.0, 1e-3)
+    sensor = cm.sensor("18", "17", (0.0, 1.0, 0.0))
+    value, dq, dv, da = (np.array(x) for x in sensor(q, v, qdd, *args))
+    full = fp.full_model(model, q, v, dep=cm.dep, coulomb_smoothing=1e-3, loop_tol=None)
+    assert abs(value[0, 0] - dualemps.acc_P_y17(model, full, qdd)) < 1e-12 * abs(value[0, 0])
+    f = lambda q_, v_, a_: float(sensor(q_, v_, a_, *args)[0])    # noqa: E731
+    state = (q, v, qdd)
+    for i, d in enumerate((dq, dv, da)):
+        for k in range(len(state[i])):
+            e = np.zeros(len(state[i]))
+            e[k] = 1e-6
+            plus = [x + e if j == i else x for j, x in enumerate(state)]
+            minus = [x - e if j == i else x for j, x in enumerate(state)]
+            fd = (f(*plus) - f(*minus)) / 2e-6
+            assert abs(fd - d[0, k]) < 1e-6 * max(1.0, abs(d).max()), (i, k, fd, d[0, k])
+    res, jac = (np.array(x) for x in cm.loops(q))
+    for k in range(len(q)):
+        e = np.zeros(len(q))
+        e[k] = 1e-7
+        fd = (np.array(cm.loops(q + e)[0]) - np.array(cm.loops(q - e)[0]))[:, 0] / 2e-7
+        assert np.abs(fd - jac[:, k]).max() < 1e-6

@@ -85,3 +85,15 @@ def test_exact_tangent_converges_to_the_same_motion(monkeypatch, tmp_path):
                          exact_tangent=True, iterations=3, h=2.5e-4)
     ref = simulate(robot, q0, 0.01, drive, sensors=sensors, backend="numpy", **CONVERGED)
     assert rel(exact.tau, ref.tau) < 1e-8
+
+
+def test_cli_backends_write_the_same_efforts(tmp_path, capsys):
+    from flexpkm.cli.app import main
+    tau = {}
+    for backend in ("compiled", "numpy"):
+        out = tmp_path / backend
+        assert main(["simulate", "dualemps", "--maneuver", "fast", "--t-end", "0.005",
+                     "--backend", backend, "--no-xdmf", "--no-progress", "--out", str(out)]) == 0
+        tau[backend] = np.load(next(out.glob("*.npz")))["tau"]
+    assert rel(tau["compiled"], tau["numpy"]) < 1e-4       # both at their default iterations
+    assert main(["simulate", "dualemps", "--maneuver", "fast", "--backend", "fortran"]) == 2
