@@ -3,7 +3,8 @@
 A CasADi ``Function`` is emitted as C by ``casadi.CodeGenerator``, compiled
 once by the system C compiler into a shared library and loaded with
 ``casadi.external``. The library is cached in ``$FLEXPKM_CACHE`` (default
-``~/.cache/flexpkm``) under a key that hashes the robot description, the
+``~/.cache/flexpkm``) under a key that hashes the numbers of the built
+model (frame constants, body invariants, stiffness, closures...), the
 options of the function, the versions of flexpkm and CasADi and the source
 of :mod:`flexpkm.compiled` (a change of any of them compiles anew).
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import shutil
 import subprocess
 import tempfile
@@ -25,6 +25,7 @@ import warnings
 from pathlib import Path
 
 import casadi as ca
+import numpy as np
 
 from flexpkm.errors import FlexPKMError
 
@@ -47,18 +48,50 @@ def find_compiler():
     return shutil.which(name) if name else None
 
 
+def _update(h, *items):
+    """Feed numbers, arrays, strings and nested tuples/lists/dicts to the hash."""
+    for x in items:
+        if isinstance(x, np.ndarray) or isinstance(x, float):
+            h.update(np.ascontiguousarray(x, dtype=float).tobytes())
+        elif isinstance(x, (tuple, list)):
+            h.update(b"(")
+            _update(h, *x)
+            h.update(b")")
+        elif isinstance(x, dict):
+            _update(h, *sorted(x.items()))
+        elif isinstance(x, slice):
+            _update(h, x.start, x.stop)
+        else:
+            h.update(repr(x).encode())
+
+
+def _invariants(body):
+    if body is None:
+        return None
+    inv = body.invariants
+    return (inv.m, inv.ms_r, inv.I_rr, inv.MS_de, inv.J_re, inv.J_ee, inv.K_ee)
+
+
 def description_key(model, *options) -> str:
-    """Hex digest identifying a generated function: the robot description
-    (its TOML text when it can be written, else its pickle), ``options``
-    (repr), the flexpkm and CasADi versions and the source of this package."""
+    """Hex digest identifying a generated function: the numbers the symbolic
+    model is built from (frame constants, body invariants, stiffness,
+    platform, closures and their rows, friction, rotor inertia, gravity,
+    coordinate layout: a change in the element models shows here, not only
+    a change of the description), ``options`` (repr), the flexpkm and CasADi
+    versions and the source of this package."""
     from flexpkm import __version__
     h = hashlib.sha256()
-    try:
-        from flexpkm.model.files import dumps
-        h.update(dumps(model.robot).encode())
-    except Exception:                            # bodies without a file form
-        h.update(pickle.dumps(model.robot))
-    h.update(repr(options).encode())
+    for fc in model.frame_constants:
+        _update(h, fc.antecedent, fc.sigma, fc.R_fix, fc.p_att, float(fc.r), fc.col, fc.shapes)
+    for e in model.body_entries:
+        _update(h, e.frame, e.elastic, _invariants(e.body))
+    pl = model.platform
+    _update(h, model.K_tot, None if pl is None else (pl.dofs, _invariants(pl.body)),
+            [(c.frame, c.other, c.joint, c.leg, c.platform_point, c.platform_rotation)
+             for c in model.closures], model.closure_rows, model.closure_columns,
+            model.column_legs, dict(model.rotor_inertia), dict(model.viscous_friction),
+            dict(model.coulomb_friction), tuple(model.gravity), model.layout.names,
+            tuple(model.layout.actuated), options)
     h.update(f"{__version__} {ca.__version__}".encode())
     for src in sorted(Path(__file__).parent.glob("*.py")):
         h.update(src.read_bytes())
