@@ -98,11 +98,22 @@ def description_key(model, *options) -> str:
     return h.hexdigest()[:24]
 
 
+def _merged(fn, name):
+    """``fn`` with its common subexpressions merged (``casadi.cse``), named
+    ``name`` (the library's symbols carry the name)."""
+    if not fn.is_a("SXFunction"):
+        return fn
+    args = fn.sx_in()
+    return ca.Function(name, args, [ca.cse(e) for e in fn.call(args)], fn.name_in(),
+                       fn.name_out())
+
+
 def compiled(build, name, key, opt="-O1"):
-    """The function ``build()`` returns (a ``casadi.Function`` named
-    ``name``), compiled: loaded from the cache when ``key`` is there, else
-    generated, compiled with ``opt`` and cached. Without a C compiler, the
-    ``Function`` itself (CasADi's virtual machine), with a warning.
+    """The function ``build()`` returns (a ``casadi.Function``), compiled:
+    loaded from the cache when ``key`` is there, else generated, compiled
+    with ``opt`` and cached as ``name``. Without a C compiler, or when the
+    cache folder cannot be written, the ``Function`` itself (CasADi's
+    virtual machine), with a warning.
     Raises :class:`CompilationError` when the compiler fails."""
     lib = cache_dir() / f"{name}_{key}.so"
     if lib.exists():
@@ -111,24 +122,25 @@ def compiled(build, name, key, opt="-O1"):
     if cc is None:
         warnings.warn(f"flexpkm: no C compiler found; {name} runs on CasADi's virtual "
                       "machine (slower; install gcc, or set FLEXPKM_CC)", stacklevel=3)
-        return build()
+        return _merged(build(), name)
     t0 = time.perf_counter()
-    fn = build()
-    if fn.is_a("SXFunction"):                   # common subexpressions merged, renamed:
-        args = fn.sx_in()                        # the library's symbols carry the name
-        fn = ca.Function(name, args, [ca.cse(e) for e in fn.call(args)], fn.name_in(),
-                         fn.name_out())
-    lib.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
-        gen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
-        gen.add(fn)
-        src = Path(gen.generate(tmp + os.sep))
-        out = Path(tmp) / f"{name}.so"
-        run = subprocess.run([cc, opt, "-fPIC", "-shared", str(src), "-o", str(out), "-lm"],
-                             capture_output=True, text=True)
-        if run.returncode:
-            raise CompilationError(f"{cc} failed on {name}: {run.stderr[-2000:]}")
-        os.replace(out, lib)                     # atomic: concurrent runs agree
+    fn = _merged(build(), name)
+    try:
+        lib.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
+            gen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
+            gen.add(fn)
+            src = Path(gen.generate(tmp + os.sep))
+            out = Path(tmp) / f"{name}.so"
+            run = subprocess.run([cc, opt, "-fPIC", "-shared", str(src), "-o", str(out), "-lm"],
+                                 capture_output=True, text=True)
+            if run.returncode:
+                raise CompilationError(f"{cc} failed on {name}: {run.stderr[-2000:]}")
+            os.replace(out, lib)                 # atomic: concurrent runs agree
+    except OSError as err:
+        warnings.warn(f"flexpkm: cannot write the cache {lib.parent} ({err}); {name} runs on "
+                      "CasADi's virtual machine (set FLEXPKM_CACHE)", stacklevel=3)
+        return fn
     dt = time.perf_counter() - t0
     COMPILE_SECONDS["last"] = dt
     COMPILE_SECONDS["total"] += dt

@@ -119,3 +119,13 @@ def test_sensor_and_loop_derivatives():
         e[k] = 1e-7
         fd = (np.array(cm.loops(q + e)[0]) - np.array(cm.loops(q - e)[0]))[:, 0] / 2e-7
         assert np.abs(fd - jac[:, k]).max() < 1e-6
+
+
+def test_unwritable_cache_falls_back_to_the_virtual_machine(monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("FLEXPKM_CACHE", str(blocker / "cache"))
+    model = fp.build_model(dualemps.robot())
+    cm = CompiledModel(model, q_ref=dualemps.initial_state(model))
+    with pytest.warns(UserWarning, match="cannot write the cache"):
+        assert cm.loops.class_name() == "SXFunction"
