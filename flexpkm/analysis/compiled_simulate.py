@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 from flexpkm.algorithms.closure import closure_residual
 from flexpkm.algorithms.dynamics import full_model
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
+from flexpkm.compiled.codegen import description_key
 from flexpkm.compiled.robot import CompiledModel
 from flexpkm.errors import FlexPKMError, InvalidArgumentError
 
@@ -81,23 +82,20 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
     iterations (steps x iterations)."""
     gravity, friction, smoothing, iterations, exact, sensors = cfg
     m = state.model
-    cm = CompiledModel(robot, dep=m.dep)
+    cm = compiled_model(robot, m.dep)
     n_a, prescribed = m.n_a, drive.prescribes_actuators
     specs, names, other = split_sensors(sensors)
     kp, kd = (np.broadcast_to(np.asarray(k, float), (n_a,)) for k in drive.gains(n_a))
     g = np.asarray(robot.gravity if gravity is None else gravity, float)
     par = cm.parameters(kp, kd, p.h, p.alpha, g, friction, smoothing)
-    sample = cm.sample(prescribed, iterations, n_sub, project == "step", specs, exact)
+    config = (prescribed, iterations, n_sub, project == "step", tuple(specs), exact)
     x = cm.pack(state.q, state.v, state.a, state.g, m.J, m.b)
     n_out = len(rec.t)
     times = np.cumsum(np.full((n_out - 1) * n_sub, p.h))
-    blocks = {}
     for k0 in range(1, n_out, CHUNK):
         K = min(CHUNK, n_out - k0)
         U = drive_table(drive, times[(k0 - 1) * n_sub:(k0 - 1 + K) * n_sub], n_a)
-        if K not in blocks:
-            blocks[K] = sample.mapaccum(K)
-        xs, recs = (np.array(o) for o in blocks[K](x, U, par))
+        xs, recs = _block(cm, config, K)(x, U, par)
         if not np.all(np.isfinite(xs)):
             bad = k0 + int(np.argmax(~np.all(np.isfinite(xs), axis=0)))
             raise FlexPKMError(f"the time integration diverged before t = {rec.t[bad]:.6f} s")
@@ -112,6 +110,45 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
         for k in range(k0, k0 + K) if progress is not None else ():
             progress(k, n_out - 1)
     return (n_out - 1) * n_sub * iterations
+
+
+#: compiled models of the robots simulated in this process, by the hash of
+#: their numbers and dependent coordinates (a robot rebuilt from the same
+#: description finds its functions again)
+_MODELS = {}
+
+
+def compiled_model(robot, dep):
+    """The :class:`CompiledModel` of ``robot`` (a Model) for ``dep``, kept
+    for the next simulations of the same model (with its block functions)."""
+    key = description_key(robot, "simulate", tuple(int(i) for i in dep))
+    if key not in _MODELS:
+        _MODELS[key] = (robot, CompiledModel(robot, dep=dep), {})
+    return _MODELS[key][1]
+
+
+def _block(cm, config, K):
+    """``(x, U, par) -> (xs (n_x, K), recs (n_rec, K))``: K output samples
+    in one call of the compiled functions, through numpy buffers (no CasADi
+    matrix conversions); built once per model, configuration and K."""
+    blocks = next(v[2] for v in _MODELS.values() if v[1] is cm)
+    if (config, K) not in blocks:
+        prescribed, iterations, n_sub, project_each, specs, exact = config
+        fn = cm.sample(prescribed, iterations, n_sub, project_each, specs, exact).mapaccum(K)
+        buf, evaluate = fn.buffer()
+        ins = [np.zeros(fn.nnz_in(i)) for i in range(3)]
+        outs = [np.zeros(fn.nnz_out(i)) for i in range(2)]
+        for i, a in enumerate(ins):
+            buf.set_arg(i, memoryview(a))
+        for i, a in enumerate(outs):
+            buf.set_res(i, memoryview(a))
+
+        def run(x, U, par, keep=(fn, buf)):          # fn and buf must outlive the calls
+            ins[0][:], ins[1][:], ins[2][:] = x, np.ravel(U, order="F"), np.tile(par, K)
+            evaluate()
+            return (outs[0].reshape(K, -1).T.copy(), outs[1].reshape(K, -1).T.copy())
+        blocks[config, K] = run
+    return blocks[config, K]
 
 
 def _numpy_sensors(robot, cm, xs, other, rec, k0, cfg):
