@@ -84,31 +84,24 @@ def exudyn(maneuver, T, h):
 def cost_split(maneuver, T):
     """Wall time of the compiled blocks vs the rest of the driver (Python:
     drive tables, outputs; numpy: initial state)."""
-    block, table = csim.CHUNK, csim.drive_table
+    block, table = csim._block, csim.drive_table
     calls = {"compiled blocks (C)": 0.0, "drive tables": 0.0}
 
-    def timed_table(*a):
-        t0 = time.perf_counter()
-        try:
-            return table(*a)
-        finally:
-            calls["drive tables"] += time.perf_counter() - t0
-    csim.drive_table = timed_table
+    def timed(fn, name):
+        def wrapper(*a):
+            t0 = time.perf_counter()
+            try:
+                return fn(*a)
+            finally:
+                calls[name] += time.perf_counter() - t0
+        return wrapper
+    csim.drive_table = timed(table, "drive tables")
+    csim._block = lambda *a: timed(block(*a), "compiled blocks (C)")
     robot, q0, drive, sensors = setup(maneuver)
-    import casadi as ca
-    call = ca.Function.__call__
-
-    def timed_call(self, *a, **k):
-        t0 = time.perf_counter()
-        try:
-            return call(self, *a, **k)
-        finally:
-            calls["compiled blocks (C)"] += time.perf_counter() - t0
-    ca.Function.__call__ = timed_call
     t0 = time.perf_counter()
     simulate(robot, q0, T, drive, friction=False, sensors=sensors, backend="compiled")
     wall = time.perf_counter() - t0
-    ca.Function.__call__, csim.drive_table, csim.CHUNK = call, table, block
+    csim._block, csim.drive_table = block, table
     calls["initial state, outputs, Python"] = wall - sum(calls.values())
     return wall, calls
 

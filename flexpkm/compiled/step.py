@@ -1,5 +1,4 @@
-"""The HHT-alpha time step (:mod:`flexpkm.analysis.hht`) as one generated
-function, with the exact tangent of the Newton iterations from AD.
+"""The HHT-alpha time step (:mod:`flexpkm.analysis.hht`) on generated code.
 
 One step from t_n to t_n+1 (the numpy driver's arithmetic, see
 :func:`flexpkm.analysis.hht.hht_step`): the accelerations are guessed by
@@ -8,17 +7,22 @@ corrections on the averaged equation of motion
 ``R(a) = M(q1) a + (1 - alpha) g(q1, v1) + alpha g_n`` (rows of the
 unknown accelerations), ``q1 = q_n + h V_n + h^2 ((1/2 - beta) A_n + beta
 (J a + b))``, ``v1 = v_n + h ((1 - gamma) a_n + gamma a)``, ``g = c - [tau;
-0]``, with the exact derivative ``dR/da`` (AD; J and b of the previous
-iterate, as in the numpy step). A sample of ``n_sub`` steps ends with the
-loop projection (Newton on the geometric loop equations with their exact
-Jacobian on the dependent columns), and gives the recorded outputs.
+0]`` (J and b of the previous iterate, as in the numpy step), with the
+iteration matrix of the numpy step or the exact derivative ``dR/da`` (AD).
+One Newton correction is one compiled function (:func:`newton_function`);
+the step (:func:`step_function`) and a sample of ``n_sub`` steps
+(:func:`sample_function`: loop projection by Newton on the geometric loop
+equations with their exact Jacobian, then the recorded outputs) are
+composed at run time (CasADi MX), so that one call from Python runs a
+whole block of steps.
 
-State vector ``x = [q (n_tot); v; a; a_prev; g (n_r each); V; A (n_tot
-each)]`` with ``V = J v``, ``A = J a + b`` of the last evaluation; drive
-input per step ``u`` (3 n_a): ``[q_a; qd_a; qdd_a]`` at t_n+1 for a
-prescribed motion, else ``[tau; q_ref; qd_ref]`` (the effort is ``tau +
-kp (q_ref - q_a) + kd (qd_ref - qd_a)``); parameters ``par = [kp; kd (n_a
-each); h; alpha; g (3); friction; smoothing]``.
+State vector ``x = [q (n_tot); v; a; a_prev; g (n_r each); J (n_tot n_r,
+column-major); b (n_tot); q_ev (n_tot); v_ev (n_r)]``: J, b, g of the last
+evaluation of the model, at (q_ev, v_ev); drive input per step ``u``
+(3 n_a): ``[q_a; qd_a; qdd_a]`` at t_n+1 for a prescribed motion, else
+``[tau; q_ref; qd_ref]`` (the effort is ``tau + kp (q_ref - q_a) + kd
+(qd_ref - qd_a)``); parameters ``par = [kp; kd (n_a each); h; alpha; g
+(3); friction; smoothing]``.
 """
 from __future__ import annotations
 

@@ -31,9 +31,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from flexpkm.algorithms.closure import expand
-from flexpkm.algorithms.dependent import limb_blocks
 from flexpkm.algorithms.closure import row_labels
+from flexpkm.algorithms.dependent import limb_blocks
 from flexpkm.elements.newton_euler import derived
 from flexpkm.model.description import PRISMATIC, REVOLUTE
 from flexpkm.spatial import rotation_matrix
