@@ -195,7 +195,11 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         of the step residual (AD) instead of the iteration matrix below
         (quadratic convergence, ~8x the cost of an iteration).
     sensors : name -> ``f(model, full, qdd_r) -> float`` evaluated at the
-        outputs (``full`` the one-state FullModel, qdd_r (n_r,)).
+        outputs (``full`` the one-state FullModel, qdd_r (n_r,)). On the
+        compiled backend a sensor with an attribute ``point = (frame,
+        axis_frame, axis)`` (a point acceleration, e.g. the DualEMPS
+        accelerometer) is generated too; the others are evaluated with the
+        numpy full model at the samples (slower).
     progress : optional callback ``progress(done, total)`` (output samples).
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
     t_end, h or dt_out or an object that is not a drive, :class:`flexpkm.errors.FlexPKMError` if the

@@ -90,7 +90,8 @@ def iteration_matrix(sm: SymbolicModel, M, J, v, par):
         C[model.layout.joint_index[name]] += fr * fv
     for name, fs in model.coulomb_friction.items():
         col = model.layout.joint_index[name]
-        C[col] += fr * fs / eps * (1 - ca.tanh(qd[col] / eps) ** 2)
+        C[col] += ca.if_else(par[2 * n_a + 6] > 0,            # none for the sign
+                             fr * fs / eps * (1 - ca.tanh(qd[col] / eps) ** 2), 0)
     D = J.T @ ca.diag(C) @ J
     K = J.T @ ca.SX(model.K_tot) @ J
     gains = ca.vertcat(par[:n_a], ca.SX.zeros(J.shape[1] - n_a, 1))

@@ -97,3 +97,9 @@ def test_cli_backends_write_the_same_efforts(tmp_path, capsys):
         tau[backend] = np.load(next(out.glob("*.npz")))["tau"]
     assert rel(tau["compiled"], tau["numpy"]) < 1e-4       # both at their default iterations
     assert main(["simulate", "dualemps", "--maneuver", "fast", "--backend", "fortran"]) == 2
+
+
+def test_unsmoothed_coulomb_friction_agrees_with_numpy():
+    robot, q0, drive, sensors = D.simulation_setup("fast", drive="pd")
+    c, n = both(robot, q0, 0.01, drive, sensors=sensors, coulomb_smoothing=0.0, **CONVERGED)
+    assert rel(c.tau, n.tau) < 1e-8 and np.abs(c.q - n.q).max() < 1e-10
