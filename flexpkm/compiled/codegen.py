@@ -108,12 +108,19 @@ def _merged(fn, name):
                        fn.name_out())
 
 
-def compiled(build, name, key, opt="-O1"):
+#: functions with more instructions are compiled with -O0 (gcc's -O1 time
+#: grows faster than linearly: the NaVARo's full model, 7e5 instructions,
+#: takes 3 min at -O1); below, -O1 (twice as fast code as -O0)
+LARGE = 300_000
+
+
+def compiled(build, name, key, opt=None):
     """The function ``build()`` returns (a ``casadi.Function``), compiled:
     loaded from the cache when ``key`` is there, else generated, compiled
     with ``opt`` and cached as ``name``. Without a C compiler, or when the
     cache folder cannot be written, the ``Function`` itself (CasADi's
-    virtual machine), with a warning.
+    virtual machine), with a warning. ``opt`` default: ``-O1``, ``-O0``
+    above :data:`LARGE` instructions.
     Raises :class:`CompilationError` when the compiler fails."""
     lib = cache_dir() / f"{name}_{key}.so"
     if lib.exists():
@@ -125,6 +132,8 @@ def compiled(build, name, key, opt="-O1"):
         return _merged(build(), name)
     t0 = time.perf_counter()
     fn = _merged(build(), name)
+    if opt is None:
+        opt = "-O0" if fn.is_a("SXFunction") and fn.n_instructions() > LARGE else "-O1"
     try:
         lib.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
