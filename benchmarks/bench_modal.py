@@ -94,6 +94,19 @@ def batch_rows(robot, qs):
             t_eig = median_of(lambda: generalized_eigh(K, M, vectors=shapes), repeat=5, number=1) / B
         label = "  frequencies and mode shapes" if shapes else "  frequencies only"
         print(f"{label:<48s} {1e3 * t:10.3f} {1e3 * t_eig:10.3f}   {t_eig / t:7.0%}")
+    try:
+        from flexpkm.compiled import modal as compiled_modal
+        t0 = time.perf_counter()
+        compiled_modal.natural_frequencies(robot, qs[:2])            # compiled on first use
+        first = time.perf_counter() - t0
+        tc = median_of(lambda: compiled_modal.natural_frequencies(robot, qs), repeat=5,
+                       number=1) / B
+        ta = median_of(lambda: compiled_modal.reduced_matrices(robot, qs), repeat=5,
+                       number=1) / B
+        print(f"{'  frequencies only, generated M_r, K_r (C)':<48s} {1e3 * tc:10.3f} {'':>10s}"
+              f"   assembly {1e3 * ta:.3f} ms/pose; first use {first:.1f} s")
+    except ImportError:
+        pass
     t1 = median_of(lambda: natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
     td = median_of(lambda: _natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
     print(f"{'  frequencies only, BLAS default threads':<48s} {1e3 * td:10.3f} {'':>10s}   "

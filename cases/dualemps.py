@@ -284,6 +284,10 @@ def acc_P_y17(robot, model, qdd_r):
     return point_acceleration(robot, model, qdd_r, "18", axis_frame="17", axis=(0.0, 1.0, 0.0))
 
 
+#: the same sensor for the compiled simulation (flexpkm.analysis.compiled_simulate)
+acc_P_y17.point = ("18", "17", (0.0, 1.0, 0.0))
+
+
 #: PD gains of the joint controllers: closed-loop pulsation 100 rad/s (the
 #: prototype's cut-off, Section 10.7), critically damped, on the slider mass
 #: plus the legs' share (~1 kg): kp = m w^2, kd = 2 m w.

@@ -7,7 +7,7 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: package sub-folder (as installed) -> rank; lower ranks never import higher
 LAYERS = {"errors": 0, "spatial": 0, "threads": 0, "elements": 1, "model": 2,
-          "algorithms": 3, "analysis": 4, "io": 5, "cases": 6, "cli": 7}
+          "algorithms": 3, "compiled": 3.5, "analysis": 4, "io": 5, "cases": 6, "cli": 7}
 SOURCES = {"flexpkm": ROOT / "flexpkm", "elements": ROOT / "elements", "cases": ROOT / "cases"}
 
 

@@ -191,8 +191,8 @@ class _Recorder:
 
 def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
              friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
-             tol=1e-6, iterations=6, hht_alpha=0.05, project="output",
-             progress=None) -> SimulationResult:
+             tol=1e-6, iterations=None, hht_alpha=0.05, project="output",
+             progress=None, backend=None, exact_tangent=False) -> SimulationResult:
     """Integrate the full elastodynamic model (10.123) from an assembled state.
 
     robot : Robot or Model; q0_tot : (n_tot,) initial coordinates (loops
@@ -210,15 +210,30 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         (no damping, for energy checks). The default 0.05 damps the unresolved
         axial modes (kHz) that the jerk of the motion laws excites, while a
         14 Hz mode loses ~1e-4 of its amplitude per period at h = 0.25 ms.
-    tol, iterations : at most ``iterations`` Newton corrections per step,
-        fewer when the velocity correction ``gamma h |da|`` falls below tol
-        (SI units of the velocities). ``iterations = 1`` is a linearly
-        implicit Newmark step. The default 1e-6 changes q by < 1e-9 and tau
-        by ~1e-5 relative with respect to a fully converged Newton on the
-        DualEMPS (measured); very stiff models (the rigid limit) need a
-        tighter tol.
+    tol, iterations : at most ``iterations`` Newton corrections per step
+        (default 6), fewer when the velocity correction ``gamma h |da|`` falls
+        below tol (SI units of the velocities). ``iterations = 1`` is a
+        linearly implicit Newmark step. The default 1e-6 changes q by < 1e-9
+        and tau by ~1e-5 relative with respect to a fully converged Newton on
+        the DualEMPS (measured); very stiff models (the rigid limit) need a
+        tighter tol. The compiled backend always does ``iterations`` of them
+        and ignores tol; its default, 2 (3 for tol < 1e-6, 6 for tol < 1e-9),
+        is closer to the converged Newton than the numpy default (DualEMPS
+        'square': tau within 1.2e-6 relative, numpy's tol = 1e-6 3e-5).
+    backend : ``"compiled"`` (generated C code, :mod:`flexpkm.analysis.compiled_simulate`;
+        compiled once per robot and cached on disk), ``"numpy"`` (the
+        reference), or None: compiled when CasADi is importable, the drive
+        is one of the four above, the robot has at most 64 coordinates and
+        no redundant constraint row, else numpy.
+    exact_tangent : compiled backend only: Newton with the exact derivative
+        of the step residual (AD) instead of the iteration matrix below
+        (quadratic convergence, ~8x the cost of an iteration).
     sensors : name -> ``f(model, full, qdd_r) -> float`` evaluated at the
-        outputs (``full`` the one-state FullModel, qdd_r (n_r,)).
+        outputs (``full`` the one-state FullModel, qdd_r (n_r,)). On the
+        compiled backend a sensor with an attribute ``point = (frame,
+        axis_frame, axis)`` (a point acceleration, e.g. the DualEMPS
+        accelerometer) is generated too; the others are evaluated with the
+        numpy full model at the samples (slower).
     progress : optional callback ``progress(done, total)`` (output samples).
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
     or non-finite t_end, h or dt_out, t_end < dt_out, more than
@@ -240,8 +255,16 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
                                    f"or EffortHistory, got {drive!r}")
     robot = build_model(robot)
     q0_tot = _vector(q0_tot, robot.layout.n_tot, "q0_tot")
+    asked, backend = backend, _backend(backend, drive, robot)
     with threadpool_limits(1):
         q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
+        if backend == "compiled" and m.rows is not None and len(m.rows.dropped):
+            if asked == "compiled":
+                raise InvalidArgumentError("simulate: the compiled backend does not handle "
+                                           "redundant constraint rows; use backend='numpy'")
+            backend = "numpy"
+        if iterations is None:
+            iterations = 6 if backend == "numpy" or tol < 1e-9 else (2 if tol >= 1e-6 else 3)
         r, na = m.r_index, m.n_a
         evaluate = _evaluator(robot, drive, m.dep, len(r), na, gravity, friction,
                               coulomb_smoothing)
@@ -252,12 +275,34 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         rec = _Recorder(robot, n_out, dt_out, len(r), na, sensors)
         rec.record(0, state, drive, np.abs(closure_residual(robot, state.q)).max(initial=0.0))
         try:
-            iters = _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress)
+            if backend == "compiled":
+                from flexpkm.analysis.compiled_simulate import run_compiled
+                iters = run_compiled(robot, p, state, drive, rec, n_sub, project, progress,
+                                     (gravity, friction, coulomb_smoothing, iterations,
+                                      exact_tangent, sensors))
+            else:
+                iters = _integrate(robot, p, state, drive, evaluate, rec, n_sub, project,
+                                   progress)
         except KeyboardInterrupt:                 # keep the complete samples
             cost = {"steps": (rec.n_done - 1) * n_sub, "newton_iterations": None, "h": p.h}
             raise Interrupted(f"interrupted at t = {rec.t[rec.n_done - 1]:g} s "
                               f"({rec.n_done} of {n_out} samples)", rec.result(r, cost)) from None
     return rec.result(r, {"steps": (n_out - 1) * n_sub, "newton_iterations": iters, "h": p.h})
+
+
+def _backend(backend, drive, model):
+    """``"compiled"`` or ``"numpy"`` (see :func:`simulate`)."""
+    if backend not in (None, "compiled", "numpy"):
+        raise InvalidArgumentError(f"simulate: backend must be 'compiled' or 'numpy', "
+                                   f"got {backend!r}")
+    if backend is not None:
+        return backend
+    try:
+        import casadi  # noqa: F401
+        from flexpkm.analysis.compiled_simulate import compiled_supports
+    except ImportError:
+        return "numpy"
+    return "compiled" if compiled_supports(drive, model) else "numpy"
 
 
 def _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress):

@@ -31,10 +31,17 @@ def _options(p, case):
     p.add_argument("--actuator-stiffness", nargs="+", type=positive, default=None, metavar="K",
                    help="gearbox stiffness of each actuator, N/m or N m/rad: the actuators "
                         "become elastic instead of locked (Eqs. 11.36-11.42; default: locked)")
+    p.add_argument("--sensitivities", nargs="+", default=None, metavar="PATH",
+                   help="exact derivatives df/dp of the frequencies to parameters of the "
+                        "robot's TOML form (materials, sections, masses), e.g. "
+                        "legs[0].frames[2].bodies[0].material.E")
 
 
 def run(args) -> int:
     case, model, options, pose, q_t = resolve(args)
+    if args.sensitivities:
+        from flexpkm.cli.sensitivities import run_sensitivities
+        return run_sensitivities(args, case, model, pose, q_t, pose_text(case, pose, options))
     t0 = time.perf_counter()
     modes = natural_frequencies(model, q_t, n_modes=args.modes,
                                 actuator_stiffness=args.actuator_stiffness)

@@ -49,6 +49,10 @@ def _options(p, case):
                    help="simulated time, s (default: the maneuver's duration)")
     p.add_argument("--step", type=positive, default=2.5e-4,
                    help="integration step, s (default 2.5e-4; made a divisor of the 1 ms output period)")
+    p.add_argument("--backend", choices=("compiled", "numpy"), default=None,
+                   help="generated C code (compiled once per robot, cached in "
+                        "~/.cache/flexpkm) or the numpy reference (default: compiled "
+                        "when available)")
     p.add_argument("--out", default="out", help="output directory (default out)")
     p.add_argument("--no-xdmf", action="store_true", help="skip the XDMF time series")
     p.add_argument("--no-progress", action="store_true",
@@ -127,7 +131,7 @@ def run(args) -> int:
     try:
         res = simulate(robot, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
                        friction=not args.no_friction, coulomb_smoothing=1e-3, sensors=sensors,
-                       progress=progress_callback(args, "simulate"))
+                       progress=progress_callback(args, "simulate"), backend=args.backend)
     except Interrupted as e:
         _write(robot, e.partial, args, run_)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}")

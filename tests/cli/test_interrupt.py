@@ -31,8 +31,11 @@ def interrupt(argv, folder, manifest="run.json", after=2.0):
 
 def test_interrupted_simulation_keeps_its_samples(tmp_path):
     d = tmp_path / "sim"
+    # the numpy backend: the compiled one runs 'square' in ~1 s (or is still
+    # compiling after 4 s on a cold cache)
     status, out, err, run = interrupt(["simulate", "dualemps", "--maneuver", "square",
-                                       "--out", str(d), "--no-progress"], d, after=4.0)
+                                       "--backend", "numpy", "--out", str(d), "--no-progress"],
+                                      d, after=4.0)
     assert status == 130 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("flexpkm: interrupted: ")
     assert run["status"] == "interrupted" and run["ended"]

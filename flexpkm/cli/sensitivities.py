@@ -1,0 +1,39 @@
+"""``flexpkm modal CASE --sensitivities PATH ...``: exact derivatives of the
+natural frequencies (actuators locked) with respect to parameters of the
+robot's description (:mod:`flexpkm.compiled.sensitivity`)."""
+from __future__ import annotations
+
+import json
+
+from flexpkm.errors import InvalidArgumentError
+
+
+def run_sensitivities(args, case, model, pose, q_t, pose_text) -> int:
+    """Print (or write as JSON) ``f_i`` and ``df_i/dp`` for each key path of
+    ``args.sensitivities`` in the TOML form of the robot (``flexpkm.model.files.dumps``)."""
+    from flexpkm.compiled.sensitivity import frequency_sensitivities
+    from flexpkm.model.files import dumps, parse
+    if args.actuator_stiffness is not None:
+        raise InvalidArgumentError("--sensitivities: with the actuators locked only "
+                                   "(no --actuator-stiffness)")
+    data = parse(dumps(model.robot), "<robot>")
+    paths = list(args.sensitivities)
+    try:
+        f, df = frequency_sensitivities(data, paths, q_t, n_modes=args.modes)
+    except (KeyError, IndexError, TypeError) as err:
+        raise InvalidArgumentError(f"--sensitivities: no number at that key path ({err}); "
+                                   "paths read like legs[0].frames[2].bodies[0].material.E "
+                                   "in the TOML written by flexpkm.dump_robot") from None
+    if args.json:
+        print(json.dumps({"case": case.name, "frequencies_hz": [float(x) for x in f],
+                          "sensitivities": {p: [float(x) for x in df[:, k]]
+                                            for k, p in enumerate(paths)}}))
+        return 0
+    print(f"{model.name} natural frequencies at {pose_text}, actuators locked, and their "
+          f"derivatives (Hz per unit of the parameter)")
+    for k, p in enumerate(paths):
+        print(f"  p{k + 1} = {p}")
+    print(" mode   f (Hz)" + "".join(f"   {f'df/dp{k + 1}':>12s}" for k in range(len(paths))))
+    for i, fi in enumerate(f):
+        print(f"{i + 1:5d} {fi:9.3f}" + "".join(f"   {x:12.5g}" for x in df[i]))
+    return 0

@@ -1,0 +1,161 @@
+"""Per-robot compiled functions: the full model, the loop equations, the
+sensors and the HHT step, generated once per description and choice of
+dependent coordinates (:mod:`flexpkm.compiled.codegen` caches them on disk).
+
+>>> cm = CompiledModel(model)                       # dep from the reference state
+>>> out = cm.evaluate(q_tot, qd_r)                  # M, c, J, b, J_tot, residual
+"""
+from __future__ import annotations
+
+from functools import cached_property
+
+import casadi as ca
+import numpy as np
+
+from flexpkm.compiled import codegen
+from flexpkm.compiled.full import point_acceleration, symbolic_model
+from flexpkm.compiled import step as steps
+from flexpkm.errors import InvalidArgumentError
+from flexpkm.model.build import build_model
+
+#: outputs of :meth:`CompiledModel.full`
+FULL_OUTPUTS = ("M", "c", "J", "b", "J_tot", "residual")
+
+
+class CompiledModel:
+    """The generated functions of one robot for fixed dependent coordinates.
+
+    model : Robot or Model; dep : q_tot columns of q_dep (default: the
+    choice of :func:`flexpkm.full_model` at ``q_ref``, which must then be given,
+    an assembled state (n_tot,)); compile : False keeps every function on
+    CasADi's virtual machine (no C compiler needed; slower).
+    Attributes: r_index, dep, n_a as in :class:`flexpkm.algorithms.dynamics.FullModel`.
+    """
+
+    def __init__(self, model, dep=None, q_ref=None, compile=True):
+        self.model = build_model(model)
+        if dep is None:
+            if q_ref is None:
+                raise InvalidArgumentError("CompiledModel: give dep or an assembled q_ref")
+            from flexpkm.algorithms.dynamics import full_model
+            dep = full_model(self.model, q_ref, 0.0).dep
+        self.dep = np.asarray(dep, dtype=int)
+        self.compile = compile
+        from flexpkm.algorithms.dynamics import r_ordering
+        indep = [i for i in range(self.model.layout.n_tot) if i not in set(self.dep.tolist())]
+        self.r_index, self.n_a = r_ordering(self.model, indep)
+
+    @cached_property
+    def symbolic(self):
+        """The :class:`flexpkm.compiled.full.SymbolicModel` (built on first use)."""
+        return symbolic_model(self.model, self.dep)
+
+    def _function(self, name, build, *options):
+        if not self.compile:
+            return build()
+        key = codegen.description_key(self.model, name, self.dep.tolist(), *options)
+        return codegen.compiled(build, name, key)
+
+    @cached_property
+    def full(self):
+        """``(q, qd_r, g, friction, smoothing) -> (M, c, J, b, J_tot, residual)``."""
+        def build():
+            sm = self.symbolic
+            return sm.function("flexpkm_full", [sm.M, sm.c, sm.J, sm.b, sm.J_tot, sm.residual],
+                               FULL_OUTPUTS)
+        return self._function("flexpkm_full", build)
+
+    def evaluate(self, q_tot, qd_r, gravity=None, friction=True, coulomb_smoothing=0.0):
+        """The full model (10.123) at one state: dict of numpy arrays
+        ``M (n_r, n_r), c (n_r,), J (n_tot, n_r), b (n_tot,), J_tot (c,
+        n_tot), residual (c,)`` (same meaning as :func:`flexpkm.full_model`)."""
+        g = self.model.gravity if gravity is None else gravity
+        out = self.full(np.asarray(q_tot, float), np.broadcast_to(np.asarray(qd_r, float),
+                        (len(self.r_index),)), np.asarray(g, float), float(friction),
+                        float(coulomb_smoothing))
+        res = {k: np.array(v) for k, v in zip(FULL_OUTPUTS, out)}
+        for k in ("c", "b", "residual"):
+            res[k] = res[k].reshape(-1)
+        return res
+
+    @cached_property
+    def loops(self):
+        """``q -> (residual (c,), d residual / d q (c, n_tot))``: the loop
+        equations of :func:`flexpkm.algorithms.closure.closure_residual` and
+        their exact Jacobian (AD)."""
+        def build():
+            sm = self.symbolic
+            return ca.Function("flexpkm_loops", [sm.q],
+                               [sm.residual, ca.jacobian(sm.residual, sm.q)], ["q"],
+                               ["residual", "jacobian"])
+        return self._function("flexpkm_loops", build)
+
+    def sensor(self, frame, axis_frame=None, axis=None):
+        """Point-acceleration sensor (:func:`flexpkm.algorithms.dynamics.point_acceleration`)
+        and its exact derivatives: ``(q, qd_r, qdd_r, g, friction, smoothing)
+        -> (value (3,) or (1,), d/dq, d/dqd_r, d/dqdd_r)``, m/s^2 (per unit
+        of each coordinate)."""
+        def build():
+            sm = self.symbolic
+            qdd = ca.SX.sym("qdd_r", sm.qd_r.shape[0])
+            a = point_acceleration(sm, self.model, qdd, frame, axis_frame, axis)
+            jac = [ca.jacobian(a, x) for x in (sm.q, sm.qd_r, qdd)]
+            args = [sm.q, sm.qd_r, qdd, sm.g, sm.friction, sm.smoothing]
+            return ca.Function("flexpkm_sensor", args, [a] + jac)
+        name = f"flexpkm_sensor_{frame}_{axis_frame}".replace(".", "_")
+        return self._function(name, build, frame, axis_frame, None if axis is None else
+                              tuple(float(v) for v in axis))
+
+    def newton(self, prescribed, exact=False):
+        """One Newton iteration of the step (:func:`flexpkm.compiled.step.newton_function`)."""
+        return self._function(f"flexpkm_newton{int(prescribed)}{int(exact)}",
+                              lambda: steps.newton_function(self.symbolic, prescribed, exact),
+                              prescribed, exact)
+
+    def step(self, prescribed, iterations, exact=False):
+        """The HHT step (:func:`flexpkm.compiled.step.step_function`)."""
+        dims = steps.Dims(self.model.layout.n_tot, len(self.r_index), self.n_a,
+                          tuple(int(i) for i in self.r_index))
+        return steps.step_function(self.newton(prescribed, exact), dims, prescribed, iterations)
+
+    @cached_property
+    def project(self):
+        """``q -> (q_proj, drift)`` (:func:`flexpkm.compiled.step.project_function`)."""
+        return self._function("flexpkm_project", lambda: steps.project_function(self.symbolic))
+
+    def record(self, prescribed, sensors=()):
+        """``(x, u, par) -> [tau; energy; sensors]`` (:func:`flexpkm.compiled.step.record_function`)."""
+        sensors = tuple((str(f), None if a is None else str(a),
+                         None if x is None else tuple(float(v) for v in x))
+                        for f, a, x in sensors)
+        return self._function(f"flexpkm_record{int(prescribed)}",
+                              lambda: steps.record_function(self.symbolic, self.model,
+                                                            prescribed, sensors),
+                              prescribed, sensors)
+
+    def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
+        """``(x, U, par) -> (x_next, rec)``: ``n_sub`` steps and an output sample
+        (:func:`flexpkm.compiled.step.sample_function`)."""
+        return steps.sample_function(self.step(prescribed, iterations, exact), self.project,
+                                     self.record(prescribed, sensors), n_sub, project_each)
+
+    def pack(self, q, v, a, g, J, b):
+        """The step state vector ``x`` (:func:`flexpkm.compiled.step.layout`)
+        from the numpy state at t_n (the model of the last evaluation at (q, v))."""
+        return np.concatenate([q, v, a, a, g, np.asarray(J).reshape(-1, order="F"), b, q, v])
+
+    def unpack(self, x):
+        """``(q, v, a)`` of the state vector(s) x (n_x,) or (n_x, K) -> (K, n)."""
+        sl = steps.layout(self.model.layout.n_tot, len(self.r_index), self.n_a)[0]
+        x = np.asarray(x)
+        return tuple(x[sl[k]].T for k in ("q", "v", "a"))
+
+    def parameters(self, kp, kd, h, alpha, gravity, friction, coulomb_smoothing):
+        """The ``par`` vector of the step functions."""
+        return np.concatenate([kp, kd, [h, alpha], gravity, [float(friction),
+                                                             coulomb_smoothing]])
+
+
+def as_dm(x):
+    """A numpy array as a CasADi DM (column-major), for the generated functions."""
+    return ca.DM(np.asarray(x, float))

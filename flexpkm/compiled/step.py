@@ -1,0 +1,228 @@
+"""The HHT-alpha time step (:mod:`flexpkm.analysis.hht`) on generated code.
+
+One step from t_n to t_n+1 (the numpy driver's arithmetic, see
+:func:`flexpkm.analysis.hht.hht_step`): the accelerations are guessed by
+linear extrapolation ``a = 2 a_n - a_n-1``, then a fixed number of Newton
+corrections on the averaged equation of motion
+``R(a) = M(q1) a + (1 - alpha) g(q1, v1) + alpha g_n`` (rows of the
+unknown accelerations), ``q1 = q_n + h V_n + h^2 ((1/2 - beta) A_n + beta
+(J a + b))``, ``v1 = v_n + h ((1 - gamma) a_n + gamma a)``, ``g = c - [tau;
+0]`` (J and b of the previous iterate, as in the numpy step), with the
+iteration matrix of the numpy step or the exact derivative ``dR/da`` (AD).
+One Newton correction is one compiled function (:func:`newton_function`);
+the step (:func:`step_function`) and a sample of ``n_sub`` steps
+(:func:`sample_function`: loop projection by Newton on the geometric loop
+equations with their exact Jacobian, then the recorded outputs) are
+composed at run time (CasADi MX), so that one call from Python runs a
+whole block of steps.
+
+State vector ``x = [q (n_tot); v; a; a_prev; g (n_r each); J (n_tot n_r,
+column-major); b (n_tot); q_ev (n_tot); v_ev (n_r)]``: J, b, g of the last
+evaluation of the model, at (q_ev, v_ev); drive input per step ``u``
+(3 n_a): ``[q_a; qd_a; qdd_a]`` at t_n+1 for a prescribed motion, else
+``[tau; q_ref; qd_ref]`` (the effort is ``tau + kp (q_ref - q_a) + kd
+(qd_ref - qd_a)``); parameters ``par = [kp; kd (n_a each); h; alpha; g
+(3); friction; smoothing]``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+
+from flexpkm.compiled.full import SymbolicModel, point_acceleration
+
+
+@dataclass(frozen=True)
+class Dims:
+    """Sizes of a generated model: n_tot, n_r, n_a and the q_tot columns
+    ``r_index`` of q_r (tuple)."""
+
+    n_tot: int
+    n_r: int
+    n_a: int
+    r_index: tuple
+
+    @classmethod
+    def of(cls, sm):
+        return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.r_index))
+
+
+def layout(n_tot, n_r, n_a):
+    """Slices of the state vector ``x`` and the length of ``par``."""
+    sizes = [("q", n_tot), ("v", n_r), ("a", n_r), ("a_prev", n_r), ("g", n_r),
+             ("J", n_tot * n_r), ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r)]
+    out, k = {}, 0
+    for name, n in sizes:
+        out[name] = slice(k, k + n)
+        k += n
+    return out, k, 2 * n_a + 7
+
+
+def model_function(sm: SymbolicModel, prescribed):
+    """``(q, v, u, par) -> (M, g, J, b)`` with ``g = c - [tau; 0]`` (the
+    effort of the drive input ``u``; none for a prescribed motion)."""
+    n_a = sm.n_a
+    u, par = ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", 2 * n_a + 7)
+    kp, kd = par[:n_a], par[n_a:2 * n_a]
+    g = sm.c
+    if not prescribed:
+        qa, va = sm.q[[int(i) for i in sm.r_index[:n_a]]], sm.qd_r[:n_a]
+        tau = u[:n_a] + kp * (u[n_a:2 * n_a] - qa) + kd * (u[2 * n_a:] - va)
+        g = ca.vertcat(g[:n_a] - tau, g[n_a:])
+    outs = [ca.substitute(o, ca.vertcat(sm.g, sm.friction, sm.smoothing), par[2 * n_a + 2:])
+            for o in (sm.M, g, sm.J, sm.b)]
+    return ca.Function("model", [sm.q, sm.qd_r, u, par], outs)
+
+
+def iteration_matrix(sm: SymbolicModel, M, J, v, par):
+    """The numpy driver's iteration matrix (:mod:`flexpkm.analysis.hht`):
+    ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``, ``D = J^T C J + K_d``
+    (friction derivative C on ``qd_tot = J v``; PD gain), ``K = J^T K_tot J
+    + K_p``."""
+    model, n_a = sm.model, sm.n_a
+    h, alpha = par[2 * n_a], par[2 * n_a + 1]
+    fr, eps = par[2 * n_a + 5], ca.fmax(par[2 * n_a + 6], 1e-300)
+    gamma, beta = 0.5 + alpha, 0.25 * (1 + alpha) ** 2
+    qd = J @ v
+    C = ca.SX.zeros(sm.q.shape[0])
+    for name, fv in model.viscous_friction.items():
+        C[model.layout.joint_index[name]] += fr * fv
+    for name, fs in model.coulomb_friction.items():
+        col = model.layout.joint_index[name]
+        C[col] += ca.if_else(par[2 * n_a + 6] > 0,            # none for the sign
+                             fr * fs / eps * (1 - ca.tanh(qd[col] / eps) ** 2), 0)
+    D = J.T @ ca.diag(C) @ J
+    K = J.T @ ca.SX(model.K_tot) @ J
+    gains = ca.vertcat(par[:n_a], ca.SX.zeros(J.shape[1] - n_a, 1))
+    dgain = ca.vertcat(par[n_a:2 * n_a], ca.SX.zeros(J.shape[1] - n_a, 1))
+    return M + (1 - alpha) * (gamma * h * (D + ca.diag(dgain)) + beta * h * h * (K + ca.diag(gains)))
+
+
+def newton_function(sm: SymbolicModel, prescribed, exact=False):
+    """One Newton correction of the accelerations:
+    ``(x, a1, J, b, u, par) -> (a1 - S^-1 R, J1, b1, g1, q1, v1)`` where
+    (J, b) give ``A1 = J a1 + b`` and (J1, b1, g1) are the model at (q1, v1);
+    ``S = dR/da`` (AD) when ``exact``, else :func:`iteration_matrix`."""
+    n_tot, n_r, n_a = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a
+    sl, n_x, n_par = layout(n_tot, n_r, n_a)
+    F = model_function(sm, prescribed)
+    x, u, par = ca.SX.sym("x", n_x), ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", n_par)
+    J, b = ca.SX.sym("J", n_tot, n_r), ca.SX.sym("b", n_tot)
+    known = list(range(n_a)) if prescribed else []
+    unk = [i for i in range(n_r) if i not in known]
+    a_u = ca.SX.sym("a_u", len(unk))
+    a1 = ca.SX.sym("a1", n_r)
+    acc = ca.SX(a1)
+    acc[unk] = a_u
+    q1, v1 = newmark(Dims.of(sm), x, acc, J, b, u, par, prescribed)
+    M, g, J1, b1 = F(q1, v1, u, par)
+    alpha = par[2 * n_a + 1]
+    res = (M @ acc + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
+    if exact:
+        S = ca.jacobian(res, a_u)
+    else:
+        S = iteration_matrix(sm, M, J1, v1, par)[unk, unk]
+    da = ca.solve(S, res)
+    new = ca.SX(a1)
+    new[unk] = a_u - da
+    outs = [ca.substitute(e, a_u, a1[unk]) for e in (new, J1, b1, g, q1, v1)]
+    return ca.Function("newton", [x, a1, J, b, u, par], outs)
+
+
+def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
+    """Positions (n_tot,) and velocities (n_r,) at t_n+1 for the
+    accelerations ``acc``, ``qdd_tot = J acc + b`` (prescribed actuators from u)."""
+    n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
+    sl = layout(n_tot, n_r, n_a)[0]
+    h, alpha = par[2 * n_a], par[2 * n_a + 1]
+    gamma, beta = 0.5 + alpha, 0.25 * (1 + alpha) ** 2
+    q, v, a = x[sl["q"]], x[sl["v"]], x[sl["a"]]
+    J_n, b_n = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["b"]]
+    V_n, A_n = J_n @ v, J_n @ a + b_n
+    q1 = q + h * V_n + h * h * ((0.5 - beta) * A_n + beta * (J @ acc + b))
+    v1 = v + h * ((1 - gamma) * a + gamma * acc)
+    if prescribed:
+        q1[list(d.r_index[:n_a])] = u[:n_a]
+        v1 = ca.vertcat(u[n_a:2 * n_a], v1[n_a:])
+    return q1, v1
+
+
+def step_function(newton, d: Dims, prescribed, iterations):
+    """``(x, u, par) -> x1``: one HHT step with ``iterations`` corrections of
+    the (compiled) ``newton`` function (:func:`newton_function`), composed at
+    run time (MX: no new code to compile per number of iterations)."""
+    n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
+    sl, n_x, n_par = layout(n_tot, n_r, n_a)
+    x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
+    a = x[sl["a"]]
+    a1 = 2 * a - x[sl["a_prev"]]
+    if prescribed:
+        a1 = ca.vertcat(u[2 * n_a:], a1[n_a:])
+    J, b = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["b"]]
+    for _ in range(iterations):
+        a1, J, b, g, q_ev, v_ev = newton(x, a1, J, b, u, par)
+    q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed)
+    x1 = ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev)
+    return ca.Function("hht_step", [x, u, par], [x1])
+
+
+def project_function(sm: SymbolicModel, iterations=3):
+    """``q -> (q_proj, max |residual(q_proj)|)``: Newton on the loop equations
+    with their exact Jacobian on the dependent columns ``sm.dep`` (the
+    independent coordinates do not move)."""
+    dep = [int(i) for i in sm.dep]
+    res = ca.Function("res", [sm.q], [sm.residual, ca.jacobian(sm.residual, sm.q)[:, dep]])
+    q = ca.SX.sym("q", sm.q.shape[0])
+    qk = ca.SX(q)
+    for _ in range(iterations if dep else 0):
+        r, Jr = res(qk)
+        qk[dep] = qk[dep] - ca.solve(Jr, r)
+    drift = ca.mmax(ca.fabs(res(qk)[0])) if sm.residual.shape[0] else ca.SX(0)
+    return ca.Function("project", [q], [qk, drift])
+
+
+def record_function(sm: SymbolicModel, model, prescribed, sensors=()):
+    """``(x, u_last, par) -> rec``: the outputs of a sample at the projected
+    state ``x``: ``[tau (n_a); kinetic + elastic energy; sensors]`` with the
+    model of the last evaluation (q_ev, v_ev) as the numpy recorder.
+    sensors : ``(frame, axis_frame, axis)`` point accelerations."""
+    n_tot, n_r, n_a = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a
+    sl, n_x, n_par = layout(n_tot, n_r, n_a)
+    x, u, par = ca.SX.sym("x", n_x), ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", n_par)
+    qdd = ca.SX.sym("qdd", n_r)
+    outs = [point_acceleration(sm, model, qdd, *s) for s in sensors]
+    sens = ca.Function("sens", sm.inputs + [qdd], [sm.M, sm.c] + outs)
+    a, v, q = x[sl["a"]], x[sl["v"]], x[sl["q"]]
+    M, c, *vals = sens(x[sl["q_ev"]], x[sl["v_ev"]], par[2 * n_a + 2:2 * n_a + 5],
+                       par[2 * n_a + 5], par[2 * n_a + 6], a)
+    if prescribed:
+        tau = (M @ a + c)[:n_a]
+    else:
+        qa = q[[int(i) for i in sm.r_index[:n_a]]]
+        tau = u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa) + par[n_a:2 * n_a] * (u[2 * n_a:] - v[:n_a])
+    energy = 0.5 * ca.bilin(M, v, v) + 0.5 * ca.bilin(ca.SX(model.K_tot), q, q)
+    return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])
+
+
+def sample_function(step, project, record, n_sub, project_each):
+    """``(x, U (3 n_a, n_sub), par) -> (x_next, rec)`` composed at run time
+    (MX, no code generation) from the compiled ``step`` (:func:`step_function`),
+    ``project`` (:func:`project_function`) and ``record``
+    (:func:`record_function`): ``n_sub`` steps to the next output sample, the
+    loops closed after every step when ``project_each``, else at the sample;
+    ``rec = [tau; energy; sensors; drift]``."""
+    n_x, n_u, n_par = (step.size1_in(i) for i in range(3))
+    n_q = project.size1_in(0)
+    x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", n_u), ca.MX.sym("par", n_par)
+
+    def closed(xk):
+        qp, drift = project(xk[:n_q])
+        return ca.vertcat(qp, xk[n_q:]), drift
+    x1 = step(x, u, par)
+    one = ca.Function("one", [x, u, par], [closed(x1)[0] if project_each else x1])
+    U = ca.MX.sym("U", n_u, n_sub)
+    xs = one.mapaccum(n_sub)(x, U, par)
+    xk, drift = closed(xs[:, -1])
+    rec = record(xk, U[:, -1], par)
+    return ca.Function("sample", [x, U, par], [xk, ca.vertcat(rec, drift)])

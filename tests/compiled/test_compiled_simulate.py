@@ -1,0 +1,105 @@
+"""The time simulation on generated code against the numpy reference path
+(same HHT scheme, both Newton iterations converged): efforts, positions,
+the accelerometer, energy and loop drift on the DualEMPS maneuvers; the
+energy of a free vibration on both paths; the exact-tangent Newton."""
+import numpy as np
+import pytest
+
+from flexpkm.analysis.drives import EffortHistory, Free
+from flexpkm.analysis.simulate import simulate
+from flexpkm.cases import dualemps as D
+from tests.analysis.test_simulate import statically_deflected
+
+pytest.importorskip("casadi")
+CONVERGED = dict(h=2.5e-4, iterations=6, tol=1e-13)
+
+
+def rel(a, b):
+    return np.abs(np.asarray(a) - b).max() / np.abs(b).max()
+
+
+def both(robot, q0, T, drive, **kw):
+    """Compiled and numpy runs; the numpy loop projection tightened from
+    1e-12 to 1e-15 (the compiled one reaches round-off; 1e-12 differences in
+    the dependent coordinates alone change the elastic accelerations by
+    ~1e-7 relative over the run)."""
+    import flexpkm.analysis.simulate as sim
+    project = sim.project_on_loops
+    sim.project_on_loops = lambda m, q, dep: project(m, q, dep, tol=1e-15)
+    try:
+        return tuple(simulate(robot, q0, T, drive, backend=b, **kw) for b in ("compiled", "numpy"))
+    finally:
+        sim.project_on_loops = project
+
+
+@pytest.mark.parametrize("maneuver", ["edge", "fast"])
+def test_prescribed_motion_agrees_with_numpy(maneuver):
+    robot, q0, drive, sensors = D.simulation_setup(maneuver)
+    c, n = both(robot, q0, 0.04, drive, sensors=sensors, **CONVERGED)
+    assert rel(c.tau, n.tau) < 1e-8
+    assert rel(c.sensors["acc_P_y17"], n.sensors["acc_P_y17"]) < 5e-8     # elastic accelerations
+    assert np.abs(c.q - n.q).max() < 1e-10
+    assert rel(c.energy, n.energy) < 1e-8
+    assert c.drift.max() < 1e-9 and c.r_names == n.r_names
+
+
+def test_pd_control_and_numpy_sensor_agree():
+    robot, q0, drive, sensors = D.simulation_setup("fast", drive="pd")
+    sensors = dict(sensors, numpy_only=lambda r, m, a: float(m.c[0] + a[1]))
+    c, n = both(robot, q0, 0.02, drive, sensors=sensors, **CONVERGED)
+    assert rel(c.tau, n.tau) < 1e-8
+    for name in sensors:
+        assert rel(c.sensors[name], n.sensors[name]) < 1e-8
+
+
+def test_inverse_then_direct_on_the_compiled_path():
+    robot, q0, drive, _ = D.simulation_setup("fast")
+    kw = dict(CONVERGED, dt_out=2.5e-4, hht_alpha=0.0, backend="compiled")
+    inv = simulate(robot, q0, 0.04, drive, **kw)
+    tau = lambda t: np.array([np.interp(t, inv.t, inv.tau[:, k]) for k in range(2)])
+    direct = simulate(robot, q0, 0.04, EffortHistory(tau), **kw)
+    assert np.abs(direct.q - inv.q).max() < 1e-6
+    assert max(inv.drift.max(), direct.drift.max()) < 1e-9
+
+
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_free_vibration_conserves_energy(backend):
+    robot = D.robot(gravity=(0.0, 0.0, 0.0))
+    q = statically_deflected(robot)
+    kw = dict(friction=False, hht_alpha=0.0, backend=backend)
+    coarse = simulate(robot, q, 0.03, Free(), **kw)
+    fine = simulate(robot, q, 0.03, Free(), h=3.125e-5, **kw)
+    e_coarse, e_fine = (np.abs(r.energy - r.energy[0]).max() / r.energy[0] for r in (coarse, fine))
+    assert e_fine < 1e-6 and e_coarse > 10 * e_fine
+    assert max(coarse.drift.max(), fine.drift.max()) < 1e-9
+
+
+def test_exact_tangent_converges_to_the_same_motion(monkeypatch, tmp_path):
+    """Newton with the exact tangent (AD; on CasADi's virtual machine here:
+    its C takes ~30 s to compile)."""
+    monkeypatch.setenv("FLEXPKM_CC", "")
+    monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
+    robot, q0, drive, sensors = D.simulation_setup("fast")
+    with pytest.warns(UserWarning, match="no C compiler"):
+        exact = simulate(robot, q0, 0.01, drive, sensors=sensors, backend="compiled",
+                         exact_tangent=True, iterations=3, h=2.5e-4)
+    ref = simulate(robot, q0, 0.01, drive, sensors=sensors, backend="numpy", **CONVERGED)
+    assert rel(exact.tau, ref.tau) < 1e-8
+
+
+def test_cli_backends_write_the_same_efforts(tmp_path, capsys):
+    from flexpkm.cli.app import main
+    tau = {}
+    for backend in ("compiled", "numpy"):
+        out = tmp_path / backend
+        assert main(["simulate", "dualemps", "--maneuver", "fast", "--t-end", "0.005",
+                     "--backend", backend, "--no-xdmf", "--no-progress", "--out", str(out)]) == 0
+        tau[backend] = np.load(next(out.glob("*.npz")))["tau"]
+    assert rel(tau["compiled"], tau["numpy"]) < 1e-4       # both at their default iterations
+    assert main(["simulate", "dualemps", "--maneuver", "fast", "--backend", "fortran"]) == 2
+
+
+def test_unsmoothed_coulomb_friction_agrees_with_numpy():
+    robot, q0, drive, sensors = D.simulation_setup("fast", drive="pd")
+    c, n = both(robot, q0, 0.01, drive, sensors=sensors, coulomb_smoothing=0.0, **CONVERGED)
+    assert rel(c.tau, n.tau) < 1e-8 and np.abs(c.q - n.q).max() < 1e-10
