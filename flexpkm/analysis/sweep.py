@@ -175,7 +175,8 @@ def frequency_sweep(model, configure, start, stop, steps: int, n_modes: int | No
 
 
 def _result(names, poses, s, parts, status, complete=True) -> SweepResult:
-    """The SweepResult of the chunks ``parts`` [(f (b, n), measures)]."""
+    """The SweepResult of the chunks ``parts`` [(f (b, n), measures)] (a chunk
+    where no pose could be computed has n = 0; it is padded with NaN)."""
     width = max((p[0].shape[1] for p in parts), default=0)
     f = np.concatenate([np.pad(p[0], ((0, 0), (0, width - p[0].shape[1])),
                                constant_values=np.nan) for p in parts]) if parts \
@@ -210,7 +211,7 @@ def _chunk(model, q, first, n_modes, on_error, status, options):
     if rows is None:
         rows = [_one(model, qi, first + k, n_modes, on_error, status, k, options) if ok[k]
                 else None for k, qi in enumerate(q)]
-        n = max((len(r[0]) for r in rows if r is not None), default=n_modes or 1)
+        n = max((len(r[0]) for r in rows if r is not None), default=0)   # no mode: no column
         nan = (np.full(n, np.nan), {k: np.full(1, np.nan) for k in MEASURES}, np.zeros(1, bool))
         rows = [r if r is not None else nan for r in rows]
         rows = [(np.array([r[0] for r in rows]),

@@ -47,7 +47,8 @@ def plot_sweep(result: SweepResult, path, n: int | None = None, title: str = "",
     ax.set_title(f"{title}: natural frequencies along the path" if title
                  else "natural frequencies along the path")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="best", fontsize=9, ncol=1 if f.shape[1] <= 6 else 2)
+    if f.shape[1]:                  # no pose computed: no line, no legend
+        ax.legend(loc="best", fontsize=9, ncol=1 if f.shape[1] <= 6 else 2)
     start = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[0]))
     stop = ", ".join(f"{k} = {v:.4g}" for k, v in zip(result.names, result.poses[-1]))
     fig.text(0.01, 0.01, f"from ({start}) to ({stop}), {len(x)} poses", fontsize=8, color="0.3")

@@ -148,3 +148,16 @@ def test_sweep_across_a_type2_singularity_marks_the_poses_near_it():
                for s in np.array(res.status)[near])
     m = res.measures["singularity_measure"]
     assert (m[dist > 0.02] > 1e-7).all()
+
+
+def test_a_sweep_with_no_computable_pose_has_no_frequency_column():
+    """All poses unreachable and n_modes huge: no column per requested mode
+    (20,000 NaN columns and a plot of 20,000 lines, before)."""
+    from flexpkm.model.build import build_model
+    model = build_model(D.robot())
+    res = frequency_sweep(model, lambda p: D.configuration(model, *p), (1, 1), (0.5, 3), 3,
+                          n_modes=20000, on_error="nan")
+    assert res.frequencies_hz.shape == (3, 0)
+    mixed = frequency_sweep(model, lambda p: D.configuration(model, *p), (0, 0), (1, 0), 4,
+                            n_modes=20000, chunk=1, on_error="nan")
+    assert mixed.frequencies_hz.shape == (4, 9) and np.isnan(mixed.frequencies_hz[1:]).all()

@@ -13,11 +13,18 @@ import numpy as np
 import pytest
 
 
+def default_sigint():
+    """In the child: SIGINT to its default action, so that Python installs its
+    Ctrl-C handler (a SIGINT ignored by the parent, e.g. by a library loaded
+    by an earlier test, would be inherited and Ctrl-C would do nothing)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(argv, folder, manifest="run.json", after=2.0):
     """Run ``flexpkm argv``, wait until its manifest exists (the work has
     started), then ``after`` s, send SIGINT; (status, stdout, stderr, manifest)."""
     p = subprocess.Popen([sys.executable, "-m", "flexpkm", *argv], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     t0 = time.monotonic()
     while not (folder / manifest).exists():
         assert p.poll() is None, p.communicate()
