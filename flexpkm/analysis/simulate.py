@@ -205,21 +205,13 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         output sample, ``"step"`` at every step (for very stiff models, where
         the O(h^3) constraint violation between samples, times the stiffness,
         would show in the efforts).
-    hht_alpha : numerical damping of the HHT scheme, in [0, 1/3]
-        (:mod:`flexpkm.analysis.hht`); 0 is Newmark's average acceleration
-        (no damping, for energy checks). The default 0.05 damps the unresolved
-        axial modes (kHz) that the jerk of the motion laws excites, while a
-        14 Hz mode loses ~1e-4 of its amplitude per period at h = 0.25 ms.
+    hht_alpha : numerical damping of the HHT scheme, in [0, 1/3]; 0 is
+        Newmark's average acceleration (energy checks); see
+        :mod:`flexpkm.analysis.hht` and docs/simulation.md for the default.
     tol, iterations : at most ``iterations`` Newton corrections per step
-        (default 6), fewer when the velocity correction ``gamma h |da|`` falls
-        below tol (SI units of the velocities). ``iterations = 1`` is a
-        linearly implicit Newmark step. The default 1e-6 changes q by < 1e-9
-        and tau by ~1e-5 relative with respect to a fully converged Newton on
-        the DualEMPS (measured); very stiff models (the rigid limit) need a
-        tighter tol. The compiled backend always does ``iterations`` of them
-        and ignores tol; its default, 2 (3 for tol < 1e-6, 6 for tol < 1e-9),
-        is closer to the converged Newton than the numpy default (DualEMPS
-        'square': tau within 1.2e-6 relative, numpy's tol = 1e-6 3e-5).
+        (numpy: default 6, fewer once ``gamma h |da|`` < tol; compiled: always
+        ``iterations``, default 2, 3 for tol < 1e-6, 6 for tol < 1e-9);
+        measured effects on the DualEMPS in docs/simulation.md.
     backend : ``"compiled"`` (generated C code, :mod:`flexpkm.analysis.compiled_simulate`;
         compiled once per robot and cached on disk), ``"numpy"`` (the
         reference), or None: compiled when CasADi is importable, the drive
@@ -244,25 +236,13 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     ``partial``. ``cost["h"]`` is the step used (``dt_out / round(dt_out / h)``).
     """
     n_sub, n_out = _check_times(t_end, h, dt_out)
-    if gravity is not None and (np.shape(gravity) != (3,) or not np.isfinite(gravity).all()):
-        raise InvalidArgumentError(f"simulate: gravity must be a finite 3-vector (m/s^2), "
-                                   f"got {gravity!r}")
-    if not 0 <= hht_alpha <= 1 / 3:
-        raise InvalidArgumentError(f"simulate: hht_alpha must be in [0, 1/3], got {hht_alpha!r}")
-    if not all(hasattr(drive, a) for a in ("prescribes_actuators", "actuator_state", "efforts",
-                                           "gains")):
-        raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
-                                   f"or EffortHistory, got {drive!r}")
+    _check_arguments(gravity, hht_alpha, drive)
     robot = build_model(robot)
     q0_tot = _vector(q0_tot, robot.layout.n_tot, "q0_tot")
     asked, backend = backend, _backend(backend, drive, robot)
     with threadpool_limits(1):
         q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
-        if backend == "compiled" and m.rows is not None and len(m.rows.dropped):
-            if asked == "compiled":
-                raise InvalidArgumentError("simulate: the compiled backend does not handle "
-                                           "redundant constraint rows; use backend='numpy'")
-            backend = "numpy"
+        backend = _without_redundant_rows(asked, backend, m)
         if iterations is None:
             iterations = 6 if backend == "numpy" or tol < 1e-9 else (2 if tol >= 1e-6 else 3)
         r, na = m.r_index, m.n_a
@@ -288,6 +268,32 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
             raise Interrupted(f"interrupted at t = {rec.t[rec.n_done - 1]:g} s "
                               f"({rec.n_done} of {n_out} samples)", rec.result(r, cost)) from None
     return rec.result(r, {"steps": (n_out - 1) * n_sub, "newton_iterations": iters, "h": p.h})
+
+
+def _check_arguments(gravity, hht_alpha, drive):
+    """InvalidArgumentError for a gravity that is not a finite 3-vector, an
+    hht_alpha outside [0, 1/3] or an object that is not a drive."""
+    if gravity is not None and (np.shape(gravity) != (3,) or not np.isfinite(gravity).all()):
+        raise InvalidArgumentError(f"simulate: gravity must be a finite 3-vector (m/s^2), "
+                                   f"got {gravity!r}")
+    if not 0 <= hht_alpha <= 1 / 3:
+        raise InvalidArgumentError(f"simulate: hht_alpha must be in [0, 1/3], got {hht_alpha!r}")
+    if not all(hasattr(drive, a) for a in ("prescribes_actuators", "actuator_state", "efforts",
+                                           "gains")):
+        raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
+                                   f"or EffortHistory, got {drive!r}")
+
+
+def _without_redundant_rows(asked, backend, m):
+    """The backend for the full model m: the compiled one solves ``J_t^f``
+    with every constraint row, so a robot with redundant rows runs on numpy
+    (InvalidArgumentError when the compiled backend was asked for)."""
+    if backend == "compiled" and m.rows is not None and len(m.rows.dropped):
+        if asked == "compiled":
+            raise InvalidArgumentError("simulate: the compiled backend does not handle "
+                                       "redundant constraint rows; use backend='numpy'")
+        return "numpy"
+    return backend
 
 
 def _backend(backend, drive, model):
