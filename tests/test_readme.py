@@ -92,6 +92,16 @@ def test_main_job_output_is_the_real_one():
     assert keep(shown) == keep(real)
 
 
+def test_navaro_output_is_the_real_one():
+    """The README's second ``text`` block is what ``flexpkm modal navaro
+    --modes 6`` prints (the timing line aside)."""
+    shown = fenced(ROOT / "README.md", "text")[1].splitlines()
+    r = subprocess.run([str(BIN / "flexpkm"), "modal", "navaro", "--modes", "6"],
+                       capture_output=True, text=True, timeout=120)
+    keep = lambda lines: [l for l in lines if not l.startswith("computed in")]   # noqa: E731
+    assert keep(shown) == keep(r.stdout.splitlines())
+
+
 def test_tutorial_file_is_the_shipped_example():
     """The robot file shown in the tutorial is the one its commands run."""
     shown = fenced(ROOT / "docs" / "tutorial.md", "toml")

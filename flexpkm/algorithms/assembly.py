@@ -23,13 +23,15 @@ steps are refined when Newton does not converge.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint_jacobian,
                                         row_labels)
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
-from flexpkm.errors import (InvalidArgumentError, SingularConfigurationError,
+from flexpkm.errors import (FlexPKMError, InvalidArgumentError, SingularConfigurationError,
                             UnreachablePoseError)
 from flexpkm.model.build import build_model
 
@@ -188,3 +190,29 @@ def _check_unique(model, q, free, where):
             f"{n} free coordinates (J of the free coordinates has rank "
             f"{int(np.sum(sv > RCOND_RANK * sv[0]))}, condition number {cond:.3g})",
             matrix="J_free", cond=cond)
+
+
+#: J_tot at the reference configuration of each model (by model object)
+_REFERENCE_JACOBIANS = weakref.WeakKeyDictionary()
+
+
+def reference_jacobian(model):
+    """``J_tot`` (n_rows, n_tot) (10.107) at the robot's reference
+    configuration, assembled from its actuated coordinates (kept per model
+    object), or None when the robot gives no reference or it does not
+    assemble. It fixes the choice of the dependent coordinates independently
+    of the poses analysed (:func:`flexpkm.algorithms.closure.solve_closure`)."""
+    model = build_model(model)
+    if model in _REFERENCE_JACOBIANS:
+        return _REFERENCE_JACOBIANS[model]
+    J = None
+    if model.reference and model.closures:
+        try:
+            q = assemble(model, q_a=reference_configuration(model)[list(model.layout.actuated)])
+            kin = tree_kinematics(model, q[None, :model.layout.n_t])
+            R_p, P = platform_pose(model, q[None])
+            J = constraint_jacobian(model, kin, P, R_p)[0][0]
+        except FlexPKMError:
+            J = None
+    _REFERENCE_JACOBIANS[model] = J
+    return J

@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from flexpkm.errors import InvalidDescriptionError, OpenLoopError, SingularConfigurationError
-from flexpkm.algorithms.platform import platform_increment, platform_pose, selection
+from flexpkm.algorithms.platform import platform_increment, platform_pose
 from flexpkm.spatial import rotation_matrix, rotation_vector
 from flexpkm.algorithms import cut_joints as cj
 from flexpkm.algorithms.constraint_rows import select_for_columns, select_rows
@@ -289,7 +289,7 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
     J_tot, labels = J_tot[:, sel.kept], [labels[i] for i in sel.kept]
     choice = "given"
     if dep is None:
-        dep, choice = choose_dependent(model, J_tot, labels, q_dep)
+        dep, choice = _choose(model, J_tot, labels, q_dep, sel)
     indep = np.array([i for i in range(layout.n_tot) if i not in set(dep)])
     Jf = J_tot[:, :, dep]
     J0 = J_tot[:, :, indep]
@@ -309,6 +309,33 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
     if len(sel.dropped):
         _check_dropped(full, full_labels, sol)
     return sol
+
+
+#: the reference configuration's choice of q_dep is kept at a pose while its
+#: J_t^f has a reciprocal condition number above this
+RCOND_KEEP_REFERENCE = 1e-8
+
+
+def _choose(model, J_tot, labels, q_dep, sel):
+    """The dependent columns and how they were chosen: made at the robot's
+    reference configuration (:func:`flexpkm.algorithms.assembly.reference_jacobian`),
+    so that the choice of a pose does not depend on the other poses of its
+    batch, unless ``J_t^f`` of that choice has a reciprocal condition number
+    below :data:`RCOND_KEEP_REFERENCE` at a pose of the batch (or the robot
+    has no reference): then at the batch's first pose
+    (:func:`flexpkm.algorithms.dependent.choose_dependent`)."""
+    from flexpkm.algorithms.assembly import reference_jacobian
+    ref = None if q_dep is not None else reference_jacobian(model)
+    if ref is not None and ref.shape[0] == sel.kept.size + sel.dropped.size:
+        try:
+            dep, choice = choose_dependent(model, ref[None, sel.kept], labels)
+        except SingularConfigurationError:
+            dep = None
+        if dep is not None:
+            sv = np.linalg.svd(J_tot[:, :, dep], compute_uv=False)
+            if len(dep) == 0 or np.all(sv[:, -1] > RCOND_KEEP_REFERENCE * sv[:, 0]):
+                return dep, f"{choice} at the reference configuration"
+    return choose_dependent(model, J_tot, labels, q_dep)
 
 
 def _check_dropped(J_tot, labels, sol):

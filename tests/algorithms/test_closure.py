@@ -88,7 +88,7 @@ def test_J_d_matches_numerical_loop_solution(setup):
 
 def test_book_choice_is_singular_and_replaced(setup):
     robot, _, J_tot, sol = setup
-    assert sol.choice in ("rank-revealing", "per limb")
+    assert sol.choice.split(" at ")[0] in ("rank-revealing", "per limb")
     with pytest.raises(SingularConfigurationError, match="leg 1"):
         solve_closure(robot, J_tot, jacobian(robot, D.configuration(robot, 0.02, 0.05))[1],
                       q_dep=D.Q_DEP_BOOK)
@@ -141,7 +141,7 @@ def test_limb_partitioning_of_the_navaro():
     robot = N.robot()
     J_tot, labels = jacobian(robot, N.configuration(robot, 0.01, 0.02, 0.1))
     sol = solve_closure(robot, J_tot, labels)
-    assert sol.choice == "per limb"
+    assert sol.choice.startswith("per limb")
     names = [robot.layout.names[i] for i in sol.dep]
     per_leg = [sorted(n.replace(f"{leg}", "i", 1) for n in names if n[1 + n.startswith("qe"):][0] == leg)
                for leg in "123"]

@@ -60,12 +60,18 @@ def test_navaro_shapes_are_the_same_alone_or_in_a_batch(nav):
 
 
 def test_shapes_over_all_coordinates_do_not_depend_on_the_batch(nav):
-    """The second pose gets another q_dep alone than in the batch (chosen at
-    the batch's first pose): its shapes over every coordinate are the same."""
+    """The second pose, alone or in a batch (in either order): the same q_dep
+    (chosen at the robot's reference configuration, not at the batch's first
+    pose; before, it got another one alone than in the batch), the same
+    shapes over the independent and over every coordinate."""
     model, q = nav
     batch = fp.natural_frequencies(model, q, n_modes=6)
     alone = fp.natural_frequencies(model, q[1], n_modes=6)
-    assert alone.reduced.dep_names != batch.reduced.dep_names      # the case this guards
+    swapped = fp.natural_frequencies(model, q[::-1], n_modes=6)
+    assert alone.reduced.dep_names == batch.reduced.dep_names == swapped.reduced.dep_names
+    assert "reference" in alone.reduced.choice
+    assert np.allclose(alone.shapes_q, batch.shapes_q[1], atol=1e-7)
+    assert alone.cond_closure == pytest.approx(swapped.cond_closure[0], rel=1e-9)
     assert np.allclose(alone.frequencies_hz, batch.frequencies_hz[1], rtol=1e-9)
     assert np.allclose(alone.shapes_tot, batch.shapes_tot[1], atol=1e-7)
     assert alone.singularity_measure == pytest.approx(batch.singularity_measure[1], rel=1e-9)
