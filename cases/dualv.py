@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases.planar_legs import fill_state, planar_case, two_link_ik, wrap
+from flexpkm.cases.planar_legs import fill_state, with_reference, planar_case, two_link_ik, wrap
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, Robot
 
@@ -65,7 +65,7 @@ def robot(gravity=(0.0, 0.0, -9.81)) -> Robot:
         bodies[f"{leg}1"] = (RigidBody(ZZ=zz1, name=f"body {leg}1"),)
         bodies[f"{leg}2"] = (RigidBody(ZZ=zz2, MX=mx2, MY=my2, name=f"body {leg}2"),)
     m, mx, my, zz = PLATFORM
-    return Robot(
+    rob = Robot(
         name="DualV",
         frames=tuple(frames),
         bodies=bodies,
@@ -76,6 +76,7 @@ def robot(gravity=(0.0, 0.0, -9.81)) -> Robot:
         plane_normal=(0.0, 0.0, 1.0),
         gravity=tuple(gravity),
     )
+    return with_reference(rob, configuration(rob, *HOME))
 
 
 def platform_points(x, y, phi):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flexpkm.algorithms.assembly import assemble, reference_configuration
+from flexpkm.algorithms.assembly import assemble, assemble_reference
 from flexpkm.cases import Case, Option
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model import files
@@ -37,12 +37,13 @@ def from_file(path, variant=None) -> Case:
                       for n in q_a_names)
     options = [Option("variant", "a [variants.NAME] table of the file (default: none)",
                       kind="text", default=variant)]
-    if robot.platform is not None:
-        pose = ("pose", tuple(robot.platform.dof_names),
-                tuple(_UNITS[d] for d in robot.platform.dofs))
+    if robot.platform is not None and q_a_names:
         options.append(Option("q_a", "actuated coordinates " + " ".join(q_a_names) +
                               " (m or rad) instead of --pose: the forward problem",
                               kind="floats", nargs=len(q_a_names), default=None, flag="--q-a"))
+    if robot.platform is not None:
+        pose = ("pose", tuple(robot.platform.dof_names),
+                tuple(_UNITS[d] for d in robot.platform.dofs))
     else:
         pose = ("q-a", q_a_names, q_a_units)
 
@@ -70,7 +71,7 @@ def configure(model, pose, q_a=None, platform=True):
     if pose is not None and q_a is not None:
         raise InvalidArgumentError("give the pose or the actuated coordinates (--q-a), not both")
     if pose is None and q_a is None:
-        q_a = reference_configuration(model)[list(model.layout.actuated)]
+        return assemble_reference(model)
     if q_a is not None:
         return assemble(model, q_a=np.asarray(q_a, float))
     if platform:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases.planar_legs import fill_state, planar_case, two_link_ik
+from flexpkm.cases.planar_legs import fill_state, with_reference, planar_case, two_link_ik
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, Robot
 
@@ -52,7 +52,7 @@ def robot(gravity=(0.0, 0.0, -9.81)) -> Robot:
         bodies[f"{leg}1"] = (RigidBody(ZZ=zz1, name=f"body {leg}1"),)
         bodies[f"{leg}2"] = (RigidBody(ZZ=zz2, MX=mx2, MY=my2, name=f"body {leg}2"),)
         fv[f"{leg}1"], fs[f"{leg}1"] = fv1, fs1
-    return Robot(
+    rob = Robot(
         name="five-bar",
         frames=tuple(frames),
         bodies=bodies,
@@ -65,6 +65,7 @@ def robot(gravity=(0.0, 0.0, -9.81)) -> Robot:
         viscous_friction=fv,
         coulomb_friction=fs,
     )
+    return with_reference(rob, configuration(rob, *HOME))
 
 
 def inverse_geometric_model(x, y, working_modes=WORKING_MODES):

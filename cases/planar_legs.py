@@ -49,6 +49,16 @@ def fill_state(layout, values, batch_shape):
     return q
 
 
+def with_reference(robot, q_tot):
+    """``robot`` with its ``reference`` configuration: the joint and platform
+    coordinates of the state ``q_tot`` (n_tot,) (the start of
+    :func:`flexpkm.assemble` for a description file of it)."""
+    from dataclasses import replace
+    layout = robot.layout
+    cols = list(layout.joint_index.values()) + list(range(layout.n_t, layout.n_tot))
+    return replace(robot, reference={layout.names[i]: float(q_tot[i]) for i in cols})
+
+
 def planar_case(name, title, robot, configuration, home) -> Case:
     """The :class:`Case` of a rigid planar robot whose pose is P's (x, y)
     (m): ``configuration(model, x, y) -> q_tot`` gives ``configure``; the

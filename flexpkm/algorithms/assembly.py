@@ -138,7 +138,7 @@ def _solve(model, q_start, fixed_cols, target, free, tol, max_iter, where):
     raise UnreachablePoseError(
         f"assemble: {where}unreachable: the loops cannot be closed at this "
         f"{'pose' if fixed_pose else 'actuator position'}: closure {label}"
-        f"{f' (leg {leg})' if leg else ''} keeps a residual of {abs(r[row]):.3g} along {comp}")
+        f"{f' (leg {leg})' if leg and f'leg {leg}' not in label else ''} keeps a residual of {abs(r[row]):.3g} along {comp}")
 
 
 def _set_fixed(q, cols, values):
@@ -192,6 +192,19 @@ def _check_unique(model, q, free, where):
             matrix="J_free", cond=cond)
 
 
+def assemble_reference(model) -> np.ndarray:
+    """The robot's reference configuration with its loops closed: the
+    forward problem at its actuated coordinates, or, for a robot without
+    actuators (e.g. the refined NaVARo, held by springs), the inverse problem
+    at its platform coordinates. Raises what :func:`assemble` raises."""
+    model = build_model(model)
+    q_ref = reference_configuration(model)
+    layout = model.layout
+    if layout.actuated or model.platform is None:
+        return assemble(model, q_a=q_ref[list(layout.actuated)])
+    return assemble(model, pose=q_ref[layout.n_t:])
+
+
 #: J_tot at the reference configuration of each model (by model object)
 _REFERENCE_JACOBIANS = weakref.WeakKeyDictionary()
 
@@ -208,7 +221,7 @@ def reference_jacobian(model):
     J = None
     if model.reference and model.closures:
         try:
-            q = assemble(model, q_a=reference_configuration(model)[list(model.layout.actuated)])
+            q = assemble_reference(model)
             kin = tree_kinematics(model, q[None, :model.layout.n_t])
             R_p, P = platform_pose(model, q[None])
             J = constraint_jacobian(model, kin, P, R_p)[0][0]

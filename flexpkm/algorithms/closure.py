@@ -163,7 +163,7 @@ def check_loops(model, q_tot, kin=None, tol=LOOP_TOL, what="q"):
         pose = f" at pose {b}" if r.shape[0] > 1 else ""
         raise OpenLoopError(
             f"{what}: the loops are not closed{pose}: closure {label}"
-            f"{f' (leg {leg})' if leg else ''} is open by {abs(r[b, row]):.3g} {unit} "
+            f"{f' (leg {leg})' if leg and f'leg {leg}' not in label else ''} is open by {abs(r[b, row]):.3g} {unit} "
             f"along {comp} (tolerance {tol:g}); assemble the configuration first "
             f"(flexpkm.assemble)", closure=label, gap=float(abs(r[b, row])))
     return gap

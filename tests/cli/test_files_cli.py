@@ -101,3 +101,12 @@ def test_idm_of_a_file_equals_the_case(tmp_path, capsys):
                  "--out", str(b)]) == 0
     ta, tb = np.load(a / "idm.npz")["tau"], np.load(b / "idm.npz")["tau"]
     np.testing.assert_allclose(ta, tb, atol=1e-9 * np.abs(tb).max())
+
+
+@pytest.mark.parametrize("file", ["dualemps.toml", "navaro.toml", "navaro_refined.toml",
+                                  "rigid_five_bar.toml", "dualv.toml", "delta.toml",
+                                  "examples/five_bar.toml", "examples/three_rrr.toml"])
+def test_every_shipped_file_checks(file, capsys):
+    """Each shipped description assembles its reference configuration."""
+    assert main(["check", str(CASES / file)]) == 0, capsys.readouterr().err
+    assert "the description is valid and its configuration assembles" in capsys.readouterr().out
