@@ -191,18 +191,14 @@ def configuration(model, P):
 def straight_line(start, stop, duration, rate=1000.0):
     """Samples of the straight line from ``start`` to ``stop`` (3,) (m) with
     the quintic law ``s = 10 tau^3 - 15 tau^4 + 6 tau^5``, ``tau = t /
-    duration`` (s), every ``1 / rate`` s, both ends included. Returns (t (n,),
-    P, Pd, Pdd (n, 3)) in m, m/s, m/s^2."""
-    from flexpkm.errors import InvalidArgumentError
-    if not (duration > 0 and rate > 0):
-        raise InvalidArgumentError(f"duration and rate must be positive, got {duration}, {rate}")
-    n = int(round(duration * rate)) + 1
-    t = np.linspace(0.0, duration, n)
-    tau = t / duration
-    s = tau ** 3 * (10 - 15 * tau + 6 * tau ** 2)
-    sd = 30 * tau ** 2 * (1 - tau) ** 2 / duration
-    sdd = 60 * tau * (1 - tau) * (1 - 2 * tau) / duration ** 2
-    delta = np.asarray(stop, float) - np.asarray(start, float)
+    duration`` (s), every ``1 / rate`` s, both ends included
+    (:func:`flexpkm.analysis.idm.straight_path`). Returns (t (n,), P, Pd,
+    Pdd (n, 3)) in m, m/s, m/s^2. Raises InvalidArgumentError for a
+    non-positive duration or rate."""
+    from flexpkm.analysis.idm import straight_path
+    t, s, sd, sdd = straight_path(start, stop, duration, rate)
+    start = np.asarray(start, float)
+    delta = np.asarray(stop, float) - start
     return t, start + s[:, None] * delta, sd[:, None] * delta, sdd[:, None] * delta
 
 

@@ -275,14 +275,13 @@ def _closure(table, path, where) -> Closure:
 
 
 def reference(path) -> dict:
-    """The ``[reference]`` table of a file: joint coordinate name -> value (rad
-    or m), the initial guess / working mode of the assembly."""
-    return analysis_options(path)["reference"]
+    """The ``[reference]`` table of a file: coordinate name -> value (rad
+    or m), the start of the assembly (:attr:`Robot.reference`)."""
+    return dict(load(path).reference)
 
 
 def analysis_options(path) -> dict:
-    """What a file gives beyond the :class:`Robot`: ``reference`` (coordinate
-    name -> rad or m) and ``actuator_stiffness`` (frame name -> N/m or
+    """What a file gives beyond the :class:`Robot`: ``actuator_stiffness`` (frame name -> N/m or
     N m/rad, the ``actuator_stiffness`` keys of the frames of ``legs``, for
     ``natural_frequencies(..., actuator_stiffness=...)``, Eqs. 11.38-11.42)."""
     where = _Where(str(path))
@@ -300,9 +299,7 @@ def analysis_options(path) -> dict:
                     raise where.error(["legs", i, "frames", k, "actuator_stiffness"],
                                       f"expected a positive stiffness, got {value!r}")
                 stiff[row["j"]] = value
-    return {"reference": {k: angle(v, ["reference", k], where)
-                          for k, v in data.get("reference", {}).items()},
-            "actuator_stiffness": stiff}
+    return {"actuator_stiffness": stiff}
 
 
 # ---- writing ---------------------------------------------------------------
