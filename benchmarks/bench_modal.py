@@ -9,7 +9,9 @@ medians; the batch is timed with BLAS limited to one thread (as
 """
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -76,10 +78,33 @@ def navaro():
     row("one pose, ms", t_flex, t_ops)
     n = 10 if QUICK else 200
     poses = np.column_stack([np.zeros(n), np.linspace(0, 0.02, n), np.linspace(0, -np.pi / 3, n)])
-    batch_rows(robot, N.pose_configurations(robot, poses))
+    batch_rows(robot, N.pose_configurations(robot, poses), t_ops)
 
 
-def batch_rows(robot, qs):
+def first_use(compiled_modal, robot, qs):
+    """Seconds to generate and compile the modal function, in an empty cache
+    (not with ``--quick``: then the cache is used)."""
+    from flexpkm.compiled.codegen import COMPILE_SECONDS
+    if QUICK:
+        compiled_modal.natural_frequencies(robot, qs, shapes=False)
+        return "cache"
+    old = os.environ.get("FLEXPKM_CACHE")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["FLEXPKM_CACHE"] = tmp
+        compiled_modal._MODELS.clear()
+        t0 = time.perf_counter()
+        compiled_modal.natural_frequencies(robot, qs, shapes=False)
+        total = time.perf_counter() - t0
+        compiled_modal._MODELS.clear()
+    if old is None:
+        os.environ.pop("FLEXPKM_CACHE")
+    else:
+        os.environ["FLEXPKM_CACHE"] = old
+    compiled_modal.natural_frequencies(robot, qs, shapes=False)       # the cached one again
+    return f"{total:.1f} s, of which C compiler {COMPILE_SECONDS['last']:.1f} s"
+
+
+def batch_rows(robot, qs, t_ops=np.nan):
     """Per-pose time of one batched call, with and without mode shapes, next
     to the bare generalized eigensolver on the same matrices."""
     B = len(qs)
@@ -96,17 +121,22 @@ def batch_rows(robot, qs):
         print(f"{label:<48s} {1e3 * t:10.3f} {1e3 * t_eig:10.3f}   {t_eig / t:7.0%}")
     try:
         from flexpkm.compiled import modal as compiled_modal
-        t0 = time.perf_counter()
-        compiled_modal.natural_frequencies(robot, qs[:2])            # compiled on first use
-        first = time.perf_counter() - t0
-        tc = median_of(lambda: compiled_modal.natural_frequencies(robot, qs), repeat=5,
-                       number=1) / B
-        ta = median_of(lambda: compiled_modal.reduced_matrices(robot, qs), repeat=5,
-                       number=1) / B
-        print(f"{'  frequencies only, generated M_r, K_r (C)':<48s} {1e3 * tc:10.3f} {'':>10s}"
-              f"   assembly {1e3 * ta:.3f} ms/pose; first use {first:.1f} s")
     except ImportError:
-        pass
+        compiled_modal = None
+    if compiled_modal is not None:
+        first = first_use(compiled_modal, robot, qs[:2])
+        tc = median_of(lambda: compiled_modal.natural_frequencies(robot, qs, shapes=False),
+                       repeat=7, number=1) / B
+        ta = median_of(lambda: compiled_modal.reduced_matrices(robot, qs), repeat=7, number=1) / B
+        with one_blas_thread():
+            t_eig = median_of(lambda: generalized_eigh(K, M, vectors=False), repeat=7, number=1) / B
+        print(f"{'  frequencies only, generated M_r, K_r (C)':<48s} {1e3 * tc:10.3f} "
+              f"{1e3 * t_eig:10.3f}   {tc / t_eig:7.2f} x eig")
+        print(f"{'    of which M_r, K_r, J_d, cond(J_t^f), loop check':<48s} {1e3 * ta:10.3f}"
+              f"{'':>10s}    (first use: {first})")
+        if np.isfinite(t_ops):
+            print(f"{'    against the OpenSeesPy model (one pose)':<48s} {1e3 * tc:10.3f} "
+                  f"{1e3 * t_ops:10.3f}   {t_ops / tc:7.0f} x")
     t1 = median_of(lambda: natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
     td = median_of(lambda: _natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
     print(f"{'  frequencies only, BLAS default threads':<48s} {1e3 * td:10.3f} {'':>10s}   "

@@ -81,13 +81,21 @@ def check_actuator_stiffness(k_a, names, K):
     return k
 
 
-def closure_condition(J_f) -> np.ndarray:
-    """(B,) 2-norm condition number of ``J_t^f`` (B, c, c) (1 when c = 0)."""
+def closure_condition(J_f, blocks=None) -> np.ndarray:
+    """(B,) 2-norm condition number of ``J_t^f`` (B, c, c) (1 when c = 0).
+    ``blocks``: its limb blocks ``[(rows, cols)]``
+    (:func:`flexpkm.algorithms.dependent.limb_blocks`) when it is block-
+    diagonal: the singular values are those of the blocks (smaller SVDs)."""
     if J_f.shape[-1] == 0:
         return np.ones(J_f.shape[0])
-    s = np.linalg.svd(J_f, compute_uv=False)
+    if blocks:
+        s = [np.linalg.svd(J_f[:, r][:, :, c], compute_uv=False) for r, c in blocks]
+        hi, lo = np.max([x[:, 0] for x in s], axis=0), np.min([x[:, -1] for x in s], axis=0)
+    else:
+        s = np.linalg.svd(J_f, compute_uv=False)
+        hi, lo = s[:, 0], s[:, -1]
     with np.errstate(divide="ignore"):
-        return np.where(s[:, -1] > 0, s[:, 0] / np.maximum(s[:, -1], 1e-300), np.inf)
+        return np.where(lo > 0, hi / np.maximum(lo, 1e-300), np.inf)
 
 
 def pencil_measures(lam, scale):

@@ -298,15 +298,18 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
 
 
 def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
-                        q_dep=None, allow_zero=False, shapes=True) -> Modes:
-    """Body of :func:`natural_frequencies` (BLAS threads already limited)."""
+                        q_dep=None, allow_zero=False, shapes=True, reduce=None) -> Modes:
+    """Body of :func:`natural_frequencies` (BLAS threads already limited);
+    ``reduce(model, q (B, n_tot), q_dep=)`` gives the :class:`ReducedModel`
+    (default :func:`reduced_matrices`; the generated one of
+    :mod:`flexpkm.compiled.modal`)."""
     model = build_model(model)
     q = as_batch(q_tot, model.layout.n_tot, "q_tot")
     act = list(model.layout.actuated)
     act_names = [model.layout.names[c] for c in act]
     if actuator_stiffness is not None:
         check_actuator_stiffness(actuator_stiffness, act_names, None)
-    red = reduced_matrices(model, q, q_dep=q_dep)
+    red = (reduce or reduced_matrices)(model, q, q_dep=q_dep)
     na = red.n_a
     if actuator_stiffness is None:
         M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]

@@ -33,6 +33,9 @@ def _options(p, case):
                    help="number of frequencies, lowest first (default 5)")
     p.add_argument("--plot", metavar="FILE.png", help="plot of the frequencies along the path")
     p.add_argument("--csv", metavar="FILE", help="table of the frequencies (with a status column)")
+    p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
+                   help="reduced matrices from numpy (default) or from generated C code "
+                        "(compiled once per robot and cached: for long sweeps)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: a bar when stderr is a terminal)")
     add_force(p)
@@ -55,7 +58,8 @@ def run(args) -> int:
         result = frequency_sweep(model, lambda pose: case.configure(model, pose, options),
                                  args.start, args.stop, args.steps, n_modes=args.modes,
                                  names=case.pose_names, on_error="nan",
-                                 progress=progress_callback(args, "sweep"))
+                                 progress=progress_callback(args, "sweep"),
+                                 backend=args.backend)
     except Interrupted as e:
         _write(e.partial, args, case, model, run_)
         return interrupted(run_, f"{e}; wrote the finished poses")

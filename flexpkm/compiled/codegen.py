@@ -114,10 +114,12 @@ def _merged(fn, name):
 LARGE = 300_000
 
 
-def compiled(build, name, key, opt=None):
+def compiled(build, name, key, opt=None, merge=True):
     """The function ``build()`` returns (a ``casadi.Function``), compiled:
-    loaded from the cache when ``key`` is there, else generated, compiled
-    with ``opt`` and cached as ``name``. Without a C compiler, or when the
+    loaded from the cache when ``key`` is there, else generated (with its
+    common subexpressions merged when ``merge``: it pays on the AD-made
+    model, not on the sparse products of :mod:`flexpkm.compiled.modal`,
+    whose code it slows by 40 %), compiled with ``opt`` and cached as ``name``. Without a C compiler, or when the
     cache folder cannot be written, the ``Function`` itself (CasADi's
     virtual machine), with a warning. ``opt`` default: ``-O1``, ``-O0``
     above :data:`LARGE` instructions.
@@ -129,9 +131,9 @@ def compiled(build, name, key, opt=None):
     if cc is None:
         warnings.warn(f"flexpkm: no C compiler found; {name} runs on CasADi's virtual "
                       "machine (slower; install gcc, or set FLEXPKM_CC)", stacklevel=3)
-        return _merged(build(), name)
+        return _merged(build(), name) if merge else build()
     t0 = time.perf_counter()
-    fn = _merged(build(), name)
+    fn = _merged(build(), name) if merge else build()
     if opt is None:
         opt = "-O0" if fn.is_a("SXFunction") and fn.n_instructions() > LARGE else "-O1"
     try:

@@ -1,22 +1,35 @@
-"""Modal analysis on generated code: ``M_r``, ``K_r`` of Eqs. (11.26)-(11.27)
-at ``q_e = 0`` as one compiled function of the configuration, evaluated over
-a batch of poses in C (CasADi ``map``), then the generalized eigensolver of
-:func:`flexpkm.algorithms.modal.generalized_eigh` (Chapter 11, Step 4).
+"""Modal analysis on generated code (Section 11.5, Steps 0-3 in C, Step 4
+by LAPACK): one compiled function of the configuration gives, at
+``q_e = 0``, everything the numpy :func:`flexpkm.algorithms.modal.reduced_matrices`
+gives (``M_r``, ``K_r`` of (11.26)-(11.27), ``J_d`` of (10.110), ``J_t^f``
+for its condition number, the loop residual for the loop check, the
+inertia scales of the Type 2 measure); a batch of poses is one call (a
+CasADi ``map``), numpy memory in and out.
 
-The dependent coordinates are those of the numpy path at the batch's first
-pose (:func:`flexpkm.algorithms.dependent.choose_dependent`); the natural
-frequencies do not depend on the choice, ``M_r`` and ``K_r`` do (they are
-over ``q_r``).
+Why it is fast (issue 10 item 3): no dense ``M_tot``, ``J``: the products
+``J^T M_tot J`` and ``J^T K_tot J`` run over the structural non-zeros of
+``M_tot`` (limb blocks), ``K_tot`` and ``J`` (identity on ``q_r``, limb blocks
+of ``J_d``), and only their lower triangles are computed; the loop check
+reads the residual computed with them.
+
+The dependent coordinates are those of the numpy path (chosen at the
+robot's reference configuration, :func:`flexpkm.algorithms.closure.solve_closure`);
+when that choice is ill-conditioned at a pose of the batch, or when the
+robot has redundant constraint rows, the batch runs on the numpy path, which
+then chooses at the batch's first pose: both paths give the same result.
 """
 from __future__ import annotations
 
 import casadi as ca
 import numpy as np
 
-from flexpkm.algorithms.closure import check_loops, constraint_jacobian
-from flexpkm.algorithms.dependent import choose_dependent
+from flexpkm.algorithms.closure import (LOOP_TOL, RCOND_KEEP_REFERENCE, check_loops,
+                                        constraint_jacobian, solve_closure)
+from flexpkm.algorithms.conditioning import closure_condition
+from flexpkm.algorithms.dependent import limb_blocks
+from flexpkm.algorithms.modal import ReducedModel, _natural_frequencies, single_pose
+from flexpkm.algorithms.modal import reduced_matrices as numpy_reduced_matrices
 from flexpkm.algorithms.platform import platform_pose
-from flexpkm.algorithms.modal import generalized_eigh
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.compiled.robot import CompiledModel
 from flexpkm.model.build import build_model
@@ -24,70 +37,130 @@ from flexpkm.threads import one_blas_thread
 
 _MODELS = {}
 
+#: outputs of :func:`modal_function`
+OUTPUTS = ("M_r", "K_r", "J_d", "J_f", "residual", "scales")
 
-def reduced_function(cm: CompiledModel):
-    """``q_tot -> (M_r, K_r)`` (n_r, n_r each) at ``q_e = 0`` (the elastic
-    entries of q_tot are ignored), compiled and cached."""
+
+def _lower_product(J, A):
+    """``J^T A J`` (SX, symmetric): the lower triangle over the structural
+    non-zeros of ``A`` and ``J``, mirrored."""
+    J, A = ca.sparsify(J), ca.sparsify(A)
+    return ca.densify(ca.tril2symm(ca.tril(J.T @ (A @ J))))
+
+
+def modal_function(cm: CompiledModel):
+    """``q (n_tot,) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
+    residual (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of ``q``
+    ignored): the reduced matrices over ``q_r = [q_a; q_c]`` (``cm.r_index``),
+    the closure's dependent rows of ``J`` and ``J_t^f``, the loop equations,
+    and the largest ``|M_tot|`` term over the non-actuated coordinates and
+    the largest actuated diagonal term without rotor inertia
+    (:func:`flexpkm.algorithms.modal.passive_scale`). Compiled and cached."""
     def build():
-        sm = cm.symbolic
+        sm, model = cm.symbolic, cm.model
         q = ca.SX(sm.q)
-        for sl in cm.model.layout.elastic_slice.values():
+        for sl in model.layout.elastic_slice.values():
             for i in range(sl.start, sl.stop):
                 q[i] = 0.0
-        K = sm.J.T @ ca.SX(cm.model.K_tot) @ sm.J
-        M_r, K_r = (ca.substitute(x, sm.q, q) for x in (sm.M, K))
-        return ca.Function("flexpkm_reduced", [sm.q], [ca.densify(M_r), ca.densify(K_r)],
-                           ["q"], ["M_r", "K_r"])
-    return cm._function("flexpkm_reduced", build)
+        dep = cm.dep.tolist()
+        J, M_tot, J_f, res = (ca.substitute(x, sm.q, q) for x in
+                              (sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual))
+        act = list(model.layout.actuated)
+        free = [i for i in range(model.layout.n_tot) if i not in set(act)]
+        rotor = [model.rotor_inertia.get(model.layout.names[i][1:], 0.0) for i in act]
+        m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(ca.sparsify(M_tot[free, free])))))
+        m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
+        outputs = [_lower_product(J, M_tot), _lower_product(J, ca.SX(model.K_tot)),
+                   ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
+                   ca.vertcat(m_free, m_act)]
+        return ca.Function("flexpkm_modal", [sm.q], outputs, ["q"], list(OUTPUTS))
+    return cm._function("flexpkm_modal", build, opt="-O2", merge=False)
+
+
+def _mapped(cm, fn, B):
+    """``fn`` over B poses in one call (kept on ``cm`` per batch size)."""
+    maps = cm.__dict__.setdefault("_modal_maps", {})
+    if B not in maps:
+        maps[B] = fn.map(B)
+    return maps[B]
+
+
+def evaluate(cm: CompiledModel, q):
+    """The outputs of :func:`modal_function` for the batch ``q`` (B, n_tot):
+    dict of arrays with the batch axis first (one C call)."""
+    fn = modal_function(cm)
+    B = q.shape[0]
+    q = np.ascontiguousarray(q, dtype=float)         # (B, n_tot) C = (n_tot, B) column-major
+    # column-major (r, c) blocks, pose after pose: (B, c, r) in C order
+    out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(OUTPUTS))]
+    buf, run = _mapped(cm, fn, B).buffer()
+    buf.set_arg(0, memoryview(q))
+    for k, o in enumerate(out):
+        buf.set_res(k, memoryview(o))
+    run()
+    res = dict(zip(OUTPUTS, out))                    # M_r, K_r symmetric: no transpose
+    for k in ("J_d", "J_f"):
+        res[k] = np.swapaxes(res[k], 1, 2)
+    for k in ("residual", "scales"):
+        res[k] = res[k][:, 0]
+    return res
 
 
 def compiled_model(model, q_tot):
-    """The :class:`CompiledModel` of ``model`` with the numpy choice of the
-    dependent coordinates at the assembled state ``q_tot`` (n_tot,), reused
-    for the same model and choice."""
-    kin = tree_kinematics(model, q_tot[:model.layout.n_t])
-    J_tot, labels = constraint_jacobian(model, kin, platform_pose(model, q_tot[None])[1])
-    dep = choose_dependent(model, J_tot, labels)[0]
-    key = (id(model), tuple(dep.tolist()))
+    """``(cm, sol, blocks)``: the :class:`CompiledModel` of ``model`` with the
+    numpy choice of the dependent coordinates at the assembled state
+    ``q_tot`` (n_tot,), reused for the same model and choice (None when the
+    choice is not the reference one or rows are dropped: numpy path), the
+    :class:`flexpkm.algorithms.closure.ClosureSolution` there
+    (:func:`flexpkm.algorithms.closure.solve_closure`) and the limb blocks of
+    ``J_t^f`` (:func:`flexpkm.algorithms.dependent.limb_blocks`)."""
+    kin = tree_kinematics(model, q_tot[None, :model.layout.n_t])
+    R_0p, P = platform_pose(model, q_tot[None])
+    J_tot, labels = constraint_jacobian(model, kin, P, R_0p)
+    sol = solve_closure(model, J_tot, labels)
+    if (sol.rows is not None and len(sol.rows.dropped)) or "reference" not in sol.choice:
+        return None, sol, None
+    key = (id(model), tuple(sol.dep.tolist()))
     if key not in _MODELS:
-        _MODELS[key] = (model, CompiledModel(model, dep=dep))   # model kept: id stays valid
-    return _MODELS[key][1]
+        _MODELS[key] = (model, CompiledModel(model, dep=sol.dep))  # model kept: id stays valid
+    return _MODELS[key][1], sol, limb_blocks(model, labels, sol.dep)
 
 
-def reduced_matrices(model, q_tot):
-    """``(M_r, K_r, cm)``: (B, n_r, n_r) each over ``q_r = [q_a; q_c]`` of
-    ``cm.r_index``, for the assembled configurations ``q_tot`` (B, n_tot)
-    (loops checked as in :func:`flexpkm.reduced_matrices`)."""
+def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
+    """:func:`flexpkm.algorithms.modal.reduced_matrices` from generated code:
+    the same :class:`ReducedModel` (same q_dep choice, loop check and
+    condition numbers, same errors) for ``q_tot`` (n_tot,) or (B, n_tot).
+    ``q_dep`` given, a redundant constraint row or a pose where the reference
+    choice of q_dep is ill-conditioned: the numpy path."""
     model = build_model(model)
     q = as_batch(q_tot, model.layout.n_tot).copy()
     for sl in model.layout.elastic_slice.values():
         q[:, sl] = 0.0
-    check_loops(model, q, what="reduced_matrices")
-    cm = compiled_model(model, q[0])
-    fn = reduced_function(cm)
-    B, n = q.shape[0], len(cm.r_index)
-    M, K = np.empty((B, n, n)), np.empty((B, n, n))
-    buf, evaluate = fn.buffer()         # numpy memory in and out: no DM conversions
-    qb = np.empty(q.shape[1])
-    Mb, Kb = np.empty(n * n), np.empty(n * n)
-    buf.set_arg(0, memoryview(qb))
-    buf.set_res(0, memoryview(Mb))
-    buf.set_res(1, memoryview(Kb))
-    for b in range(B):
-        qb[:] = q[b]
-        evaluate()
-        M[b], K[b] = Mb.reshape(n, n).T, Kb.reshape(n, n).T      # column-major
-    return M, K, cm
+    cm, sol, blocks = (None,) * 3 if q_dep is not None else compiled_model(model, q[0])
+    if cm is None:
+        return numpy_reduced_matrices(model, q_tot, q_dep=q_dep)
+    out = evaluate(cm, q)
+    gap = np.abs(out["residual"]).max(axis=1, initial=0.0)
+    if not np.all(gap <= LOOP_TOL):                  # the numpy check names the closure
+        check_loops(model, q, what="reduced_matrices")
+    cond = closure_condition(out["J_f"], blocks)
+    if not np.all(cond < 1.0 / RCOND_KEEP_REFERENCE):
+        return numpy_reduced_matrices(model, q_tot)
+    k_scale = np.abs(np.diagonal(model.K_tot)[[i for i in range(model.layout.n_tot)
+                                                if i not in set(model.layout.actuated)]])
+    scales = np.column_stack([np.full(len(q), k_scale.max(initial=0.0)), out["scales"]])
+    names = tuple(model.layout.names[i] for i in cm.r_index)
+    red = ReducedModel(out["M_r"], out["K_r"], names, cm.n_a, sol.choice,
+                       tuple(model.layout.names[i] for i in cm.dep), np.asarray(cm.r_index),
+                       cm.dep, out["J_d"], sol.rows, cond, scales)
+    return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 
-def natural_frequencies(model, q_tot, n_modes=None):
-    """Natural frequencies (Hz) with the actuators locked (11.34), (B, n) for
-    configurations (B, n_tot) or (n,) for one (n_tot,), ascending; the
-    reduced matrices from generated code (:func:`reduced_matrices`)."""
-    M, K, cm = reduced_matrices(model, q_tot)
-    na = cm.n_a
+def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None, allow_zero=False,
+                        shapes=True):
+    """:func:`flexpkm.natural_frequencies` with the reduced matrices from
+    generated code (:func:`reduced_matrices`): the same :class:`Modes`
+    (frequencies, shapes, condition numbers, flags) and errors."""
     with one_blas_thread():
-        lam = generalized_eigh(K[:, na:, na:], M[:, na:, na:], "M_cc", vectors=False)[0]
-    f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
-    f = f if n_modes is None else f[:, :n_modes]
-    return f[0] if np.ndim(q_tot) == 1 else f
+        return _natural_frequencies(model, q_tot, n_modes, actuator_stiffness, None, allow_zero,
+                                    shapes, reduce=reduced_matrices)

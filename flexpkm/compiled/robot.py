@@ -50,11 +50,22 @@ class CompiledModel:
         """The :class:`flexpkm.compiled.full.SymbolicModel` (built on first use)."""
         return symbolic_model(self.model, self.dep)
 
-    def _function(self, name, build, *options):
+    def _function(self, name, build, *options, opt=None, merge=True):
+        """``build()`` (a casadi Function), compiled and cached on disk
+        (:func:`flexpkm.compiled.codegen.compiled`), or itself without
+        ``compile``; kept on the instance."""
+        done = self.__dict__.setdefault("_functions", {})
+        tag = repr((name, options, opt, merge))
+        if tag in done:
+            return done[tag]
         if not self.compile:
-            return build()
-        key = codegen.description_key(self.model, name, self.dep.tolist(), *options)
-        return codegen.compiled(build, name, key)
+            fn = build()
+        else:
+            key = codegen.description_key(self.model, name, self.dep.tolist(), *options,
+                                          opt, merge)
+            fn = codegen.compiled(build, name, key, opt, merge)
+        done[tag] = fn
+        return fn
 
     @cached_property
     def full(self):
