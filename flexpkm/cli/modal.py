@@ -32,9 +32,10 @@ def _options(p, case):
                    help="gearbox stiffness of each actuator, N/m or N m/rad: the actuators "
                         "become elastic instead of locked (Eqs. 11.36-11.42; default: locked)")
     p.add_argument("--sensitivities", nargs="+", default=None, metavar="PATH",
-                   help="exact derivatives df/dp of the frequencies to parameters of the "
-                        "robot's TOML form (materials, sections, masses), e.g. "
-                        "legs[0].frames[2].bodies[0].material.E")
+                   help="derivatives df/dp of the frequencies to numbers of the robot's "
+                        "TOML form (materials, sections, masses: exact; lengths and "
+                        "other frame parameters: the robot re-assembled at the same pose "
+                        "or q_a), e.g. legs[0].frames[2].bodies[0].material.E")
 
 
 def run(args) -> int:

@@ -1,6 +1,8 @@
-"""``flexpkm modal CASE --sensitivities PATH ...``: exact derivatives of the
+"""``flexpkm modal CASE --sensitivities PATH ...``: derivatives of the
 natural frequencies (actuators locked) with respect to parameters of the
-robot's description (:mod:`flexpkm.compiled.sensitivity`)."""
+robot's description (:mod:`flexpkm.compiled.sensitivity`); a parameter that
+moves frames is taken at the same pose (``--pose``) or the same actuated
+coordinates (``--q-a``), as the case's pose is given."""
 from __future__ import annotations
 
 import json
@@ -19,7 +21,8 @@ def run_sensitivities(args, case, model, pose, q_t, pose_text) -> int:
     data = parse(dumps(model.robot), "<robot>")
     paths = list(args.sensitivities)
     try:
-        f, df = frequency_sensitivities(data, paths, q_t, n_modes=args.modes)
+        f, df = frequency_sensitivities(data, paths, q_t, n_modes=args.modes,
+                                        hold="q_a" if case.pose_option == "q-a" else "pose")
     except (KeyError, IndexError, TypeError) as err:
         raise InvalidArgumentError(f"--sensitivities: no number at that key path ({err}); "
                                    "paths read like legs[0].frames[2].bodies[0].material.E "
@@ -29,8 +32,9 @@ def run_sensitivities(args, case, model, pose, q_t, pose_text) -> int:
                           "sensitivities": {p: [float(x) for x in df[:, k]]
                                             for k, p in enumerate(paths)}}))
         return 0
+    held = "actuated coordinates" if case.pose_option == "q-a" else "platform pose"
     print(f"{model.name} natural frequencies at {pose_text}, actuators locked, and their "
-          f"derivatives (Hz per unit of the parameter)")
+          f"derivatives (Hz per unit of the parameter; same {held})")
     for k, p in enumerate(paths):
         print(f"  p{k + 1} = {p}")
     print(" mode   f (Hz)" + "".join(f"   {f'df/dp{k + 1}':>12s}" for k in range(len(paths))))

@@ -1,7 +1,9 @@
-"""Design sensitivities of the natural frequencies (Chapter 11): exact
-derivatives of ``f_i`` with respect to the parameters of a description file
-that change the bodies but not the geometry (materials, sections, masses
-and inertias of rigid bodies and of the platform).
+"""Design sensitivities of the natural frequencies (Chapter 11):
+derivatives of ``f_i`` with respect to the numbers of a description file:
+materials, sections, masses and inertias (exact: AD), and lengths and other
+parameters that move the frames (the configuration is assembled anew at the
+same platform pose, or the same ``q_a``: Richardson-extrapolated central
+differences of the reduced matrices).
 
 For mass-normalised modes of ``(K_cc - lambda M_cc) phi = 0`` (11.34),
 ``d lambda_i / dp = phi_i^T (dK/dp - lambda_i dM/dp) phi_i`` and
@@ -15,6 +17,13 @@ exactly. ``dI/dp`` (I the invariants) is the central difference of the
 element model (:mod:`flexpkm.elements`) at p +- ``rel_step`` p: exact up to
 round-off for the parameters that enter linearly (E, rho, a rigid body's
 mass and inertia), second-order accurate otherwise (section sides).
+
+A parameter that moves frames (a length, an MDH ``d``, ``r``, angle...)
+also moves the assembled configuration: ``dM_cc/dp``, ``dK_cc/dp`` are then
+the derivatives of the matrices of :func:`flexpkm.algorithms.modal.reduced_matrices`
+of the robot re-assembled (:func:`flexpkm.assemble`, same q_dep) at
+``p +- h``, ``p +- h/2`` (Richardson: error O(h^4), h = 1e-3 p); the
+eigen-derivative formula above stays exact.
 """
 from __future__ import annotations
 
@@ -23,14 +32,15 @@ import copy
 import casadi as ca
 import numpy as np
 
+from flexpkm.algorithms.assembly import assemble
 from flexpkm.algorithms.modal import generalized_eigh, reduced_matrices
 from flexpkm.compiled import symbolic as sym
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.build import build_model
 from flexpkm.model.files import from_dict
 
-#: keys that move frames (not supported: the configuration would change)
-GEOMETRIC = {"length", "d", "r", "b", "alpha", "gamma", "theta", "elements", "planar"}
+#: keys that are not continuous parameters
+DISCRETE = {"elements", "planar", "sigma", "mu"}
 
 
 def invariant_vector(body):
@@ -123,9 +133,8 @@ def _set(data, path, value):
     for k in keys[:-1]:
         node = node[int(k)] if isinstance(node, list) else node[k]
     last = keys[-1]
-    if last in GEOMETRIC:
-        raise InvalidArgumentError(f"{path}: a geometric parameter (it moves the frames); "
-                                   "only materials, sections and masses are supported")
+    if last in DISCRETE:
+        raise InvalidArgumentError(f"{path}: not a continuous parameter (no derivative)")
     old = node[int(last)] if isinstance(node, list) else node[last]
     if isinstance(node, list):
         node[int(last)] = value
@@ -134,20 +143,28 @@ def _set(data, path, value):
     return float(old)
 
 
-def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4):
-    """Natural frequencies (actuators locked, (11.34)) and their exact
-    derivatives with respect to description-file parameters.
+def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hold=None):
+    """Natural frequencies (actuators locked, (11.34)) and their derivatives
+    with respect to description-file parameters.
 
     data : the description as a dict (:func:`flexpkm.model.files.parse`);
     paths : key paths of numbers in it, e.g.
-        ``"legs[0].frames[2].bodies[0].material.E"`` or ``...section.b_y``
-        (materials, sections, rigid-body and platform inertial parameters;
-        geometric keys raise :class:`InvalidArgumentError`);
-    q_tot : (n_tot,) an assembled configuration (q_e ignored).
+        ``"legs[0].frames[2].bodies[0].material.E"``, ``...section.b_y``,
+        ``...bodies[0].length`` (a discrete key, e.g. ``elements``, raises
+        :class:`InvalidArgumentError`);
+    q_tot : (n_tot,) an assembled configuration (q_e ignored);
+    hold : for parameters that move frames, what stays fixed while the robot
+        is re-assembled: ``"pose"`` (the platform coordinates; default when
+        the robot has a platform) or ``"q_a"`` (the actuated coordinates).
     Returns ``(f (n,), df (n, len(paths)))``: Hz and Hz per unit of each
     parameter.
+    Raises :class:`flexpkm.errors.UnreachablePoseError` when a perturbed
+    robot cannot reach the held pose.
     """
     model = build_model(from_dict(data))
+    hold = hold or ("pose" if model.platform is not None and model.platform.dofs else "q_a")
+    if hold not in ("pose", "q_a"):
+        raise InvalidArgumentError(f"hold must be 'pose' or 'q_a', got {hold!r}")
     red = reduced_matrices(model, q_tot)
     na = red.n_a
     I, M_r, K_r = parametric_matrices(model, q_tot, red.J)
@@ -165,28 +182,74 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4):
     df = np.zeros((n, len(paths)))
     for k, path in enumerate(paths):
         dI_p = _invariant_derivative(data, path, model, rel_step)
-        dM, dK = (np.array(x) for x in F(np.concatenate(I0), dI_p)[2:])
+        if dI_p is None:
+            dM, dK = _matrix_derivative(data, path, model, q_tot, red, hold)
+        else:
+            dM, dK = (np.array(x) for x in F(np.concatenate(I0), dI_p)[2:])
         for i in range(n):
             phi = X[:, i]
             df[i, k] = phi @ (dK - lam[i] * dM) @ phi / (8 * np.pi ** 2 * f[i])
     return f[:n], df
 
 
+def _same_geometry(m, model):
+    """The frames of ``m`` (their constants, and the tip shapes (10.8) that
+    carry a flexible body's deflection to its successors) and the
+    platform's joint points are those of ``model``: J does not change."""
+    same = lambda x, y: np.array_equal(np.asarray(x, float), np.asarray(y, float),  # noqa: E731
+                                       equal_nan=True)
+    tips = lambda fc: () if fc.shapes is None else fc.shapes[1:]               # noqa: E731
+    frames = all(same(a.R_fix, b.R_fix) and same(a.p_att, b.p_att) and a.r == b.r
+                 and len(tips(a)) == len(tips(b)) and all(map(same, tips(a), tips(b)))
+                 for a, b in zip(m.frame_constants, model.frame_constants))
+    closures = all(same(a.platform_point, b.platform_point)
+                   and same(a.platform_rotation, b.platform_rotation)
+                   for a, b in zip(m.closures, model.closures))
+    return frames and closures
+
+
+def _perturbed(data, path, model, value):
+    """The model of ``data`` with ``path`` set to ``value`` (same coordinates)."""
+    trial = copy.deepcopy(data)
+    _set(trial, path, value)
+    m = build_model(from_dict(trial))
+    if m.layout.names != model.layout.names:
+        raise InvalidArgumentError(f"{path}: the parameter changes the coordinates")
+    return m
+
+
 def _invariant_derivative(data, path, model, rel_step):
     """``dI/dp`` (all bodies' invariants stacked) by central differences of
-    the element models at ``p (1 +- rel_step)``; checks that the frames do
-    not move."""
-    trial = copy.deepcopy(data)
-    p0 = _set(trial, path, 0.0)
+    the element models at ``p (1 +- rel_step)``, or None when the parameter
+    moves frames (:func:`_matrix_derivative`)."""
+    p0 = _set(copy.deepcopy(data), path, 0.0)
     step = rel_step * abs(p0) if p0 else rel_step
     out = []
     for value in (p0 + step, p0 - step):
-        _set(trial, path, value)
-        m = build_model(from_dict(trial))
-        same = all(np.array_equal(a.R_fix, b.R_fix) and np.array_equal(a.p_att, b.p_att)
-                   for a, b in zip(m.frame_constants, model.frame_constants))
-        if not same or m.layout.names != model.layout.names:
-            raise InvalidArgumentError(f"{path}: the parameter moves the frames; only "
-                                       "materials, sections and masses are supported")
+        m = _perturbed(data, path, model, value)
+        if not _same_geometry(m, model):
+            return None
         out.append(np.concatenate([invariant_vector(b) for b in _bodies(m)]))
     return (out[0] - out[1]) / (2 * step)
+
+
+def _matrix_derivative(data, path, model, q_tot, red, hold, rel_step=1e-3):
+    """``(dM_cc/dp, dK_cc/dp)`` of a parameter that moves frames: the robot
+    re-assembled at ``p +- h`` and ``p +- h/2`` (h = ``rel_step`` p) holding
+    the platform pose or ``q_a`` (started from ``q_tot``, so in the same
+    assembly mode), its reduced matrices over the same q_dep, and the
+    Richardson extrapolation of the two central differences."""
+    p0 = _set(copy.deepcopy(data), path, 0.0)
+    h = rel_step * abs(p0) if p0 else rel_step
+    na, n_t = red.n_a, model.layout.n_t
+    act = list(model.layout.actuated)
+
+    def matrices(value):
+        m = _perturbed(data, path, model, value)
+        q = (assemble(m, pose=q_tot[n_t:], guess=q_tot) if hold == "pose" else
+             assemble(m, q_a=q_tot[act], guess=q_tot))
+        r = reduced_matrices(m, q, q_dep=red.dep_names)
+        return np.stack([r.M_r[na:, na:], r.K_r[na:, na:]])
+
+    d = [(matrices(p0 + s) - matrices(p0 - s)) / (2 * s) for s in (h, h / 2)]
+    return (4 * d[1] - d[0]) / 3
