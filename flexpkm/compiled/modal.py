@@ -12,30 +12,36 @@ Why it is fast (issue 10 item 3): no dense ``M_tot``, ``J``: the products
 of ``J_d``), and only their lower triangles are computed; the loop check
 reads the residual computed with them.
 
-The dependent coordinates are those of the numpy path (chosen at the
+The dependent coordinates are those of the numpy path (chosen once at the
 robot's reference configuration, :func:`flexpkm.algorithms.closure.solve_closure`);
 when that choice is ill-conditioned at a pose of the batch, or when the
-robot has redundant constraint rows, the batch runs on the numpy path, which
-then chooses at the batch's first pose: both paths give the same result.
+robot has no reference or redundant constraint rows, the batch runs on the
+numpy path, which then chooses at the batch's first pose: both paths give
+the same result.
 """
 from __future__ import annotations
+
+from collections import OrderedDict
 
 import casadi as ca
 import numpy as np
 
+from flexpkm.algorithms.assembly import reference_jacobian
 from flexpkm.algorithms.closure import (LOOP_TOL, RCOND_KEEP_REFERENCE, check_loops,
-                                        constraint_jacobian, solve_closure)
+                                        row_labels, solve_closure)
 from flexpkm.algorithms.conditioning import closure_condition
 from flexpkm.algorithms.dependent import limb_blocks
 from flexpkm.algorithms.modal import ReducedModel, _natural_frequencies, single_pose
 from flexpkm.algorithms.modal import reduced_matrices as numpy_reduced_matrices
-from flexpkm.algorithms.platform import platform_pose
-from flexpkm.algorithms.tree import as_batch, tree_kinematics
+from flexpkm.algorithms.tree import as_batch
 from flexpkm.compiled.robot import CompiledModel
 from flexpkm.model.build import build_model
 from flexpkm.threads import one_blas_thread
 
-_MODELS = {}
+#: id(model) -> (model, (cm, sol, blocks)) of the last models used (the
+#: model is kept so that its id stays valid; bounded: design loops build many)
+_MODELS = OrderedDict()
+KEEP_MODELS = 8
 
 #: outputs of :func:`modal_function`
 OUTPUTS = ("M_r", "K_r", "J_d", "J_f", "residual", "scales")
@@ -106,24 +112,29 @@ def evaluate(cm: CompiledModel, q):
     return res
 
 
-def compiled_model(model, q_tot):
-    """``(cm, sol, blocks)``: the :class:`CompiledModel` of ``model`` with the
-    numpy choice of the dependent coordinates at the assembled state
-    ``q_tot`` (n_tot,), reused for the same model and choice (None when the
-    choice is not the reference one or rows are dropped: numpy path), the
-    :class:`flexpkm.algorithms.closure.ClosureSolution` there
-    (:func:`flexpkm.algorithms.closure.solve_closure`) and the limb blocks of
-    ``J_t^f`` (:func:`flexpkm.algorithms.dependent.limb_blocks`)."""
-    kin = tree_kinematics(model, q_tot[None, :model.layout.n_t])
-    R_0p, P = platform_pose(model, q_tot[None])
-    J_tot, labels = constraint_jacobian(model, kin, P, R_0p)
-    sol = solve_closure(model, J_tot, labels)
-    if (sol.rows is not None and len(sol.rows.dropped)) or "reference" not in sol.choice:
-        return None, sol, None
-    key = (id(model), tuple(sol.dep.tolist()))
-    if key not in _MODELS:
-        _MODELS[key] = (model, CompiledModel(model, dep=sol.dep))  # model kept: id stays valid
-    return _MODELS[key][1], sol, limb_blocks(model, labels, sol.dep)
+def compiled_model(model):
+    """``(cm, sol, blocks)`` of ``model``, made once per model object: the
+    :class:`CompiledModel` for the numpy choice of the dependent
+    coordinates at the robot's reference configuration
+    (:func:`flexpkm.algorithms.assembly.reference_jacobian`,
+    :func:`flexpkm.algorithms.closure.solve_closure`), that
+    :class:`flexpkm.algorithms.closure.ClosureSolution` and the limb blocks
+    of ``J_t^f`` (:func:`flexpkm.algorithms.dependent.limb_blocks`); cm is
+    None (numpy path) without a reference or with redundant rows."""
+    if id(model) in _MODELS:
+        _MODELS.move_to_end(id(model))
+        return _MODELS[id(model)][1]
+    out = (None, None, None)
+    J_ref = reference_jacobian(model)
+    if J_ref is not None:
+        labels = row_labels(model)
+        sol = solve_closure(model, J_ref[None], labels)
+        if (sol.rows is None or not len(sol.rows.dropped)) and "reference" in sol.choice:
+            out = (CompiledModel(model, dep=sol.dep), sol, limb_blocks(model, labels, sol.dep))
+    _MODELS[id(model)] = (model, out)
+    while len(_MODELS) > KEEP_MODELS:
+        _MODELS.popitem(last=False)
+    return out
 
 
 def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
@@ -136,7 +147,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     q = as_batch(q_tot, model.layout.n_tot).copy()
     for sl in model.layout.elastic_slice.values():
         q[:, sl] = 0.0
-    cm, sol, blocks = (None,) * 3 if q_dep is not None else compiled_model(model, q[0])
+    cm, sol, blocks = (None,) * 3 if q_dep is not None else compiled_model(model)
     if cm is None:
         return numpy_reduced_matrices(model, q_tot, q_dep=q_dep)
     out = evaluate(cm, q)

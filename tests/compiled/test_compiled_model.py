@@ -2,13 +2,14 @@
 Lagrange's equations and AD) against the numpy reference implementation
 (vectorised recursion, projected Newton-Euler) at random states with
 q_e != 0 and random velocities: DualEMPS (compiled C), NaVARo (loops inside
-the legs, 6-dof platform; CasADi's virtual machine), a spatial open tree;
+the legs, 6-dof platform; CasADi's virtual machine), the flexible Delta
+(spatial loops inside the limbs), a spatial open tree;
 the fall-back without a C compiler."""
 import numpy as np
 import pytest
 
 import flexpkm as fp
-from flexpkm.cases import dualemps, navaro
+from flexpkm.cases import delta, dualemps, navaro
 from flexpkm.compiled import codegen
 from flexpkm.compiled.robot import CompiledModel
 from tests.conftest import spatial_tree
@@ -54,6 +55,16 @@ def test_navaro_agrees_with_numpy_on_the_virtual_machine():
     q0 = navaro.pose_configurations(model, [[0.05, 0.03, -0.5]])[0]
     cm = CompiledModel(model, q_ref=q0, compile=False)
     for q, v in random_states(model, q0, len(cm.r_index), 2, 1e-3):
+        assert_agree(model, cm, q, v)
+
+
+def test_flexible_delta_agrees_with_numpy_on_the_virtual_machine():
+    """Müller's 3RR[2RR]R Delta with flexible upper arms: loops inside the
+    limbs (the parallelograms' cut joints), spatial closures, 30 rows."""
+    model = fp.build_model(delta.robot(flexible=True))
+    q0 = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
+    cm = CompiledModel(model, q_ref=q0, compile=False)
+    for q, v in random_states(model, q0, len(cm.r_index), 3, 1e-3):
         assert_agree(model, cm, q, v)
 
 
