@@ -31,9 +31,13 @@ QUICK = "--quick" in sys.argv[1:]
 
 
 def median_of(fn, repeat=7, number=5):
-    """Median over ``repeat`` rounds of the mean wall time of ``number`` calls of ``fn()``, s."""
+    """Median over ``repeat`` rounds of the mean wall time of ``number`` calls
+    of ``fn()``, s, after one untimed call (imports, caches, first-call set-up:
+    OpenSeesPy's first NaVARo model costs 4x the next ones)."""
     if QUICK:
         repeat, number = 1, 1
+    else:
+        fn()
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
