@@ -82,7 +82,8 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
     iterations (steps x iterations)."""
     gravity, friction, smoothing, iterations, exact, sensors = cfg
     m = state.model
-    cm = compiled_model(robot, m.dep)
+    cm = compiled_model(robot, m.dep, None if m.rows is None or not len(m.rows.dropped)
+                        else m.rows.kept)
     n_a, prescribed = m.n_a, drive.prescribes_actuators
     specs, names, other = split_sensors(sensors)
     kp, kd = (np.broadcast_to(np.asarray(k, float), (n_a,)) for k in drive.gains(n_a))
@@ -121,12 +122,14 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
 _MODELS = {}
 
 
-def compiled_model(robot, dep):
-    """The :class:`CompiledModel` of ``robot`` (a Model) for ``dep``, kept
-    for the next simulations of the same model (with its block functions)."""
-    key = description_key(robot, "simulate", tuple(int(i) for i in dep))
+def compiled_model(robot, dep, kept=None):
+    """The :class:`CompiledModel` of ``robot`` (a Model) for ``dep`` and the
+    independent constraint rows ``kept`` (None: all), kept for the next
+    simulations of the same model (with its block functions)."""
+    kept = None if kept is None else tuple(int(i) for i in kept)
+    key = description_key(robot, "simulate", tuple(int(i) for i in dep), kept)
     if key not in _MODELS:
-        _MODELS[key] = (robot, CompiledModel(robot, dep=dep), {})
+        _MODELS[key] = (robot, CompiledModel(robot, dep=dep, kept=kept), {})
     return _MODELS[key][1]
 
 

@@ -215,8 +215,9 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     backend : ``"compiled"`` (generated C code, :mod:`flexpkm.analysis.compiled_simulate`;
         compiled once per robot and cached on disk), ``"numpy"`` (the
         reference), or None: compiled when CasADi is importable, the drive
-        is one of the four above, the robot has at most 64 coordinates and
-        no redundant constraint row, else numpy.
+        is one of the four above and the robot has at most 64 coordinates,
+        else numpy (an overconstrained robot runs on its independent
+        constraint rows, Müller's Remark 2, on both).
     exact_tangent : compiled backend only: Newton with the exact derivative
         of the step residual (AD) instead of the iteration matrix below
         (quadratic convergence, ~8x the cost of an iteration).
@@ -239,10 +240,9 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     _check_arguments(gravity, hht_alpha, drive)
     robot = build_model(robot)
     q0_tot = _vector(q0_tot, robot.layout.n_tot, "q0_tot")
-    asked, backend = backend, _backend(backend, drive, robot)
+    backend = _backend(backend, drive, robot)
     with threadpool_limits(1):
         q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
-        backend = _without_redundant_rows(asked, backend, m)
         if iterations is None:
             iterations = 6 if backend == "numpy" or tol < 1e-9 else (2 if tol >= 1e-6 else 3)
         r, na = m.r_index, m.n_a
@@ -282,18 +282,6 @@ def _check_arguments(gravity, hht_alpha, drive):
                                            "gains")):
         raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
                                    f"or EffortHistory, got {drive!r}")
-
-
-def _without_redundant_rows(asked, backend, m):
-    """The backend for the full model m: the compiled one solves ``J_t^f``
-    with every constraint row, so a robot with redundant rows runs on numpy
-    (InvalidArgumentError when the compiled backend was asked for)."""
-    if backend == "compiled" and m.rows is not None and len(m.rows.dropped):
-        if asked == "compiled":
-            raise InvalidArgumentError("simulate: the compiled backend does not handle "
-                                       "redundant constraint rows; use backend='numpy'")
-        return "numpy"
-    return backend
 
 
 def _backend(backend, drive, model):

@@ -57,6 +57,7 @@ class SymbolicModel:
     dep: np.ndarray
     n_a: int
     model: object = None
+    kept: list = None
 
     @property
     def inputs(self):
@@ -109,9 +110,14 @@ def position_rates(model, q, qd_tot):
     return ca.vertcat(*out)
 
 
-def symbolic_model(model, dep) -> SymbolicModel:
+def symbolic_model(model, dep, kept=None) -> SymbolicModel:
     """Expressions of the full model (10.123) for the dependent columns
-    ``dep`` (e.g. ``flexpkm.full_model(model, q_ref, 0).dep``)."""
+    ``dep`` (e.g. ``flexpkm.full_model(model, q_ref, 0).dep``) and the
+    independent constraint rows ``kept`` (indices of
+    :func:`flexpkm.algorithms.closure.row_labels`, e.g. ``rows.kept`` of the
+    FullModel; default all: Müller's Remark 2, the redundant rows of an
+    overconstrained loop are left out of ``J_t``, ``b'``; the residual keeps
+    them all). ``J_tot`` is over the kept rows, as the FullModel's."""
     model = build_model(model)
     layout = model.layout
     dep = np.asarray(dep, dtype=int)
@@ -123,21 +129,24 @@ def symbolic_model(model, dep) -> SymbolicModel:
     qd_sym = ca.SX.sym("qd_tot", layout.n_tot)
     M_tot, c_tot, J_tot, bprime, residual, R, p = virtual_system(
         model, q, qd_sym, g, friction, ca.fmax(smoothing, 1e-300))
+    if kept is not None:
+        kept = [int(i) for i in kept]
+        J_tot, bprime = J_tot[kept, :], bprime[kept]
     J = ca.SX.zeros(layout.n_tot, n_r)
     for k, i in enumerate(r_index):
         J[int(i), k] = 1.0
     if len(dep):
         J_f, J_0 = J_tot[:, dep.tolist()], J_tot[:, [int(i) for i in r_index]]
-        J[dep.tolist(), :] = -sym.dependent_solve(model, J_f, J_0, dep)
+        J[dep.tolist(), :] = -sym.dependent_solve(model, J_f, J_0, dep, kept)
     qd_tot = J @ qd_r
     M_tot, c_tot, bprime = (ca.substitute(x, qd_sym, qd_tot) for x in (M_tot, c_tot, bprime))
     b = ca.SX.zeros(layout.n_tot, 1)
     if len(dep):
-        b[dep.tolist()] = -sym.dependent_solve(model, J_tot[:, dep.tolist()], bprime, dep)
+        b[dep.tolist()] = -sym.dependent_solve(model, J_tot[:, dep.tolist()], bprime, dep, kept)
     M = J.T @ M_tot @ J
     c = J.T @ (M_tot @ b + c_tot)
     return SymbolicModel(q, qd_r, g, friction, smoothing, M, c, J, b, J_tot, residual, qd_tot,
-                         R, p, M_tot, c_tot, np.asarray(r_index), dep, n_a, model)
+                         R, p, M_tot, c_tot, np.asarray(r_index), dep, n_a, model, kept)
 
 
 def point_acceleration(sm: SymbolicModel, model, qdd_r, frame, axis_frame=None, axis=None):

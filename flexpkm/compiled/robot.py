@@ -28,18 +28,25 @@ class CompiledModel:
     model : Robot or Model; dep : q_tot columns of q_dep (default: the
     choice of :func:`flexpkm.full_model` at ``q_ref``, which must then be given,
     an assembled state (n_tot,)); compile : False keeps every function on
-    CasADi's virtual machine (no C compiler needed; slower).
+    CasADi's virtual machine (no C compiler needed; slower); kept : the
+    independent constraint rows (indices of
+    :func:`flexpkm.algorithms.closure.row_labels`; default all, or those of
+    the full model at ``q_ref``): an overconstrained robot.
     Attributes: r_index, dep, n_a as in :class:`flexpkm.algorithms.dynamics.FullModel`.
     """
 
-    def __init__(self, model, dep=None, q_ref=None, compile=True):
+    def __init__(self, model, dep=None, q_ref=None, compile=True, kept=None):
         self.model = build_model(model)
         if dep is None:
             if q_ref is None:
                 raise InvalidArgumentError("CompiledModel: give dep or an assembled q_ref")
             from flexpkm.algorithms.dynamics import full_model
-            dep = full_model(self.model, q_ref, 0.0).dep
+            ref = full_model(self.model, q_ref, 0.0)
+            dep = ref.dep
+            if ref.rows is not None and len(ref.rows.dropped):
+                kept = ref.rows.kept
         self.dep = np.asarray(dep, dtype=int)
+        self.kept = None if kept is None else tuple(int(i) for i in kept)
         self.compile = compile
         from flexpkm.algorithms.dynamics import r_ordering
         indep = [i for i in range(self.model.layout.n_tot) if i not in set(self.dep.tolist())]
@@ -48,7 +55,7 @@ class CompiledModel:
     @cached_property
     def symbolic(self):
         """The :class:`flexpkm.compiled.full.SymbolicModel` (built on first use)."""
-        return symbolic_model(self.model, self.dep)
+        return symbolic_model(self.model, self.dep, self.kept)
 
     def _function(self, name, build, *options, opt=None, merge=True):
         """``build()`` (a casadi Function), compiled and cached on disk
@@ -61,8 +68,8 @@ class CompiledModel:
         if not self.compile:
             fn = build()
         else:
-            key = codegen.description_key(self.model, name, self.dep.tolist(), *options,
-                                          opt, merge)
+            key = codegen.description_key(self.model, name, self.dep.tolist(), self.kept,
+                                          *options, opt, merge)
             fn = codegen.compiled(build, name, key, opt, merge)
         done[tag] = fn
         return fn

@@ -169,16 +169,18 @@ def step_function(newton, d: Dims, prescribed, iterations):
 
 def project_function(sm: SymbolicModel, iterations=3):
     """``q -> (q_proj, max |residual(q_proj)|)``: Newton on the loop equations
-    with their exact Jacobian on the dependent columns ``sm.dep`` (the
-    independent coordinates do not move)."""
+    (the independent rows ``sm.kept``) with their exact Jacobian on the
+    dependent columns ``sm.dep`` (the independent coordinates do not move);
+    the drift over every row."""
     dep = [int(i) for i in sm.dep]
-    res = ca.Function("res", [sm.q], [sm.residual, ca.jacobian(sm.residual, sm.q)[:, dep]])
+    rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
+    res = ca.Function("res", [sm.q], [rows, ca.jacobian(rows, sm.q)[:, dep], sm.residual])
     q = ca.SX.sym("q", sm.q.shape[0])
     qk = ca.SX(q)
     for _ in range(iterations if dep else 0):
-        r, Jr = res(qk)
+        r, Jr, _ = res(qk)
         qk[dep] = qk[dep] - ca.solve(Jr, r)
-    drift = ca.mmax(ca.fabs(res(qk)[0])) if sm.residual.shape[0] else ca.SX(0)
+    drift = ca.mmax(ca.fabs(res(qk)[2])) if sm.residual.shape[0] else ca.SX(0)
     return ca.Function("project", [q], [qk, drift])
 
 

@@ -255,11 +255,14 @@ def rotation_vector_rate(r, w):
     return ca.solve(ca.SX.eye(3) + a * K + b * (K @ K), w)
 
 
-def dependent_solve(model, J_f, rhs, dep):
+def dependent_solve(model, J_f, rhs, dep, kept=None):
     """``J_f^-1 rhs`` limb by limb when ``J_t^f`` is block-diagonal by limb
     (Müller 3.3.2, :func:`flexpkm.algorithms.dependent.limb_blocks`), else
-    with one symbolic QR solve. J_f (c, c), rhs (c, m) SX."""
-    blocks = limb_blocks(model, row_labels(model), dep) or [(np.arange(len(dep)),) * 2]
+    with one symbolic QR solve. J_f (c, c), rhs (c, m) SX over the
+    constraint rows ``kept`` (indices of :func:`row_labels`; default all)."""
+    labels = row_labels(model)
+    labels = labels if kept is None else [labels[i] for i in kept]
+    blocks = limb_blocks(model, labels, dep) or [(np.arange(len(dep)),) * 2]
     out = ca.SX.zeros(rhs.shape[0], rhs.shape[1])
     for rows, cols in blocks:
         rows, cols = [int(i) for i in rows], [int(i) for i in cols]
