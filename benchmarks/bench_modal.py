@@ -88,7 +88,6 @@ def navaro():
 def first_use(compiled_modal, robot, qs):
     """Seconds to generate and compile the modal function, in an empty cache
     (not with ``--quick``: then the cache is used)."""
-    from flexpkm.compiled.codegen import COMPILE_SECONDS
     if QUICK:
         compiled_modal.natural_frequencies(robot, qs, shapes=False)
         return "cache"
@@ -105,7 +104,7 @@ def first_use(compiled_modal, robot, qs):
     else:
         os.environ["FLEXPKM_CACHE"] = old
     compiled_modal.natural_frequencies(robot, qs, shapes=False)       # the cached one again
-    return f"{total:.1f} s, of which C compiler {COMPILE_SECONDS['last']:.1f} s"
+    return f"{total:.1f} s to generate and compile, then cached"
 
 
 def batch_rows(robot, qs, t_ops=np.nan):

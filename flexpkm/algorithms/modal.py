@@ -281,7 +281,8 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
     n_modes : number of modes kept, a whole number >= 1 (default all)
     Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a
     batch, with the condition numbers and flags of the result.
-    A batch runs with BLAS limited to one thread (:mod:`flexpkm.threads`).
+    BLAS runs on one thread (:mod:`flexpkm.threads`): on the NaVARo's 90 x 90
+    pencil LAPACK's threads make one pose 2x slower on a 2-core machine.
     Raises :class:`OpenLoopError` for a configuration whose loops are open,
     :class:`SingularConfigurationError` when the locked robot has a
     zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``
@@ -290,10 +291,7 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
     (non-finite, non-positive, outside 1e+-12 of the structure's stiffness).
     """
     n_modes = check_modes_count(n_modes)
-    if np.ndim(q_tot) != 2 or np.shape(q_tot)[0] <= 1:      # one pose (or an error): no batch
-        return _natural_frequencies(model, q_tot, n_modes, actuator_stiffness, q_dep, allow_zero,
-                                    shapes)
-    with one_blas_thread():
+    with one_blas_thread():                 # small matrices: threads cost more than they give
         return _natural_frequencies(model, q_tot, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
 
 
