@@ -108,16 +108,23 @@ def test_unsmoothed_coulomb_friction_agrees_with_numpy():
 def test_overconstrained_rigid_delta_falls_alike_on_both_backends(monkeypatch, tmp_path):
     """The rigid Delta keeps 15 of its 30 constraint rows (Müller's Remark
     2); the compiled step and projection use the same independent rows as
-    the numpy path (here on CasADi's virtual machine: no compile time)."""
+    the numpy path (here on CasADi's virtual machine: no compile time):
+    same motion, loops closed, energy conserved (Newmark)."""
     import flexpkm as fp
+    import flexpkm.analysis.compiled_simulate as csim
     from flexpkm.cases import delta
+    from tests.cases.test_delta import potential
     monkeypatch.setenv("FLEXPKM_CC", "")
     monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
+    monkeypatch.setattr(csim, "_MODELS", {})
     model = fp.build_model(delta.robot(flexible=False))
     q0 = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
-    ref = simulate(model, q0, 0.1, Free(), backend="numpy", tol=1e-10)
+    options = dict(h=5e-4, dt_out=1e-2, hht_alpha=0.0, tol=1e-10)
+    ref = simulate(model, q0, 0.1, Free(), backend="numpy", **options)
     with pytest.warns(UserWarning, match="no C compiler"):
-        out = simulate(model, q0, 0.1, Free(), backend="compiled", tol=1e-10)
+        out = simulate(model, q0, 0.1, Free(), backend="compiled", **options)
     assert np.ptp(ref.q[:, list(model.layout.actuated)]) > 0.1       # it does fall
     assert np.abs(out.q - ref.q).max() < 1e-10
     assert np.abs(out.drift).max() < 1e-12
+    E = out.energy + potential(model, out.q)
+    assert np.abs(E - E[0]).max() < 1e-5 * out.energy[-1]
