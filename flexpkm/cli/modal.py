@@ -31,6 +31,9 @@ def _options(p, case):
     p.add_argument("--actuator-stiffness", nargs="+", type=positive, default=None, metavar="K",
                    help="gearbox stiffness of each actuator, N/m or N m/rad: the actuators "
                         "become elastic instead of locked (Eqs. 11.36-11.42; default: locked)")
+    p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
+                   help="reduced matrices from numpy (default) or from generated C code "
+                        "(compiled once per robot, ~1-40 s, and cached; then faster)")
     p.add_argument("--sensitivities", nargs="+", default=None, metavar="PATH",
                    help="derivatives df/dp of the frequencies to numbers of the robot's "
                         "TOML form (materials, sections, masses: exact; lengths and "
@@ -43,9 +46,11 @@ def run(args) -> int:
     if args.sensitivities:
         from flexpkm.cli.sensitivities import run_sensitivities
         return run_sensitivities(args, case, model, pose, q_t, pose_text(case, pose, options))
+    solve = natural_frequencies
+    if args.backend == "compiled":
+        from flexpkm.compiled.modal import natural_frequencies as solve
     t0 = time.perf_counter()
-    modes = natural_frequencies(model, q_t, n_modes=args.modes,
-                                actuator_stiffness=args.actuator_stiffness)
+    modes = solve(model, q_t, n_modes=args.modes, actuator_stiffness=args.actuator_stiffness)
     elapsed = time.perf_counter() - t0
     f = modes.frequencies_hz
     if args.json:

@@ -33,6 +33,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.algorithms.assembly import assemble
+from flexpkm.algorithms.conditioning import REPEATED, repeated_flags
 from flexpkm.algorithms.modal import generalized_eigh, reduced_matrices
 from flexpkm.compiled import symbolic as sym
 from flexpkm.errors import InvalidArgumentError
@@ -157,7 +158,8 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hol
         is re-assembled: ``"pose"`` (the platform coordinates; default when
         the robot has a platform) or ``"q_a"`` (the actuated coordinates).
     Returns ``(f (n,), df (n, len(paths)))``: Hz and Hz per unit of each
-    parameter.
+    parameter (at a repeated frequency, the slopes of its sorted branches
+    for increasing p: :func:`eigenvalue_derivatives`).
     Raises :class:`flexpkm.errors.UnreachablePoseError` when a perturbed
     robot cannot reach the held pose.
     """
@@ -186,10 +188,32 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hol
             dM, dK = _matrix_derivative(data, path, model, q_tot, red, hold)
         else:
             dM, dK = (np.array(x) for x in F(np.concatenate(I0), dI_p)[2:])
-        for i in range(n):
-            phi = X[:, i]
-            df[i, k] = phi @ (dK - lam[i] * dM) @ phi / (8 * np.pi ** 2 * f[i])
+        df[:, k] = eigenvalue_derivatives(lam, X, dK, dM)[:n] / (8 * np.pi ** 2 * f[:n])
     return f[:n], df
+
+
+def eigenvalue_derivatives(lam, X, dK, dM):
+    """``d lambda_i / dp`` (n,) of ``K x = lambda M x`` (ascending ``lam``
+    (n,), M-orthonormal ``X`` (m, n)) for the matrix derivatives ``dK``,
+    ``dM`` (m, m): ``x_i^T (dK - lambda_i dM) x_i`` for a simple eigenvalue;
+    for a repeated one (relative gap below
+    :data:`flexpkm.algorithms.conditioning.REPEATED`), the ascending
+    eigenvalues of ``X_c^T (dK - lambda dM) X_c`` over its eigenspace: the
+    slopes of the sorted branches for increasing p (a right derivative:
+    the branches may cross, and a central difference then gives their mean)."""
+    out = np.empty(len(lam))
+    flags = repeated_flags(lam[None])[0]
+    start = 0
+    while start < len(lam):
+        stop = start + 1
+        while stop < len(lam) and flags[stop] and abs(lam[stop] - lam[stop - 1]) \
+                <= REPEATED * abs(lam[stop]):
+            stop += 1
+        Xc = X[:, start:stop]
+        G = Xc.T @ (dK - lam[start:stop].mean() * dM) @ Xc
+        out[start:stop] = np.linalg.eigvalsh(0.5 * (G + G.T))
+        start = stop
+    return out
 
 
 def _same_geometry(m, model):
@@ -208,6 +232,19 @@ def _same_geometry(m, model):
     return frames and closures
 
 
+def _bodies_only(m, model):
+    """The change from ``model`` to ``m`` is in the bodies' invariants alone
+    (what :func:`parametric_matrices` differentiates): same geometry, same
+    joint springs (``K_tot`` outside the elastic blocks), rotor inertia and
+    actuators."""
+    K0, K1 = model.K_tot.copy(), m.K_tot.copy()
+    for sl in model.layout.elastic_slice.values():
+        K0[sl, sl] = K1[sl, sl] = 0.0
+    return (_same_geometry(m, model) and np.array_equal(K0, K1)
+            and dict(m.rotor_inertia) == dict(model.rotor_inertia)
+            and tuple(m.layout.actuated) == tuple(model.layout.actuated))
+
+
 def _perturbed(data, path, model, value):
     """The model of ``data`` with ``path`` set to ``value`` (same coordinates)."""
     trial = copy.deepcopy(data)
@@ -221,21 +258,22 @@ def _perturbed(data, path, model, value):
 def _invariant_derivative(data, path, model, rel_step):
     """``dI/dp`` (all bodies' invariants stacked) by central differences of
     the element models at ``p (1 +- rel_step)``, or None when the parameter
-    moves frames (:func:`_matrix_derivative`)."""
+    changes more than the bodies (it moves frames, or it is a joint spring,
+    a rotor inertia...: :func:`_matrix_derivative`)."""
     p0 = _set(copy.deepcopy(data), path, 0.0)
     step = rel_step * abs(p0) if p0 else rel_step
     out = []
     for value in (p0 + step, p0 - step):
         m = _perturbed(data, path, model, value)
-        if not _same_geometry(m, model):
+        if not _bodies_only(m, model):
             return None
         out.append(np.concatenate([invariant_vector(b) for b in _bodies(m)]))
     return (out[0] - out[1]) / (2 * step)
 
 
 def _matrix_derivative(data, path, model, q_tot, red, hold, rel_step=1e-3):
-    """``(dM_cc/dp, dK_cc/dp)`` of a parameter that moves frames: the robot
-    re-assembled at ``p +- h`` and ``p +- h/2`` (h = ``rel_step`` p) holding
+    """``(dM_cc/dp, dK_cc/dp)`` of a parameter that moves frames (or any
+    other that is not a body's): the robot re-assembled at ``p +- h`` and ``p +- h/2`` (h = ``rel_step`` p) holding
     the platform pose or ``q_a`` (started from ``q_tot``, so in the same
     assembly mode), its reduced matrices over the same q_dep, and the
     Richardson extrapolation of the two central differences."""

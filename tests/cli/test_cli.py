@@ -1,6 +1,7 @@
 """The command line: JSON output, one-line errors and exit status 2."""
 import json
 
+import numpy as np
 import pytest
 
 from flexpkm.cli.app import main
@@ -106,3 +107,16 @@ def test_the_issue_pose_near_a_type2_singularity_is_flagged(capsys):
     assert main(argv + ["-0.527572"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "Type 2" in err[0] and "pose 0" in err[0]
+
+
+def test_modal_backends_agree(capsys):
+    """``modal --backend compiled`` (generated M_r, K_r) gives the numpy
+    frequencies and the same trust indicators."""
+    out = {}
+    for backend in ("numpy", "compiled"):
+        assert main(["modal", "dualemps", "--q-a", "0.05", "0.1", "--json", "--actuator-stiffness",
+                     "1e7", "1e7", "--backend", backend]) == 0
+        out[backend] = json.loads(capsys.readouterr().out)
+    f, g = (np.array(out[b]["frequencies_hz"]) for b in ("numpy", "compiled"))
+    assert np.abs(f - g).max() < 1e-10 * f.max()
+    assert out["numpy"]["dependent_coordinates"] == out["compiled"]["dependent_coordinates"]

@@ -1,6 +1,7 @@
 """Exact frequency sensitivities (flexpkm.compiled.sensitivity) against
 central finite differences of the whole numpy modal analysis."""
 import copy
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -88,3 +89,45 @@ def test_discrete_parameters_and_the_command_line(capsys):
     out = json.loads(capsys.readouterr().out)
     assert len(out["sensitivities"]["legs[0].frames[2].bodies[0].material.E"]) == 3
     assert main(["modal", "dualemps", "--sensitivities", "legs[9].frames[0].M"]) == 2
+
+
+def test_repeated_eigenvalue_derivatives_do_not_depend_on_the_basis():
+    """K(p) = diag(1 + p, 1 + 2 p), M = 1: at p = 0 lambda = 1 is double and
+    its branches have slopes 1 and 2, whatever basis of the eigenspace."""
+    from flexpkm.compiled.sensitivity import eigenvalue_derivatives
+    c, s = np.cos(0.7), np.sin(0.7)
+    X = np.array([[c, -s], [s, c]])
+    d = eigenvalue_derivatives(np.array([1.0, 1.0]), X, np.diag([1.0, 2.0]), np.zeros((2, 2)))
+    assert np.allclose(d, [1.0, 2.0], atol=1e-15)
+    d = eigenvalue_derivatives(np.array([1.0, 3.0]), np.eye(2), np.diag([1.0, 2.0]), np.eye(2))
+    assert np.allclose(d, [0.0, -1.0], atol=1e-15)          # dK - lambda dM, mode by mode
+
+
+@pytest.mark.parametrize("path", ["legs[0].frames[0].joint_stiffness",
+                                  "legs[1].frames[2].bodies[0].material.E"])
+def test_joint_springs_and_repeated_frequencies(path):
+    """The refined NaVARo, held by joint springs, at its symmetric reference
+    pose (two double frequencies): a joint spring is not a body parameter
+    (it used to get a zero derivative), and the double frequencies get the
+    slopes of their branches, checked against Richardson-extrapolated
+    forward differences (the branches cross: central differences would give
+    their mean)."""
+    from flexpkm.algorithms.assembly import assemble_reference
+    root = Path(__file__).resolve().parents[2]
+    data = parse((root / "cases" / "navaro_refined.toml").read_text(), "navaro_refined.toml")
+    model = fp.build_model(from_dict(data))
+    q = assemble_reference(model)
+    f, df = frequency_sensitivities(data, [path], q, n_modes=6)
+    assert fp.natural_frequencies(model, q, n_modes=6).repeated.sum() == 4
+    d = copy.deepcopy(data)
+    p0 = _set(d, path, 0.0)
+
+    def frequencies(value):
+        _set(d, path, value)
+        m = fp.build_model(from_dict(d))
+        return fp.natural_frequencies(m, fp.assemble(m, pose=q[m.layout.n_t:], guess=q),
+                                      n_modes=6).frequencies_hz
+    f0, h = frequencies(p0), 1e-3 * p0
+    forward = [(frequencies(p0 + s) - f0) / s for s in (h, h / 2)]
+    fd = 2 * forward[1] - forward[0]
+    assert np.abs(df[:, 0] - fd).max() < 1e-6 * np.abs(fd).max()
