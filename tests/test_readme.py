@@ -119,7 +119,10 @@ def test_tutorial_outputs_are_the_real_ones(capsys, monkeypatch):
     assert capsys.readouterr().out == texts[-1]
     for argv, shown in ((["check", "cases/examples/five_bar.toml"], texts[0]),
                         (["modal", "cases/examples/five_bar.toml", "--pose", "0.15", "0.45",
-                          "--modes", "6"], texts[1])):
+                          "--modes", "6"], texts[1]),
+                        (["modal", "cases/examples/five_bar.toml", "--pose", "0.15", "0.45",
+                          "--modes", "3", "--sensitivities", "legs[0].frames[0].bodies[0].section.b_y",
+                          "legs[0].frames[1].d", "legs[0].frames[2].bodies[0].mass"], texts[2])):
         from flexpkm.cli.app import main
         assert main(argv) == 0
         real = [line for line in capsys.readouterr().out.splitlines()

@@ -6,27 +6,42 @@ coordinates (``--q-a``), as the case's pose is given."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from flexpkm.errors import InvalidArgumentError
 
 
+def description(case, model, args):
+    """``(data, what)``: the dict the key paths refer to: the user's file as
+    written (a section by its ``shape`` and sides stays so) when the robot
+    comes from a file, without ``--variant`` or ``--elements``; else the TOML
+    form of the robot (``flexpkm.model.files.dumps``: sections as A, Iy, Iz, J)."""
+    from flexpkm.model.build import build_model
+    from flexpkm.model.files import _Where, dumps, from_dict, parse
+    file = (case.extra or {}).get("file")
+    if file and args.elements == 1 and not getattr(args, "variant", None):
+        data = parse(Path(file).read_text(encoding="utf-8"), _Where(file))
+        if build_model(from_dict(data)).layout.names == model.layout.names:
+            return data, file
+    return parse(dumps(model.robot), _Where("<robot>")), "the TOML form of the robot"
+
+
 def run_sensitivities(args, case, model, pose, q_t, pose_text) -> int:
     """Print (or write as JSON) ``f_i`` and ``df_i/dp`` for each key path of
-    ``args.sensitivities`` in the TOML form of the robot (``flexpkm.model.files.dumps``)."""
+    ``args.sensitivities`` in the robot's description (:func:`description`)."""
     from flexpkm.compiled.sensitivity import frequency_sensitivities
-    from flexpkm.model.files import dumps, parse
     if args.actuator_stiffness is not None:
         raise InvalidArgumentError("--sensitivities: with the actuators locked only "
                                    "(no --actuator-stiffness)")
-    data = parse(dumps(model.robot), "<robot>")
+    data, what = description(case, model, args)
     paths = list(args.sensitivities)
     try:
         f, df = frequency_sensitivities(data, paths, q_t, n_modes=args.modes,
                                         hold="q_a" if case.pose_option == "q-a" else "pose")
     except (KeyError, IndexError, TypeError) as err:
-        raise InvalidArgumentError(f"--sensitivities: no number at that key path ({err}); "
-                                   "paths read like legs[0].frames[2].bodies[0].material.E "
-                                   "in the TOML written by flexpkm.dump_robot") from None
+        raise InvalidArgumentError(f"--sensitivities: no number at that key path in {what} "
+                                   f"({err}); paths read like "
+                                   "legs[0].frames[2].bodies[0].material.E") from None
     if args.json:
         print(json.dumps({"case": case.name, "frequencies_hz": [float(x) for x in f],
                           "sensitivities": {p: [float(x) for x in df[:, k]]

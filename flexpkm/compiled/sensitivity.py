@@ -22,7 +22,7 @@ A parameter that moves frames (a length, an MDH ``d``, ``r``, angle...)
 also moves the assembled configuration: ``dM_cc/dp``, ``dK_cc/dp`` are then
 the derivatives of the matrices of :func:`flexpkm.algorithms.modal.reduced_matrices`
 of the robot re-assembled (:func:`flexpkm.assemble`, same q_dep) at
-``p +- h``, ``p +- h/2`` (Richardson: error O(h^4), h = 1e-3 p); the
+``p +- h``, ``p +- h/2`` (Richardson: error O(h^4), h = 3e-4 p); the
 eigen-derivative formula above stays exact.
 """
 from __future__ import annotations
@@ -271,7 +271,7 @@ def _invariant_derivative(data, path, model, rel_step):
     return (out[0] - out[1]) / (2 * step)
 
 
-def _matrix_derivative(data, path, model, q_tot, red, hold, rel_step=1e-3):
+def _matrix_derivative(data, path, model, q_tot, red, hold, rel_step=3e-4):
     """``(dM_cc/dp, dK_cc/dp)`` of a parameter that moves frames (or any
     other that is not a body's): the robot re-assembled at ``p +- h`` and ``p +- h/2`` (h = ``rel_step`` p) holding
     the platform pose or ``q_a`` (started from ``q_tot``, so in the same

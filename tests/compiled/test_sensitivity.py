@@ -131,3 +131,21 @@ def test_joint_springs_and_repeated_frequencies(path):
     forward = [(frequencies(p0 + s) - f0) / s for s in (h, h / 2)]
     fd = 2 * forward[1] - forward[0]
     assert np.abs(df[:, 0] - fd).max() < 1e-6 * np.abs(fd).max()
+
+
+@pytest.mark.parametrize("path", ["legs[0].frames[0].bodies[0].section.b_y",
+                                  "legs[0].frames[1].d"])
+def test_five_bar_file_as_written(path):
+    """The tutorial's five-bar file, its key paths as written (a rectangle
+    section by its sides): against Richardson-extrapolated central
+    differences at a small step (its frequencies are strongly nonlinear in
+    the elbow offset d: at 1e-3 p the differences themselves are off by 8e-6)."""
+    root = Path(__file__).resolve().parents[2]
+    from flexpkm.model.files import _Where
+    data = parse((root / "cases" / "examples" / "five_bar.toml").read_text(), _Where("five_bar"))
+    model = fp.build_model(from_dict(data))
+    q = fp.assemble(model, pose=[0.15, 0.45])
+    f, df = frequency_sensitivities(data, [path], q, n_modes=3)
+    fd = finite_differences(data, path, lambda m: fp.assemble(m, pose=[0.15, 0.45], guess=q), 3,
+                            1e-4)
+    assert np.abs(df[:, 0] - fd).max() < 1e-6 * np.abs(fd).max()
