@@ -1,29 +1,26 @@
 """Design sensitivities of the natural frequencies (Chapter 11):
-derivatives of ``f_i`` with respect to the numbers of a description file:
-materials, sections, masses and inertias (exact: AD), and lengths and other
-parameters that move the frames (the configuration is assembled anew at the
-same platform pose, or the same ``q_a``: Richardson-extrapolated central
-differences of the reduced matrices).
+derivatives of ``f_i`` with respect to any number of a description file
+(materials, sections, masses and inertias, lengths and MDH parameters,
+platform joint points, joint springs, rotor inertia).
 
 For mass-normalised modes of ``(K_cc - lambda M_cc) phi = 0`` (11.34),
 ``d lambda_i / dp = phi_i^T (dK/dp - lambda_i dM/dp) phi_i`` and
-``df_i/dp = phi_i^T (dK/dp - lambda_i dM/dp) phi_i / (8 pi^2 f_i)``. At a
-fixed configuration ``J`` does not depend on such a parameter, so
-``dM_r/dp = J^T (dM_tot/dp) J`` (11.26); ``M_tot`` (10.99), (10.102) and
-``K_tot`` (11.22) are linear in the bodies' invariants, whose symbolic form
-(CasADi, :mod:`flexpkm.compiled.symbolic`: ``M_tot = sum J_j^T M_j(0) J_j``
-with the body Jacobians by AD) gives ``dM_tot/dp = dM_tot/dI . dI/dp``
-exactly. ``dI/dp`` (I the invariants) is the central difference of the
-element model (:mod:`flexpkm.elements`) at p +- ``rel_step`` p: exact up to
-round-off for the parameters that enter linearly (E, rho, a rigid body's
-mass and inertia), second-order accurate otherwise (section sides).
+``df_i/dp = phi_i^T (dK/dp - lambda_i dM/dp) phi_i / (8 pi^2 f_i)``
+(repeated frequencies: :func:`eigenvalue_derivatives`). ``dM_cc/dp``,
+``dK_cc/dp`` are exact derivatives (CasADi AD) of the matrices with respect
+to what Step 0 builds from the description (:func:`_built`), times the
+derivative of those with respect to p (central differences of the
+builder, :func:`_builder_derivative`: exact up to round-off where p enters
+linearly):
 
-A parameter that moves frames (a length, an MDH ``d``, ``r``, angle...)
-also moves the assembled configuration: ``dM_cc/dp``, ``dK_cc/dp`` are then
-the derivatives of the matrices of :func:`flexpkm.algorithms.modal.reduced_matrices`
-of the robot re-assembled (:func:`flexpkm.assemble`, same q_dep) at
-``p +- h``, ``p +- h/2`` (Richardson: error O(h^4), h = 3e-4 p); the
-eigen-derivative formula above stays exact.
+* the bodies' invariants I: ``M_tot`` (10.99), (10.102) and ``K_tot``
+  (11.22) are linear in them (:func:`parametric_matrices`: ``M_tot = sum
+  J_j^T M_j(0) J_j`` with the body Jacobians by AD, at the fixed
+  configuration: J does not depend on I);
+* the frame constants (MDH transforms, tip shapes) and the platform's joint
+  frames: they move the configuration too, re-assembled holding the
+  platform pose or ``q_a`` (:mod:`flexpkm.compiled.geometric`);
+* the joint springs and the rotor inertia: ``J^T dK J``, ``J^T dM J``.
 """
 from __future__ import annotations
 
@@ -32,10 +29,10 @@ import copy
 import casadi as ca
 import numpy as np
 
-from flexpkm.algorithms.assembly import assemble
 from flexpkm.algorithms.conditioning import REPEATED, repeated_flags
 from flexpkm.algorithms.modal import generalized_eigh, reduced_matrices
 from flexpkm.compiled import symbolic as sym
+from flexpkm.compiled.geometric import frame_derivatives, frame_vector
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.build import build_model
 from flexpkm.model.files import from_dict
@@ -182,12 +179,17 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hol
     f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
     n = len(f) if n_modes is None else min(int(n_modes), len(f))
     df = np.zeros((n, len(paths)))
-    for k, path in enumerate(paths):
-        dI_p = _invariant_derivative(data, path, model, rel_step)
-        if dI_p is None:
-            dM, dK = _matrix_derivative(data, path, model, q_tot, red, hold)
-        else:
-            dM, dK = (np.array(x) for x in F(np.concatenate(I0), dI_p)[2:])
+    J_c = red.J[:, na:]
+    built = [_builder_derivative(data, path, model, rel_step) for path in paths]
+    moves = [k for k, b in enumerate(built) if np.any(b[1])]
+    geometric = dict(zip(moves, frame_derivatives(model, q_tot, red, [built[k][1] for k in moves],
+                                                  hold) if moves else []))
+    for k, (dI_p, _, dK_joint, d_rotor) in enumerate(built):
+        dM, dK = (np.array(x) for x in F(np.concatenate(I0), dI_p)[2:])
+        if k in geometric:
+            dM, dK = dM + geometric[k][0], dK + geometric[k][1]
+        dK = dK + J_c.T @ dK_joint @ J_c
+        dM = dM + J_c.T @ (d_rotor[:, None] * J_c)
         df[:, k] = eigenvalue_derivatives(lam, X, dK, dM)[:n] / (8 * np.pi ** 2 * f[:n])
     return f[:n], df
 
@@ -216,78 +218,38 @@ def eigenvalue_derivatives(lam, X, dK, dM):
     return out
 
 
-def _same_geometry(m, model):
-    """The frames of ``m`` (their constants, and the tip shapes (10.8) that
-    carry a flexible body's deflection to its successors) and the
-    platform's joint points are those of ``model``: J does not change."""
-    same = lambda x, y: np.array_equal(np.asarray(x, float), np.asarray(y, float),  # noqa: E731
-                                       equal_nan=True)
-    tips = lambda fc: () if fc.shapes is None else fc.shapes[1:]               # noqa: E731
-    frames = all(same(a.R_fix, b.R_fix) and same(a.p_att, b.p_att) and a.r == b.r
-                 and len(tips(a)) == len(tips(b)) and all(map(same, tips(a), tips(b)))
-                 for a, b in zip(m.frame_constants, model.frame_constants))
-    closures = all(same(a.platform_point, b.platform_point)
-                   and same(a.platform_rotation, b.platform_rotation)
-                   for a, b in zip(m.closures, model.closures))
-    return frames and closures
-
-
-def _bodies_only(m, model):
-    """The change from ``model`` to ``m`` is in the bodies' invariants alone
-    (what :func:`parametric_matrices` differentiates): same geometry, same
-    joint springs (``K_tot`` outside the elastic blocks), rotor inertia and
-    actuators."""
-    K0, K1 = model.K_tot.copy(), m.K_tot.copy()
-    for sl in model.layout.elastic_slice.values():
-        K0[sl, sl] = K1[sl, sl] = 0.0
-    return (_same_geometry(m, model) and np.array_equal(K0, K1)
-            and dict(m.rotor_inertia) == dict(model.rotor_inertia)
-            and tuple(m.layout.actuated) == tuple(model.layout.actuated))
-
-
 def _perturbed(data, path, model, value):
     """The model of ``data`` with ``path`` set to ``value`` (same coordinates)."""
     trial = copy.deepcopy(data)
     _set(trial, path, value)
     m = build_model(from_dict(trial))
-    if m.layout.names != model.layout.names:
+    if m.layout.names != model.layout.names or m.layout.actuated != model.layout.actuated:
         raise InvalidArgumentError(f"{path}: the parameter changes the coordinates")
     return m
 
 
-def _invariant_derivative(data, path, model, rel_step):
-    """``dI/dp`` (all bodies' invariants stacked) by central differences of
-    the element models at ``p (1 +- rel_step)``, or None when the parameter
-    changes more than the bodies (it moves frames, or it is a joint spring,
-    a rotor inertia...: :func:`_matrix_derivative`)."""
+def _built(m):
+    """What Step 0 builds from the description and the matrices depend on:
+    the bodies' invariants, the frame constants (:func:`frame_vector`), the
+    joint springs (``K_tot`` outside the elastic blocks), the rotor
+    inertia on the diagonal of ``M_tot`` (n_tot,)."""
+    K = m.K_tot.copy()
+    for sl in m.layout.elastic_slice.values():
+        K[sl, sl] = 0.0
+    rotor = np.zeros(m.layout.n_tot)
+    for name, inertia in m.rotor_inertia.items():
+        rotor[m.layout.joint_index[name]] = inertia
+    return (np.concatenate([invariant_vector(b) for b in _bodies(m)]), frame_vector(m), K, rotor)
+
+
+def _builder_derivative(data, path, model, rel_step):
+    """Central differences (p +- ``rel_step`` p) of :func:`_built`: exact
+    up to round-off where p enters linearly (E, rho, masses, MDH ``d``,
+    ``b``, ``r``, joint springs), O(rel_step^2) otherwise (angles, section
+    sides, a beam's length)."""
     p0 = _set(copy.deepcopy(data), path, 0.0)
     step = rel_step * abs(p0) if p0 else rel_step
-    out = []
-    for value in (p0 + step, p0 - step):
-        m = _perturbed(data, path, model, value)
-        if not _bodies_only(m, model):
-            return None
-        out.append(np.concatenate([invariant_vector(b) for b in _bodies(m)]))
-    return (out[0] - out[1]) / (2 * step)
-
-
-def _matrix_derivative(data, path, model, q_tot, red, hold, rel_step=3e-4):
-    """``(dM_cc/dp, dK_cc/dp)`` of a parameter that moves frames (or any
-    other that is not a body's): the robot re-assembled at ``p +- h`` and ``p +- h/2`` (h = ``rel_step`` p) holding
-    the platform pose or ``q_a`` (started from ``q_tot``, so in the same
-    assembly mode), its reduced matrices over the same q_dep, and the
-    Richardson extrapolation of the two central differences."""
-    p0 = _set(copy.deepcopy(data), path, 0.0)
-    h = rel_step * abs(p0) if p0 else rel_step
-    na, n_t = red.n_a, model.layout.n_t
-    act = list(model.layout.actuated)
-
-    def matrices(value):
-        m = _perturbed(data, path, model, value)
-        q = (assemble(m, pose=q_tot[n_t:], guess=q_tot) if hold == "pose" else
-             assemble(m, q_a=q_tot[act], guess=q_tot))
-        r = reduced_matrices(m, q, q_dep=red.dep_names)
-        return np.stack([r.M_r[na:, na:], r.K_r[na:, na:]])
-
-    d = [(matrices(p0 + s) - matrices(p0 - s)) / (2 * s) for s in (h, h / 2)]
-    return (4 * d[1] - d[0]) / 3
+    ends = [_built(_perturbed(data, path, model, p0 + s)) for s in (step, -step)]
+    if any(a.shape != b.shape for a, b in zip(*ends)) or ends[0][0].shape != _built(model)[0].shape:
+        raise InvalidArgumentError(f"{path}: the parameter changes the structure of the model")
+    return [(a - b) / (2 * step) for a, b in zip(*ends)]

@@ -199,9 +199,11 @@ def _cut_sides(model, c, R, p, vel, R_p, P, t_p):
     moving with the platform twist ``t_p``), base frame."""
     k = model.frame_index[c.frame]
     vk, wk = vel[k] if vel is not None else (None, None)
-    if c.other is None:
-        Og = P + R_p @ ca.SX(np.asarray(c.platform_point, float))
-        Rg = R_p @ ca.SX(rotation_matrix(np.asarray(c.platform_rotation, float)))
+    if c.other is None:       # numbers, or SX (design sensitivities, flexpkm.compiled.geometric)
+        pp, pr = c.platform_point, c.platform_rotation
+        Og = P + R_p @ (pp if isinstance(pp, ca.SX) else ca.SX(np.asarray(pp, float)))
+        Rg = R_p @ (rodrigues(pr) if isinstance(pr, ca.SX) else
+                    ca.SX(rotation_matrix(np.asarray(pr, float))))
         vg, wg = (None, None) if t_p is None else (t_p[0] + ca.cross(t_p[1], Og - P), t_p[1])
     else:
         g = model.frame_index[c.other]
