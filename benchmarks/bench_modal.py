@@ -20,8 +20,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flexpkm.cases import dualemps as D                                   # noqa: E402
-from flexpkm.algorithms.modal import (_natural_frequencies, generalized_eigh,  # noqa: E402
-                                      natural_frequencies)
+from flexpkm.algorithms.eigen import (decoupled_blocks, dense_generalized_eigh,  # noqa: E402
+                                      generalized_eigh)
+from flexpkm.algorithms.modal import _natural_frequencies, natural_frequencies  # noqa: E402
 from flexpkm.model import build_model                                       # noqa: E402
 from flexpkm.threads import one_blas_thread                                 # noqa: E402
 
@@ -107,48 +108,60 @@ def first_use(compiled_modal, robot, qs):
     return f"{total:.1f} s to generate and compile, then cached"
 
 
+def eig_times(K, M, B):
+    """ms/pose of the bare dense eigensolver (LAPACK on the whole pencil) and
+    of flexpkm's (split into decoupled blocks), with and without vectors."""
+    out = {}
+    with one_blas_thread():
+        for vectors in (True, False):
+            out["dense", vectors] = median_of(lambda: dense_generalized_eigh(K, M, vectors=vectors),
+                                              repeat=7, number=1) / B
+            out["split", vectors] = median_of(lambda: generalized_eigh(K, M, vectors=vectors),
+                                              repeat=7, number=1) / B
+    return out
+
+
 def batch_rows(robot, qs, t_ops=np.nan):
     """Per-pose time of one batched call, with and without mode shapes, next
-    to the bare generalized eigensolver on the same matrices."""
+    to the bare dense generalized eigensolver on the same matrices."""
     B = len(qs)
     natural_frequencies(robot, qs[:2])
     red = natural_frequencies(robot, qs).reduced
     na = red.n_a
     M, K = np.ascontiguousarray(red.M_r[:, na:, na:]), np.ascontiguousarray(red.K_r[:, na:, na:])
-    print(f"{f'{B} poses in one batched call, ms/pose':<48s} {'flexpkm':>10s} {'eig only':>10s}   share")
-    for shapes in (True, False):
-        t = median_of(lambda: natural_frequencies(robot, qs, shapes=shapes), repeat=5, number=1) / B
-        with one_blas_thread():
-            t_eig = median_of(lambda: generalized_eigh(K, M, vectors=shapes), repeat=5, number=1) / B
-        label = "  frequencies and mode shapes" if shapes else "  frequencies only"
-        print(f"{label:<48s} {1e3 * t:10.3f} {1e3 * t_eig:10.3f}   {t_eig / t:7.0%}")
+    eig = eig_times(K, M, B)
+    blocks = "+".join(str(len(b)) for b in decoupled_blocks(K, M))
+    print(f"{f'{B} poses in one batched call, ms/pose':<48s} {'flexpkm':>10s} {'dense eig':>10s}"
+          f"   ratio")
+    rows = [("  eigensolver alone, blocks " + blocks, lambda v: eig["split", v])]
+    rows.append(("  numpy M_r, K_r", lambda v: median_of(
+        lambda: natural_frequencies(robot, qs, shapes=v), repeat=5, number=1) / B))
     try:
         from flexpkm.compiled import modal as compiled_modal
+        first = first_use(compiled_modal, robot, qs[:2])
+        rows.append(("  generated M_r, K_r (C)", lambda v: median_of(
+            lambda: compiled_modal.natural_frequencies(robot, qs, shapes=v), repeat=7,
+            number=1) / B))
     except ImportError:
         compiled_modal = None
+    for label, time_of in rows:
+        for vectors in (False, True):
+            t = time_of(vectors)
+            what = "shapes" if vectors else "frequencies"
+            print(f"{label + ', ' + what:<48s} {1e3 * t:10.3f} {1e3 * eig['dense', vectors]:10.3f}"
+                  f"   {t / eig['dense', vectors]:5.2f} x")
+            if label.startswith("  generated") and not vectors:
+                tc = t
     if compiled_modal is not None:
-        first = first_use(compiled_modal, robot, qs[:2])
-        tc = median_of(lambda: compiled_modal.natural_frequencies(robot, qs, shapes=False),
-                       repeat=7, number=1) / B
         ta = median_of(lambda: compiled_modal.reduced_matrices(robot, qs), repeat=7, number=1) / B
-        ts = median_of(lambda: compiled_modal.natural_frequencies(robot, qs), repeat=5,
-                       number=1) / B
-        with one_blas_thread():
-            t_eig_v = median_of(lambda: generalized_eigh(K, M), repeat=5, number=1) / B
-        print(f"{'  frequencies and shapes, generated M_r, K_r (C)':<48s} {1e3 * ts:10.3f} "
-              f"{1e3 * t_eig_v:10.3f}   {ts / t_eig_v:7.2f} x eig")
-        with one_blas_thread():
-            t_eig = median_of(lambda: generalized_eigh(K, M, vectors=False), repeat=7, number=1) / B
-        print(f"{'  frequencies only, generated M_r, K_r (C)':<48s} {1e3 * tc:10.3f} "
-              f"{1e3 * t_eig:10.3f}   {tc / t_eig:7.2f} x eig")
         print(f"{'    of which M_r, K_r, J_d, cond(J_t^f), loop check':<48s} {1e3 * ta:10.3f}"
               f"{'':>10s}    (first use: {first})")
         if np.isfinite(t_ops):
             print(f"{'    against the OpenSeesPy model (one pose)':<48s} {1e3 * tc:10.3f} "
-                  f"{1e3 * t_ops:10.3f}   {t_ops / tc:7.0f} x")
+                  f"{1e3 * t_ops:10.3f}   {t_ops / tc:5.1f} x faster")
     t1 = median_of(lambda: natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
     td = median_of(lambda: _natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
-    print(f"{'  frequencies only, BLAS default threads':<48s} {1e3 * td:10.3f} {'':>10s}   "
+    print(f"{'  numpy, frequencies, BLAS default threads':<48s} {1e3 * td:10.3f} {'':>10s}   "
           f"one thread: {1e3 * t1:.3f} ({td / t1:.1f} x faster)")
     print()
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
-import scipy.linalg as sla
 
 from flexpkm.algorithms.closure import check_loops, constraint_jacobian, expand, solve_closure
 from flexpkm.algorithms.conditioning import (NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE,
                                              canonical_shapes, check_actuator_stiffness,
                                              check_modes_count, closure_condition,
                                              pencil_measures, repeated_flags)
+from flexpkm.algorithms.eigen import generalized_eigh
 from flexpkm.algorithms.platform import platform_pose
-from flexpkm.errors import IndefiniteMassMatrixError, InvalidArgumentError, SingularConfigurationError
+from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
 from flexpkm.model.build import build_model
@@ -143,10 +143,6 @@ def project(A, ind, dep, J_d):
     return out
 
 
-def _sym(A):
-    return 0.5 * (A + np.swapaxes(A, -1, -2))
-
-
 @dataclass
 class Modes:
     """Natural frequencies and mode shapes (B poses, n modes).
@@ -191,42 +187,6 @@ class Modes:
     singularity_measure: np.ndarray = None
     near_singular: np.ndarray = None
     repeated: np.ndarray = None
-
-
-#: from this size on, LAPACK's generalized solver pose by pose (scipy, dsygvd)
-#: beats the batched Cholesky reduction in numpy (measured: 90 x 90, 0.33 vs
-#: 0.52 ms per pose); below it the batch wins (9 x 9: 5 us vs 30 us)
-LOOP_SIZE = 40
-
-
-def generalized_eigh(K, M, where="M", vectors=True):
-    """Batched ``K x = lambda M x`` for symmetric K and SPD M, (B, n, n).
-
-    Returns (lambda (B, n) ascending, X (B, n, n) with ``X^T M X = 1``, or
-    None when ``vectors`` is False: eigenvalues only, faster).
-    Raises :class:`IndefiniteMassMatrixError` when M is not positive definite.
-    """
-    K, M = np.ascontiguousarray(K), np.ascontiguousarray(M)
-    try:
-        if M.shape[-1] >= LOOP_SIZE:
-            out = [sla.eigh(K[b], M[b], eigvals_only=not vectors, check_finite=False)
-                   for b in range(M.shape[0])]
-            if not vectors:
-                return np.array(out), None
-            return np.array([o[0] for o in out]), np.array([o[1] for o in out])
-        L = np.linalg.cholesky(M)
-    except (np.linalg.LinAlgError, sla.LinAlgError):
-        w = np.linalg.eigvalsh(M)
-        bad = int(np.argmin(w.min(axis=-1)))
-        raise IndefiniteMassMatrixError(
-            f"{where} is not positive definite (pose {bad}: smallest eigenvalue "
-            f"{w[bad].min():.3g}); a coordinate carries no inertia") from None
-    Linv = np.linalg.inv(L)
-    A = _sym(Linv @ K @ np.swapaxes(Linv, -1, -2))
-    if not vectors:
-        return np.linalg.eigvalsh(A), None
-    lam, V = np.linalg.eigh(A)
-    return lam, np.swapaxes(Linv, -1, -2) @ V
 
 
 def passive_scale(model, M_tot) -> np.ndarray:

@@ -1,0 +1,58 @@
+"""The batched generalized eigensolver and its split into decoupled blocks
+(flexpkm.algorithms.eigen) against scipy's dense solver on the whole pencil."""
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+from flexpkm.algorithms.eigen import (LOOP_SIZE, decoupled_blocks, dense_generalized_eigh,
+                                      generalized_eigh)
+from flexpkm.errors import IndefiniteMassMatrixError
+
+
+def block_pencil(sizes, B=3, seed=0):
+    """(K, M) (B, n, n): SPD blocks of ``sizes`` on the diagonal, rows and
+    columns shuffled so that no block is contiguous."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    perm = rng.permutation(n)
+    K, M = np.zeros((B, n, n)), np.zeros((B, n, n))
+    start = 0
+    for m in sizes:
+        idx = perm[start:start + m]
+        for A in (K, M):
+            G = rng.standard_normal((B, m, m))
+            A[np.ix_(range(B), idx, idx)] = G @ np.swapaxes(G, 1, 2) + m * np.eye(m)
+        start += m
+    return K, M, perm, sizes
+
+
+@pytest.mark.parametrize("sizes", [(LOOP_SIZE, 3, 1), (LOOP_SIZE + 3, 7), (LOOP_SIZE + 6,)])
+def test_split_solution_is_the_whole_pencils(sizes):
+    K, M, perm, _ = block_pencil(sizes)
+    blocks = decoupled_blocks(K, M)
+    assert sorted(len(b) for b in blocks) == sorted(sizes)
+    lam, X = generalized_eigh(K, M)
+    for b in range(K.shape[0]):
+        ref = sla.eigh(K[b], M[b], eigvals_only=True)
+        assert np.allclose(lam[b], ref, rtol=1e-12, atol=0)
+        assert np.allclose(X[b].T @ M[b] @ X[b], np.eye(len(ref)), atol=1e-11)
+        assert np.allclose(K[b] @ X[b], M[b] @ X[b] * lam[b], atol=1e-9 * np.abs(K[b]).max())
+    lam_only, none = generalized_eigh(K, M, vectors=False)
+    assert none is None and np.allclose(lam_only, lam, rtol=1e-12)
+
+
+def test_a_coupling_at_one_pose_joins_the_blocks():
+    K, M, perm, sizes = block_pencil((LOOP_SIZE, 4))
+    i, j = perm[0], perm[-1]                     # one in each block
+    K[1, i, j] = K[1, j, i] = 0.5
+    assert len(decoupled_blocks(K, M)) == 1
+    lam = generalized_eigh(K, M, vectors=False)[0]
+    assert np.allclose(lam[1], sla.eigh(K[1], M[1], eigvals_only=True), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, LOOP_SIZE + 1])
+def test_indefinite_mass_matrix_is_named(n):
+    K, M, _, _ = block_pencil((n,))
+    M[2, 0, 0] = -1e3
+    with pytest.raises(IndefiniteMassMatrixError, match="pose 2"):
+        dense_generalized_eigh(K, M, "M_cc")
