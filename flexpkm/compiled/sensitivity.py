@@ -151,14 +151,18 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hol
         ``...bodies[0].length`` (a discrete key, e.g. ``elements``, raises
         :class:`InvalidArgumentError`);
     q_tot : (n_tot,) an assembled configuration (q_e ignored);
-    hold : for parameters that move frames, what stays fixed while the robot
-        is re-assembled: ``"pose"`` (the platform coordinates; default when
-        the robot has a platform) or ``"q_a"`` (the actuated coordinates).
+    hold : for parameters that move frames, what stays fixed while the
+        configuration follows: ``"pose"`` (the platform coordinates; default
+        when the robot has a platform) or ``"q_a"`` (the actuated coordinates).
     Returns ``(f (n,), df (n, len(paths)))``: Hz and Hz per unit of each
-    parameter (at a repeated frequency, the slopes of its sorted branches
-    for increasing p: :func:`eigenvalue_derivatives`).
-    Raises :class:`flexpkm.errors.UnreachablePoseError` when a perturbed
-    robot cannot reach the held pose.
+    parameter (SI; at a repeated frequency, the slopes of its sorted
+    branches for increasing p: :func:`eigenvalue_derivatives`).
+    Raises :class:`InvalidArgumentError` for a discrete key, a parameter
+    that changes the coordinates or the model's structure, a bad ``hold``;
+    :class:`flexpkm.errors.SingularConfigurationError` when the held
+    coordinates do not determine the configuration (geometric parameters);
+    what :func:`flexpkm.algorithms.modal.reduced_matrices` raises for
+    ``q_tot`` (an open loop...).
     """
     model = build_model(from_dict(data))
     hold = hold or ("pose" if model.platform is not None and model.platform.dofs else "q_a")
