@@ -189,6 +189,13 @@ class Modes:
     repeated: np.ndarray = None
 
 
+def stiffness_scale(model) -> float:
+    """The largest diagonal term of ``K_tot`` over the non-actuated
+    coordinates (N/m or N m/rad): the stiffness scale of the Type 2 measure."""
+    free = np.setdiff1d(np.arange(model.layout.n_tot), np.asarray(model.layout.actuated, int))
+    return float(np.abs(np.diagonal(model.K_tot)[free]).max(initial=0.0))
+
+
 def passive_scale(model, M_tot) -> np.ndarray:
     """(B, 3): the largest diagonal term of ``K_tot`` and the largest
     ``|M_tot|`` term over the non-actuated coordinates, and the largest
@@ -197,7 +204,7 @@ def passive_scale(model, M_tot) -> np.ndarray:
     layout = model.layout
     act = np.asarray(layout.actuated, int)
     free = np.setdiff1d(np.arange(layout.n_tot), act)
-    k = np.abs(np.diagonal(model.K_tot)[free]).max(initial=0.0)
+    k = stiffness_scale(model)
     m = np.abs(M_tot[:, free][:, :, free]).max(axis=(1, 2), initial=0.0)
     rotor = np.array([model.rotor_inertia.get(layout.names[i][1:], 0.0) for i in act])
     m_a = np.abs(M_tot[:, act, act] - rotor).max(axis=1, initial=0.0)

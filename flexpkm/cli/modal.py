@@ -35,10 +35,10 @@ def _options(p, case):
                    help="reduced matrices from numpy (default) or from generated C code "
                         "(compiled once per robot, ~1-40 s, and cached; then faster)")
     p.add_argument("--sensitivities", nargs="+", default=None, metavar="PATH",
-                   help="derivatives df/dp of the frequencies to numbers of the robot's "
-                        "TOML form (materials, sections, masses: exact; lengths and "
-                        "other frame parameters: the robot re-assembled at the same pose "
-                        "or q_a), e.g. legs[0].frames[2].bodies[0].material.E")
+                   help="exact derivatives df/dp of the frequencies to numbers of the "
+                        "robot's file (materials, sections, masses, lengths, MDH parameters, "
+                        "platform joints, joint springs; a change of geometry keeps --pose "
+                        "or --q-a), e.g. legs[0].frames[2].bodies[0].material.E")
 
 
 def run(args) -> int:

@@ -31,7 +31,8 @@ from flexpkm.algorithms.closure import (LOOP_TOL, RCOND_KEEP_REFERENCE, check_lo
                                         row_labels, solve_closure)
 from flexpkm.algorithms.conditioning import closure_condition
 from flexpkm.algorithms.dependent import limb_blocks
-from flexpkm.algorithms.modal import ReducedModel, _natural_frequencies, single_pose
+from flexpkm.algorithms.modal import (ReducedModel, _natural_frequencies, single_pose,
+                                      stiffness_scale)
 from flexpkm.algorithms.modal import reduced_matrices as numpy_reduced_matrices
 from flexpkm.algorithms.tree import as_batch
 from flexpkm.compiled.robot import CompiledModel
@@ -157,9 +158,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     cond = closure_condition(out["J_f"], blocks)
     if not np.all(cond < 1.0 / RCOND_KEEP_REFERENCE):
         return numpy_reduced_matrices(model, q_tot)
-    k_scale = np.abs(np.diagonal(model.K_tot)[[i for i in range(model.layout.n_tot)
-                                                if i not in set(model.layout.actuated)]])
-    scales = np.column_stack([np.full(len(q), k_scale.max(initial=0.0)), out["scales"]])
+    scales = np.column_stack([np.full(len(q), stiffness_scale(model)), out["scales"]])
     names = tuple(model.layout.names[i] for i in cm.r_index)
     red = ReducedModel(out["M_r"], out["K_r"], names, cm.n_a, sol.choice,
                        tuple(model.layout.names[i] for i in cm.dep), np.asarray(cm.r_index),
