@@ -123,7 +123,7 @@ def write_record(lib: Path, digest: str) -> None:
     """Record ``digest`` (the SHA-256 of the library's bytes) beside ``lib``,
     atomically (a temporary file renamed)."""
     rec = record_path(lib)
-    tmp = rec.with_name(f".{rec.name}.{os.getpid()}")
+    tmp = rec.with_name(f"{BUILD_PREFIX}{rec.name}.{os.getpid()}")
     try:
         with open(tmp, "w") as f:
             f.write(f"{digest} {lib.stat().st_size}\n")
@@ -228,7 +228,8 @@ def library_key(key: str, cc: str, flags) -> str:
 class Entries:
     """flexpkm's files in a cache folder: ``libraries`` (paths, least
     recently used first), ``size`` (bytes of libraries and records),
-    ``others`` (flexpkm's other files: orphan records, build folders)."""
+    ``others`` (flexpkm's other files: orphan records, build folders and
+    unfinished records of a killed process)."""
     libraries: tuple
     size: int
     others: tuple
@@ -253,7 +254,8 @@ def entries(folder: Path) -> Entries:
                 libs.append((st.st_mtime, p))
             elif not (folder / name[:-len(RECORD)]).exists():
                 others.append(p)
-        elif name.startswith(BUILD_PREFIX) and stat.S_ISDIR(st.st_mode):
+        elif name.startswith(BUILD_PREFIX) and (stat.S_ISDIR(st.st_mode)
+                                                or stat.S_ISREG(st.st_mode)):
             others.append(p)
     return Entries(tuple(p for _, p in sorted(libs)), size, tuple(sorted(others)))
 

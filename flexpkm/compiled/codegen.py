@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -150,7 +151,10 @@ def compiled(build, name, key, opt=None, merge=True):
         why = cache.verify(lib)
         if why is None:
             cache.touch(lib)
-            return ca.external(name, str(lib))
+            try:
+                return _external(name, lib)
+            except CompilationError:             # e.g. evicted meanwhile by another process
+                why = "could not be loaded"
         if why != "missing":
             warnings.warn(f"the cached library {lib} {why}: rebuilt", stacklevel=3)
             cache.remove(lib)
@@ -188,7 +192,7 @@ def _build(fn, name, cc, flags, lib, timeout):
             _run_compiler([cc, *flags, f"{name}.c", "-o", out.name, "-lm"], tmp, name, timeout)
             digest = cache.file_sha256(out)
             if lib is None:                      # untrusted cache: load from the private folder
-                return ca.external(name, str(out))
+                return _external(name, out)
             os.replace(out, lib)                 # atomic: concurrent runs agree
             try:
                 cache.write_record(lib, digest)
@@ -204,7 +208,17 @@ def _build(fn, name, cc, flags, lib, timeout):
     if why is not None:
         raise CompilationError(f"the library {lib} just built {why}")
     cache.evict(lib.parent, keep=lib)
-    return ca.external(name, str(lib))
+    return _external(name, lib)
+
+
+def _external(name, lib):
+    """``casadi.external`` of a checked library. Raises
+    :class:`CompilationError` when it cannot be loaded."""
+    try:
+        return ca.external(name, str(lib))
+    except RuntimeError as err:
+        first = (str(err).strip().splitlines() or ["?"])[0]
+        raise CompilationError(f"{lib} could not be loaded ({first[:300]})") from None
 
 
 def write_source(path: Path, code: str) -> None:
@@ -225,8 +239,11 @@ def _run_compiler(argv, cwd, name, timeout):
         raise CompilationError(f"{argv[0]} exceeded {timeout:g} s on {name} "
                                "(FLEXPKM_CC_TIMEOUT)") from None
     if run.returncode:
-        last = (run.stderr.strip().splitlines() or ["no message"])[-1]
-        raise CompilationError(f"{argv[0]} failed on {name} (status {run.returncode}: {last})")
+        lines = run.stderr.strip().splitlines() or ["no message"]
+        first = next((line for line in lines if re.search(r"error|failed|no space", line, re.I)),
+                     lines[-1])
+        raise CompilationError(f"{argv[0]} failed on {name} (status {run.returncode}: "
+                               f"{first.strip()[:300]})")
 
 
 @contextlib.contextmanager

@@ -121,6 +121,17 @@ def test_a_damaged_or_foreign_library_is_rebuilt(folder, recwarn, monkeypatch, t
     assert get(recwarn) == (pytest.approx(RIGHT, abs=1e-15), [])     # healed
 
 
+def test_a_recorded_library_that_does_not_load_is_rebuilt(folder, recwarn):
+    get(recwarn)
+    lib = only_library(folder)
+    lib.write_bytes(b"not an ELF file" * 100)        # a record that matches it
+    cache.write_record(lib, cache.file_sha256(lib))
+    value, lines = get(recwarn)
+    assert value == pytest.approx(RIGHT, abs=1e-15)
+    assert len(lines) == 1 and "could not be loaded: rebuilt" in lines[0], lines
+    assert cache.verify(only_library(folder)) is None
+
+
 @pytest.mark.parametrize("mode", [0o777, 0o1777, 0o775])
 def test_a_library_planted_where_others_can_write_is_not_loaded(folder, recwarn, monkeypatch,
                                                                    tmp_path, mode):
@@ -158,6 +169,25 @@ def test_a_full_disk_falls_back_to_the_virtual_machine(folder, recwarn, monkeypa
     assert ("No space left on device" in lines[0]) or ("ld returned 1" in lines[0])
     assert cache.entries(folder).libraries == ()     # no library without its record
     no_build_folders(folder)
+
+
+@pytest.mark.parametrize("size", ["4k", "12k"])
+def test_a_really_full_disk(folder, recwarn, tmp_path, size):
+    """A tiny tmpfs as the cache (root only; skipped where mounting is not
+    allowed): 4 kB fails writing the C source, 12 kB the linker's output."""
+    folder.mkdir()
+    mount = ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)]
+    if os.geteuid() != 0 or subprocess.run(mount, capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        fn = codegen.compiled(build(), NAME, "k" * 24)
+        lines = [str(w.message) for w in recwarn]
+        assert fn.class_name() == "SXFunction" and float(fn(X)) == pytest.approx(RIGHT, abs=1e-15)
+        assert len(lines) == 1 and "virtual machine" in lines[0], lines
+        assert "No space left on device" in lines[0]
+        assert os.listdir(folder) == []
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
 
 
 def script(tmp_path, body):
@@ -198,13 +228,14 @@ def test_an_interrupt_during_the_build_removes_its_folder(folder, monkeypatch):
 
 def test_sigterm_during_the_compiler_removes_the_build_folder(folder, tmp_path):
     """A separate process compiles with a compiler that hangs; SIGTERM ends
-    it with status 130-like KeyboardInterrupt handling, leaving nothing."""
+    it (as an interrupt, so that the clean-up runs), leaving nothing."""
     code = ("import casadi as ca; from flexpkm.compiled import codegen\n"
             "x = ca.SX.sym('x')\n"
             f"codegen.compiled(lambda: ca.Function('{NAME}', [x], [2 * x]), '{NAME}', 'k' * 24)\n")
     env = dict(os.environ, FLEXPKM_CACHE=str(folder),
                FLEXPKM_CC=script(tmp_path, "touch started; exec sleep 60"))
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
+                            text=True)
     deadline = time.time() + 60
     while time.time() < deadline and not any(
             (p / "started").exists() for p in folder.glob(cache.BUILD_PREFIX + "*")):
