@@ -138,7 +138,7 @@ def compiled(build, name, key, opt=None, merge=True):
     library is built in a private temporary folder and removed once loaded).
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a bad
     ``FLEXPKM_CC_TIMEOUT`` or ``FLEXPKM_CACHE_MAX_MB``."""
-    timeout = cache.compile_timeout()
+    timeout, _ = cache.compile_timeout(), cache.max_bytes()     # bad settings: refused first
     cc = find_compiler()
     if cc is None:
         warnings.warn("no C compiler found; the models run on CasADi's virtual machine "
@@ -190,6 +190,8 @@ def _build(fn, name, cc, flags, lib, timeout):
             write_source(tmp / f"{name}.c", gen.dump())
             out = tmp / f"{name}.so"
             _run_compiler([cc, *flags, f"{name}.c", "-o", out.name, "-lm"], tmp, name, timeout)
+            COMPILE_SECONDS["last"] = dt = time.perf_counter() - t0
+            COMPILE_SECONDS["total"] += dt
             digest = cache.file_sha256(out)
             if lib is None:                      # untrusted cache: load from the private folder
                 return _external(name, out)
@@ -201,9 +203,6 @@ def _build(fn, name, cc, flags, lib, timeout):
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    dt = time.perf_counter() - t0
-    COMPILE_SECONDS["last"] = dt
-    COMPILE_SECONDS["total"] += dt
     why = cache.verify(lib)                      # another process may have replaced it
     if why is not None:
         raise CompilationError(f"the library {lib} just built {why}")
