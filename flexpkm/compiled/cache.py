@@ -151,8 +151,11 @@ def verify(lib: Path) -> str | None:
         return "has an unreadable record"
     if size != str(st.st_size):
         return f"has {st.st_size} bytes instead of {size} (truncated or replaced)"
-    if file_sha256(lib) != digest:
-        return "does not match the hash recorded when it was built"
+    try:
+        if file_sha256(lib) != digest:
+            return "does not match the hash recorded when it was built"
+    except OSError as err:
+        return f"cannot be read ({err.strerror or err})"
     return None
 
 
@@ -174,11 +177,11 @@ def remove(lib: Path) -> None:
 def package_sources() -> dict:
     """The source folders of the installed package: ``{package: folder}``
     for ``flexpkm`` and the separately installed ``flexpkm.elements`` and
-    ``flexpkm.cases`` (the repository's ``elements/`` and ``cases/``)."""
-    import flexpkm
-    import flexpkm.cases
-    import flexpkm.elements
-    return {p.__name__: Path(p.__path__[0]) for p in (flexpkm, flexpkm.elements, flexpkm.cases)}
+    ``flexpkm.cases`` (the repository's ``elements/`` and ``cases/``),
+    located without importing them (``cases`` is a higher layer)."""
+    from importlib.util import find_spec
+    names = ("flexpkm", "flexpkm.elements", "flexpkm.cases")
+    return {n: Path(find_spec(n).submodule_search_locations[0]) for n in names}
 
 
 def tree_digest(roots: dict) -> str:

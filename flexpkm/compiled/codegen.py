@@ -157,7 +157,8 @@ def compiled(build, name, key, opt=None, merge=True):
                 why = "could not be loaded"
         if why != "missing":
             warnings.warn(f"the cached library {lib} {why}: rebuilt", stacklevel=3)
-            cache.remove(lib)
+            with contextlib.suppress(OSError):   # then replaced by the build
+                cache.remove(lib)
     else:
         warnings.warn(f"{problem}: not used; the models are compiled in a private "
                       "temporary folder (set FLEXPKM_CACHE to a folder of yours)", stacklevel=3)
