@@ -3,7 +3,8 @@
 ``flexpkm COMMAND CASE|FILE.toml [options]``: ``modal`` (:mod:`flexpkm.cli.modal`),
 ``modes`` (:mod:`flexpkm.cli.modes`), ``sweep`` (:mod:`flexpkm.cli.sweep`),
 ``simulate`` (:mod:`flexpkm.cli.simulate`), ``check`` (:mod:`flexpkm.cli.check`),
-``idm`` (:mod:`flexpkm.cli.idm`);
+``idm`` (:mod:`flexpkm.cli.idm`); ``flexpkm cache info|clear``
+(:mod:`flexpkm.cli.cache`);
 CASE is a shipped robot, FILE.toml a description file
 (:mod:`flexpkm.model.files`). Every error of the model
 (:class:`flexpkm.errors.FlexPKMError`) and of the command line becomes one
@@ -12,15 +13,16 @@ line on stderr and exit status 2; an interrupt (Ctrl-C) one line and 130.
 from __future__ import annotations
 
 import sys
+import warnings
 
 from flexpkm import __version__
 from flexpkm import cases
-from flexpkm.cli import check, idm, modal, modes, simulate, sweep
+from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser
 from flexpkm.errors import FlexPKMError
 
 #: the sub-command modules, each with ``register(subparsers)``
-COMMANDS = (modal, modes, sweep, simulate, idm, check)
+COMMANDS = (modal, modes, sweep, simulate, idm, check, cache)
 
 
 def build_parser(files=()) -> Parser:
@@ -43,6 +45,11 @@ def file_cases(argv) -> list:
     return []
 
 
+def one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr, ``flexpkm: warning: ...``."""
+    print(f"flexpkm: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0, 2 on an error, 130
     on an interrupt)."""
@@ -58,7 +65,9 @@ def main(argv=None) -> int:
         return int(e.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)     # for the run manifest
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = one_line_warning
+            return args.func(args)
     except FlexPKMError as e:
         print(f"flexpkm: error: {e}", file=sys.stderr)
         return 2

@@ -5,21 +5,28 @@ once by the system C compiler into a shared library and loaded with
 ``casadi.external``. The library is cached in ``$FLEXPKM_CACHE`` (default
 ``~/.cache/flexpkm``) under a key that hashes the numbers of the built
 model (frame constants, body invariants, stiffness, closures...), the
-options of the function, the versions of flexpkm and CasADi and the source
-of :mod:`flexpkm.compiled` (a change of any of them compiles anew).
+options of the function, the versions of flexpkm and CasADi, the source of
+the whole package, the compiler and its flags (a change of any of them
+compiles anew); :mod:`flexpkm.compiled.cache` checks the folder and the
+library's recorded hash before loading it, and bounds the cache.
 
-The compiler is ``$FLEXPKM_CC``, else ``$CC``, else ``cc``; an empty
-``FLEXPKM_CC`` (or one that is not found) hides it: the function then runs
-on CasADi's own virtual machine (the ``Function`` itself, slower), with a
+The compiler is ``$FLEXPKM_CC``, else ``$CC``, else ``cc``, run under a time
+limit (``$FLEXPKM_CC_TIMEOUT``); an empty ``FLEXPKM_CC`` (or one that is
+not found), a compiler failure or a full disk leave the function on
+CasADi's own virtual machine (the ``Function`` itself, slower), with a
 one-line warning.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -27,6 +34,8 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from flexpkm.compiled import cache
+from flexpkm.compiled.cache import cache_dir  # noqa: F401  (the cache folder, re-exported)
 from flexpkm.errors import FlexPKMError
 
 #: seconds spent compiling in this process (C generation + compiler), for the benchmarks
@@ -35,11 +44,6 @@ COMPILE_SECONDS = {"last": 0.0, "total": 0.0}
 
 class CompilationError(FlexPKMError):
     """The C compiler failed on a generated model (its message is attached)."""
-
-
-def cache_dir() -> Path:
-    """The cache folder: ``$FLEXPKM_CACHE`` or ``~/.cache/flexpkm``."""
-    return Path(os.environ.get("FLEXPKM_CACHE") or Path.home() / ".cache" / "flexpkm")
 
 
 def find_compiler():
@@ -72,13 +76,16 @@ def _invariants(body):
     return (inv.m, inv.ms_r, inv.I_rr, inv.MS_de, inv.J_re, inv.J_ee, inv.K_ee)
 
 
-def description_key(model, *options) -> str:
+def description_key(model, *options, sources=None) -> str:
     """Hex digest identifying a generated function: the numbers the symbolic
     model is built from (frame constants, body invariants, stiffness,
     platform, closures and their rows, friction, rotor inertia, gravity,
     coordinate layout: a change in the element models shows here, not only
     a change of the description), ``options`` (repr), the flexpkm and CasADi
-    versions and the source of this package."""
+    versions and the source of the whole package (every ``.py`` the
+    generated code may depend on: :func:`flexpkm.compiled.cache.source_digest`;
+    ``sources``: other source folders ``{package: folder}`` instead, e.g. a
+    modified copy). The compiler and its flags are added by :func:`compiled`."""
     from flexpkm import __version__
     h = hashlib.sha256()
     for fc in model.frame_constants:
@@ -93,8 +100,7 @@ def description_key(model, *options) -> str:
             dict(model.coulomb_friction), tuple(model.gravity), model.layout.names,
             tuple(model.layout.actuated), options)
     h.update(f"{__version__} {ca.__version__}".encode())
-    for src in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(src.read_bytes())
+    h.update((cache.source_digest() if sources is None else cache.tree_digest(sources)).encode())
     return h.hexdigest()[:24]
 
 
@@ -116,43 +122,144 @@ LARGE = 300_000
 
 def compiled(build, name, key, opt=None, merge=True):
     """The function ``build()`` returns (a ``casadi.Function``), compiled:
-    loaded from the cache when ``key`` is there, else generated (with its
-    common subexpressions merged when ``merge``: it pays on the AD-made
-    model, not on the sparse products of :mod:`flexpkm.compiled.modal`,
-    whose code it slows by 40 %), compiled with ``opt`` and cached as ``name``. Without a C compiler, or when the
-    cache folder cannot be written, the ``Function`` itself (CasADi's
-    virtual machine), with a warning. ``opt`` default: ``-O1``, ``-O0``
+    loaded from the cache (:mod:`flexpkm.compiled.cache`) when a library of
+    ``key``, this compiler and these flags is there and matches its recorded
+    hash, else generated (with its common subexpressions merged when
+    ``merge``: it pays on the AD-made model, not on the sparse products of
+    :mod:`flexpkm.compiled.modal`, whose code it slows by 40 %), compiled
+    with ``opt`` and cached as ``name``. ``opt`` default: ``-O1``, ``-O0``
     above :data:`LARGE` instructions.
-    Raises :class:`CompilationError` when the compiler fails."""
-    lib = cache_dir() / f"{name}_{key}.so"
-    if lib.exists():
-        return ca.external(name, str(lib))
+
+    Never raises for the cache or the compiler: without a C compiler, when
+    the compiler fails or exceeds ``$FLEXPKM_CC_TIMEOUT``, or when the disk is
+    full, the ``Function`` itself (CasADi's virtual machine) with one warning
+    saying why. A corrupt or foreign cached library is rebuilt (one warning);
+    a cache folder that others can write is not used (one warning; the
+    library is built in a private temporary folder and removed once loaded).
+    Raises :class:`flexpkm.errors.InvalidArgumentError` for a bad
+    ``FLEXPKM_CC_TIMEOUT`` or ``FLEXPKM_CACHE_MAX_MB``."""
+    timeout, _ = cache.compile_timeout(), cache.max_bytes()     # bad settings: refused first
     cc = find_compiler()
     if cc is None:
-        warnings.warn(f"flexpkm: no C compiler found; {name} runs on CasADi's virtual "
-                      "machine (slower; install gcc, or set FLEXPKM_CC)", stacklevel=3)
+        warnings.warn("no C compiler found; the models run on CasADi's virtual machine "
+                      "(slower; install gcc, or set FLEXPKM_CC)", stacklevel=3)
         return _merged(build(), name) if merge else build()
-    t0 = time.perf_counter()
+    folder, problem = cache.private_folder()
+    lib = None
+    if folder is not None:
+        lib = folder / f"{name}_{cache.library_key(key, cc, (opt,) + FLAGS)}.so"
+        why = cache.verify(lib)
+        if why is None:
+            cache.touch(lib)
+            try:
+                return _external(name, lib)
+            except CompilationError:             # e.g. evicted meanwhile by another process
+                why = "could not be loaded"
+        if why != "missing":
+            warnings.warn(f"the cached library {lib} {why}: rebuilt", stacklevel=3)
+            with contextlib.suppress(OSError):   # then replaced by the build
+                cache.remove(lib)
+    else:
+        warnings.warn(f"{problem}: not used; the models are compiled in a private "
+                      "temporary folder (set FLEXPKM_CACHE to a folder of yours)", stacklevel=3)
     fn = _merged(build(), name) if merge else build()
     if opt is None:
         opt = "-O0" if fn.is_a("SXFunction") and fn.n_instructions() > LARGE else "-O1"
     try:
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
+        return _build(fn, name, cc, [opt, *FLAGS], lib, timeout)
+    except (CompilationError, OSError) as err:
+        warnings.warn(f"{err}; {name} runs on CasADi's virtual machine (slower)", stacklevel=3)
+        return fn
+
+
+#: compiler flags besides the optimisation level (part of the library key)
+FLAGS = ("-fPIC", "-shared")
+
+
+def _build(fn, name, cc, flags, lib, timeout):
+    """Generate C for ``fn``, compile it in a build folder (beside ``lib``, or
+    a private temporary one when ``lib`` is None), move it to ``lib`` with
+    its record, and load it. The build folder is removed in every case
+    (interrupt and SIGTERM included). Raises :class:`CompilationError` (the
+    compiler failed or timed out) or :class:`OSError` (a full disk...)."""
+    t0 = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix=cache.BUILD_PREFIX, dir=None if lib is None else lib.parent))
+    try:
+        with _sigterm_raises():
             gen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
             gen.add(fn)
-            src = Path(gen.generate(tmp + os.sep))
-            out = Path(tmp) / f"{name}.so"
-            run = subprocess.run([cc, opt, "-fPIC", "-shared", str(src), "-o", str(out), "-lm"],
-                                 capture_output=True, text=True)
-            if run.returncode:
-                raise CompilationError(f"{cc} failed on {name}: {run.stderr[-2000:]}")
+            write_source(tmp / f"{name}.c", gen.dump())
+            out = tmp / f"{name}.so"
+            _run_compiler([cc, *flags, f"{name}.c", "-o", out.name, "-lm"], tmp, name, timeout)
+            COMPILE_SECONDS["last"] = dt = time.perf_counter() - t0
+            COMPILE_SECONDS["total"] += dt
+            digest = cache.file_sha256(out)
+            if lib is None:                      # untrusted cache: load from the private folder
+                return _external(name, out)
             os.replace(out, lib)                 # atomic: concurrent runs agree
-    except OSError as err:
-        warnings.warn(f"flexpkm: cannot write the cache {lib.parent} ({err}); {name} runs on "
-                      "CasADi's virtual machine (set FLEXPKM_CACHE)", stacklevel=3)
-        return fn
-    dt = time.perf_counter() - t0
-    COMPILE_SECONDS["last"] = dt
-    COMPILE_SECONDS["total"] += dt
-    return ca.external(name, str(lib))
+            try:
+                cache.write_record(lib, digest)
+            except OSError:
+                lib.unlink(missing_ok=True)
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    why = cache.verify(lib)                      # another process may have replaced it
+    if why is not None:
+        raise CompilationError(f"the library {lib} just built {why}")
+    cache.evict(lib.parent, keep=lib)
+    return _external(name, lib)
+
+
+def _external(name, lib):
+    """``casadi.external`` of a checked library. Raises
+    :class:`CompilationError` when it cannot be loaded."""
+    try:
+        return ca.external(name, str(lib))
+    except RuntimeError as err:
+        first = (str(err).strip().splitlines() or ["?"])[0]
+        raise CompilationError(f"{lib} could not be loaded ({first[:300]})") from None
+
+
+def write_source(path: Path, code: str) -> None:
+    """Write the generated C (a full disk raises :class:`OSError` here,
+    instead of leaving truncated C for the compiler)."""
+    with open(path, "w") as f:
+        f.write(code)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _run_compiler(argv, cwd, name, timeout):
+    """Run the compiler in ``cwd`` (relative file names: the library's bytes
+    do not depend on the folder). Raises :class:`CompilationError`."""
+    try:
+        run = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CompilationError(f"{argv[0]} exceeded {timeout:g} s on {name} "
+                               "(FLEXPKM_CC_TIMEOUT)") from None
+    if run.returncode:
+        lines = run.stderr.strip().splitlines() or ["no message"]
+        first = next((line for line in lines if re.search(r"error|failed|no space", line, re.I)),
+                     lines[-1])
+        raise CompilationError(f"{argv[0]} failed on {name} (status {run.returncode}: "
+                               f"{first.strip()[:300]})")
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM raises :class:`KeyboardInterrupt` inside the block (so that
+    ``finally`` clauses run), when it would otherwise kill the process
+    outright (default handler, main thread); the handler is restored after."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

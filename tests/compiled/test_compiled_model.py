@@ -146,11 +146,19 @@ def test_sensor_and_loop_derivatives():
         assert np.abs(fd - jac[:, k]).max() < 1e-6
 
 
-def test_unwritable_cache_falls_back_to_the_virtual_machine(monkeypatch, tmp_path):
+def test_unwritable_cache_compiles_in_a_private_folder(monkeypatch, tmp_path):
+    """A cache path that cannot be a folder: one warning, the library built
+    in a private temporary folder (removed once loaded), the right values."""
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("FLEXPKM_CACHE", str(blocker / "cache"))
     model = fp.build_model(dualemps.robot())
-    cm = CompiledModel(model, q_ref=dualemps.initial_state(model))
+    q0 = dualemps.initial_state(model)
+    cm = CompiledModel(model, q_ref=q0)
     with pytest.warns(UserWarning, match="cannot write the cache"):
-        assert cm.loops.class_name() == "SXFunction"
+        assert cm.loops.class_name() != "SXFunction"
+    ref = CompiledModel(model, q_ref=q0, compile=False)
+    q = q0 + 1e-3 * np.random.default_rng(3).standard_normal(len(q0))
+    for a, b in zip(cm.loops(q), ref.loops(q)):
+        assert np.abs(np.array(a) - np.array(b)).max() < 1e-13
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
