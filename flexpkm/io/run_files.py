@@ -82,9 +82,12 @@ def sha256(path) -> str:
 
 
 def description_hash(robot) -> str:
-    """sha256 of the robot description's ``repr`` (frames, bodies,
-    closures...): two runs on the same description have the same hash."""
-    return hashlib.sha256(repr(robot).encode()).hexdigest()[:16]
+    """16 hex digits of the sha256 of the canonical serialisation of the
+    built description's numbers
+    (:func:`flexpkm.model.fingerprint.description_digest`): equal for two
+    runs on the same description, in any process."""
+    from flexpkm.model.fingerprint import description_digest
+    return description_digest(robot)
 
 
 def _now() -> str:
