@@ -10,8 +10,8 @@ import signal
 import sys
 import threading
 
-from flexpkm.errors import OutputError
-from flexpkm.io.run_files import MANIFEST, Run, check_output_file, description_hash
+from flexpkm.io.run_files import (MANIFEST, Run, Unrecorded, check_output_file,
+                                  description_hash, output_kind)
 
 #: exit status of an interrupted run (128 + SIGINT)
 INTERRUPTED = 130
@@ -37,28 +37,29 @@ def plain_options(args) -> dict:
     return out
 
 
-def start_run(folder, args, robot=None, owned=(), manifest=MANIFEST) -> Run:
-    """The manifest of this command's run in ``folder`` (checked and created
-    now, before computing; OutputError for an unwritable folder or one
-    holding another run's outputs without ``--force``)."""
+def start_run(folder, args, robot=None, owned=(), manifest=MANIFEST, targets=()) -> Run:
+    """The manifest of this command's run in ``folder`` (checked, created and
+    locked now, before computing; OutputError for an unwritable folder, one
+    that another run is writing, or one holding another run's outputs
+    without ``--force``; see :class:`flexpkm.io.run_files.Run`)."""
     return Run(folder, command_line(args), plain_options(args), force=args.force, owned=owned,
                description=description_hash(robot) if robot is not None else "",
-               manifest=manifest)
+               manifest=manifest, targets=targets)
 
 
-def start_file_run(paths, args, robot=None) -> Run:
+def start_file_run(paths, args, robot=None):
     """The manifest ``FIRST.run.json`` of a command that writes the named
-    files ``paths`` (the first one anchors the manifest): each is checked
-    (a file name in a writable folder), an existing one is refused without
-    ``--force``."""
+    files ``paths`` (the first one that is not a stream anchors the
+    manifest): each is checked (a file name in a writable folder, or a
+    stream), an existing one holding data is refused unless ``--force`` and
+    the manifest records it unchanged. Only streams: nothing is recorded
+    (:class:`flexpkm.io.run_files.Unrecorded`)."""
     paths = [check_output_file(p) for p in paths if p]
-    for p in paths[1:]:
-        if p.exists() and not args.force:
-            raise OutputError(f"{str(p)!r} exists (another run's output?): use --force to "
-                              "replace it")
-    first = paths[0]
-    return start_run(first.parent, args, robot, owned=[first.name],
-                     manifest=f"{first.name}.run.json")
+    files = [p for p in paths if output_kind(p) != "stream"]
+    if not files:
+        return Unrecorded()
+    return start_run(files[0].parent, args, robot, manifest=f"{files[0].name}.run.json",
+                     targets=files)
 
 
 @contextlib.contextmanager

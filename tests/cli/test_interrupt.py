@@ -49,7 +49,7 @@ def test_interrupted_simulation_keeps_its_samples(tmp_path):
     names = {f["name"] for f in run["files"]}
     assert names == {"simulation.npz", "simulation.csv", "simulation.png", "simulation.h5",
                      "simulation.xdmf"}
-    assert {p.name for p in d.iterdir()} == names | {"run.json"}
+    assert {p.name for p in d.iterdir()} == names | {"run.json", ".run.json.lock"}
     n = run["samples"]
     assert 1 < n < 12001                           # the square maneuver has 12001 samples
     data = np.load(d / "simulation.npz")
@@ -106,4 +106,5 @@ def test_a_write_error_is_one_line_and_the_manifest_lists_the_whole_files(tmp_pa
     run = json.loads((d / "run.json").read_text())
     assert run["status"] == "failed"
     assert [f["name"] for f in run["files"]] == ["simulation.npz", "simulation.csv"]
-    assert sorted(p.name for p in d.iterdir()) == ["run.json", "simulation.csv", "simulation.npz"]
+    assert sorted(p.name for p in d.iterdir()) == [".run.json.lock", "run.json", "simulation.csv",
+                                                   "simulation.npz"]

@@ -16,7 +16,8 @@ def manifest_matches_folder(folder, name="run.json", others=()):
     run = json.loads((folder / name).read_text())
     assert run["status"] == "completed" and run["ended"] >= run["started"]
     listed = {f["name"] for f in run["files"]}
-    assert listed | {name} | set(others) == {p.name for p in folder.iterdir()}
+    lock = f".{name}.lock"                              # the manifest's lock file stays
+    assert listed | {name, lock} | set(others) == {p.name for p in folder.iterdir()}
     for f in run["files"]:
         assert (folder / f["name"]).stat().st_size == f["bytes"]
         assert sha256(folder / f["name"]) == f["sha256"]
