@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, resolve
-from flexpkm.cli.runs import add_force, sigint_deferred
+from flexpkm.cli.runs import add_force, interrupts_deferred
 from flexpkm.errors import InvalidArgumentError
 
 
@@ -83,7 +83,7 @@ def run(args) -> int:
             numbers = [k for k in numbers if k <= n]        # "the N lowest": at most all of them
         if numbers[-1] > n:
             raise InvalidArgumentError(f"{model.name} has {n} modes; cannot draw mode {numbers[-1]}")
-        with sigint_deferred():
+        with interrupts_deferred():
             written = [run_.add(p) for p in _write(args, case, model, q_t, modes, numbers, pose,
                                                    options)]
     except BaseException as e:
@@ -111,7 +111,7 @@ def _start(args, case, model):
     if not folders:
         return start_file_run([args.xdmf], args, model.robot)
     owned = [f"{case.name}_mode_*.png", f"{case.name}_mode_*.gif", f"{case.name}_mode_*.vtu"]
-    return start_run(folders[0], args, model.robot, owned)
+    return start_run(folders[0], args, model.robot, owned, targets=[args.xdmf] if args.xdmf else ())
 
 
 def _write(args, case, model, q_t, modes, numbers, pose, options) -> list:
