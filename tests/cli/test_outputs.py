@@ -4,8 +4,12 @@ folder, with their sizes and hashes; the files hold what the manifest says
 the same folder is refused, and --force replaces the first run's files."""
 import csv
 import json
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from flexpkm.cli.app import main
@@ -65,3 +69,63 @@ def test_sweep_files_match_the_manifest(tmp_path, capsys):
     assert len(failed) == run["poses_failed"] == 2                  # q11 > 0.225 m
     assert all(r["f1_hz"] == "nan" and "UnreachablePoseError" in r["status"] for r in failed)
     assert not_blank(tmp_path / "s.png")
+
+
+def run_cli(argv, timeout=300):
+    return subprocess.run([sys.executable, "-m", "flexpkm", *argv], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def failed_at_the_xdmf(d, r):
+    """One error line, exit 2; the manifest says failed and lists the three
+    complete files; no HDF5/XDMF file, no temporary left."""
+    assert r.returncode == 2, r.stderr[-3000:]
+    assert r.stderr.strip() == "flexpkm: error: OSError: [Errno 28] No space left on device"
+    run = json.loads((d / "run.json").read_text())
+    assert run["status"] == "failed"
+    names = ["simulation.npz", "simulation.csv", "simulation.png"]
+    assert [f["name"] for f in run["files"]] == names
+    assert sorted(p.name for p in d.iterdir()) == sorted(names + ["run.json", ".run.json.lock"])
+
+
+def test_a_full_disk_during_the_xdmf_fails_cleanly(tmp_path):
+    """ENOSPC from the HDF5 writes (simulated): was a segmentation fault with
+    the manifest left 'running'."""
+    d = tmp_path / "o"
+    code = textwrap.dedent(f"""
+        import errno, sys
+        import flexpkm.io.xdmf as xdmf
+        class Full:
+            def __init__(self, f):
+                self.f, self.left = f, 50_000
+            def write(self, b):
+                if len(b) > self.left:
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                self.left -= len(b)
+                return self.f.write(b)
+            def __getattr__(self, name):
+                return getattr(self.f, name)
+        xdmf.open = lambda *a, **k: Full(open(*a, **k))
+        from flexpkm.cli import main
+        sys.exit(main(["simulate", "dualemps", "--maneuver", "edge", "--t-end", "0.2",
+                       "--out", {str(d)!r}, "--no-progress"]))
+    """)
+    failed_at_the_xdmf(d, subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                         text=True, timeout=300))
+
+
+def test_a_real_full_disk_fails_cleanly(tmp_path):
+    """A 700 kB tmpfs: the npz, CSV and PNG fit (~280 kB), the HDF5 data
+    (~1.3 MB) does not. Needs mount permission (root); skipped otherwise."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=700k", "tmpfs", str(disk)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {r.stderr.strip()}")
+    try:
+        d = disk / "o"
+        failed_at_the_xdmf(d, run_cli(["simulate", "dualemps", "--maneuver", "edge", "--t-end",
+                                       "0.3", "--out", str(d), "--no-progress"]))
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)

@@ -251,3 +251,39 @@ def test_a_full_disk_still_marks_the_manifest_failed(tmp_path, monkeypatch):
     data = json.loads((tmp_path / "run.json").read_text())
     assert data["status"] == "failed" and [f["name"] for f in data["files"]] == ["b.csv"]
     assert not any(p.name.startswith(".part-") for p in tmp_path.iterdir())
+
+
+def test_a_full_disk_while_the_hdf5_data_is_written_is_one_oserror(tmp_path):
+    """ENOSPC from the HDF5 file's writes (after 200 kB): XdmfSeries raises
+    that OSError, closes cleanly and leaves nothing (HDF5 crashed the
+    process when it saw the failed write). In a child process: a crash
+    would end it, not the test session."""
+    code = textwrap.dedent(f"""
+        import errno, os
+        import numpy as np
+        import flexpkm.io.xdmf as xdmf
+
+        class Full:                        # a file on a disk with 200 kB free
+            def __init__(self, f):
+                self.f, self.left = f, 200_000
+            def write(self, b):
+                if len(b) > self.left:
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                self.left -= len(b)
+                return self.f.write(b)
+            def __getattr__(self, name):
+                return getattr(self.f, name)
+
+        xdmf.open = lambda *a, **k: Full(open(*a, **k))
+        try:
+            with xdmf.XdmfSeries({str(tmp_path / 's.xdmf')!r}, np.zeros((800, 3)),
+                                 np.arange(800).reshape(100, 8)) as s:
+                for k in range(100):
+                    s.write(0.01 * k, {{"displacement": np.ones((800, 3))}})
+        except OSError as e:
+            print(e.errno == errno.ENOSPC, k, sorted(os.listdir({str(tmp_path)!r})))
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]
+    ok, k, left = r.stdout.split(" ", 2)
+    assert ok == "True" and 0 < int(k) < 99 and left.strip() == "[]"
