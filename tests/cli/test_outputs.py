@@ -129,3 +129,79 @@ def test_a_real_full_disk_fails_cleanly(tmp_path):
                                        "0.3", "--out", str(d), "--no-progress"]))
     finally:
         subprocess.run(["umount", str(disk)], check=True)
+
+
+SWEEP = ["sweep", "dualemps", "--from", "0", "0", "--to", "0.1", "0", "--steps", "3",
+         "--no-progress"]
+IDM = ["idm", "five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28", "--duration", "0.02"]
+
+
+def test_dev_null_and_fifos_are_written_into_never_replaced(tmp_path, capsys):
+    import os
+    import stat
+    import threading
+    before = os.stat(os.devnull)
+    assert main(SWEEP + ["--csv", os.devnull]) == 0
+    after = os.stat(os.devnull)
+    assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
+    assert not os.path.exists(os.devnull + ".run.json")        # nothing written beside it
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    assert main(SWEEP + ["--csv", str(fifo), "--plot", str(tmp_path / "s.png")]) == 0
+    reader.join(30)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert got[0].startswith("s,q11,q21,f1_hz") and len(got[0].splitlines()) == 4
+    run = json.loads((tmp_path / "s.png.run.json").read_text())     # the file anchors it
+    assert [f.get("stream", False) for f in run["files"]] == [True, False]
+
+
+def test_a_folder_or_socket_as_output_file_is_one_line(tmp_path, capsys):
+    import socket
+    sock = tmp_path / "s.csv"
+    socket.socket(socket.AF_UNIX).bind(str(sock))
+    for target in (tmp_path, sock):
+        assert main(SWEEP + ["--csv", str(target)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("flexpkm: error:") and "\n" not in err
+        assert ("is a folder" if target == tmp_path else "is a socket") in err
+    assert sock.is_socket()
+
+
+def test_force_never_removes_what_a_forged_manifest_lists_outside(tmp_path, capsys):
+    from flexpkm.io.run_files import sha256
+    precious = tmp_path / "precious.txt"
+    precious.write_text("the user's")
+    d = tmp_path / "o"
+    d.mkdir()
+    entry = {"bytes": 10, "sha256": sha256(precious)}
+    (d / "run.json").write_text(json.dumps({"files": [
+        {"name": str(precious), **entry}, {"name": "../precious.txt", **entry}]}))
+    assert main(IDM + ["--out", str(d), "--force"]) == 0
+    assert precious.read_text() == "the user's"
+    assert manifest_matches_folder(d)["command"].startswith("flexpkm idm")
+
+
+def test_a_second_cli_run_into_a_busy_folder_names_the_first(tmp_path, capsys):
+    d = tmp_path / "o"
+    code = textwrap.dedent(f"""
+        import time
+        from flexpkm.io.run_files import Run
+        run = Run({str(d)!r}, "flexpkm simulate dualemps --maneuver square", {{}})
+        print("ready", flush=True)
+        time.sleep(60)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        assert main(IDM + ["--out", str(d)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"flexpkm: error: '{d}' is being written by another run (pid "
+                              f"{p.pid}, started ") and "flexpkm simulate dualemps" in err
+        assert "\n" not in err and not (d / "idm.npz").exists()
+    finally:
+        p.kill()
+        p.wait()
+    assert main(IDM + ["--out", str(d)]) == 0
