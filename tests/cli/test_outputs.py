@@ -14,6 +14,7 @@ from PIL import Image
 
 from flexpkm.cli.app import main
 from flexpkm.io.run_files import sha256
+from tests.io.test_run_files import FULL_DISK, folder_held
 
 
 def manifest_matches_folder(folder, name="run.json", others=()):
@@ -92,20 +93,8 @@ def test_a_full_disk_during_the_xdmf_fails_cleanly(tmp_path):
     """ENOSPC from the HDF5 writes (simulated): was a segmentation fault with
     the manifest left 'running'."""
     d = tmp_path / "o"
-    code = textwrap.dedent(f"""
-        import errno, sys
-        import flexpkm.io.xdmf as xdmf
-        class Full:
-            def __init__(self, f):
-                self.f, self.left = f, 50_000
-            def write(self, b):
-                if len(b) > self.left:
-                    raise OSError(errno.ENOSPC, "No space left on device")
-                self.left -= len(b)
-                return self.f.write(b)
-            def __getattr__(self, name):
-                return getattr(self.f, name)
-        xdmf.open = lambda *a, **k: Full(open(*a, **k))
+    code = FULL_DISK.format(left=50_000) + textwrap.dedent(f"""
+        import sys
         from flexpkm.cli import main
         sys.exit(main(["simulate", "dualemps", "--maneuver", "edge", "--t-end", "0.2",
                        "--out", {str(d)!r}, "--no-progress"]))
@@ -171,7 +160,6 @@ def test_a_folder_or_socket_as_output_file_is_one_line(tmp_path, capsys):
 
 
 def test_force_never_removes_what_a_forged_manifest_lists_outside(tmp_path, capsys):
-    from flexpkm.io.run_files import sha256
     precious = tmp_path / "precious.txt"
     precious.write_text("the user's")
     d = tmp_path / "o"
@@ -186,22 +174,10 @@ def test_force_never_removes_what_a_forged_manifest_lists_outside(tmp_path, caps
 
 def test_a_second_cli_run_into_a_busy_folder_names_the_first(tmp_path, capsys):
     d = tmp_path / "o"
-    code = textwrap.dedent(f"""
-        import time
-        from flexpkm.io.run_files import Run
-        run = Run({str(d)!r}, "flexpkm simulate dualemps --maneuver square", {{}})
-        print("ready", flush=True)
-        time.sleep(60)
-    """)
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    try:
-        assert p.stdout.readline().strip() == "ready"
+    with folder_held(d, "flexpkm simulate dualemps --maneuver square") as pid:
         assert main(IDM + ["--out", str(d)]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith(f"flexpkm: error: '{d}' is being written by another run (pid "
-                              f"{p.pid}, started ") and "flexpkm simulate dualemps" in err
+                              f"{pid}, started ") and "flexpkm simulate dualemps" in err
         assert "\n" not in err and not (d / "idm.npz").exists()
-    finally:
-        p.kill()
-        p.wait()
     assert main(IDM + ["--out", str(d)]) == 0

@@ -1,6 +1,7 @@
 """Outputs that cannot be half-written (atomic renames, killed writers), the
 run manifest and its refusal of another run's folder, the incremental XDMF
 series read back by meshio."""
+import contextlib
 import json
 import os
 import signal
@@ -201,26 +202,34 @@ def test_a_named_target_outside_the_folder_is_replaced_only_if_unchanged(tmp_pat
             force=True)
 
 
-def test_a_second_process_is_refused_naming_the_first(tmp_path):
-    """Two processes, one folder: the second run exits with an error naming
-    the first's pid, start time and command; once the first has ended the
-    folder can be used."""
+@contextlib.contextmanager
+def folder_held(folder, command):
+    """Another process holding a run in ``folder`` (its manifest says
+    ``command``) for the block; yields its pid, kills it afterwards."""
     code = textwrap.dedent(f"""
         import time
         from flexpkm.io.run_files import Run
-        run = Run({str(tmp_path)!r}, "flexpkm simulate first", {{}})
+        run = Run({str(folder)!r}, {command!r}, {{}})
         print("ready", flush=True)
         time.sleep(60)
     """)
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "ready"
-        with pytest.raises(OutputError, match=rf"being written by another run \(pid {p.pid}, "
-                                              r"started 20.*: flexpkm simulate first\)"):
-            Run(tmp_path, "flexpkm simulate second", {})
+        yield p.pid
     finally:
         p.kill()
         p.wait()
+
+
+def test_a_second_process_is_refused_naming_the_first(tmp_path):
+    """Two processes, one folder: the second run exits with an error naming
+    the first's pid, start time and command; once the first has ended the
+    folder can be used."""
+    with folder_held(tmp_path, "flexpkm simulate first") as pid:
+        with pytest.raises(OutputError, match=rf"being written by another run \(pid {pid}, "
+                                              r"started 20.*: flexpkm simulate first\)"):
+            Run(tmp_path, "flexpkm simulate second", {})
     run = Run(tmp_path, "flexpkm simulate third", {})       # the killed run's lock is gone
     run.finish()
     assert json.loads((tmp_path / "run.json").read_text())["pid"] == os.getpid()
@@ -253,28 +262,35 @@ def test_a_full_disk_still_marks_the_manifest_failed(tmp_path, monkeypatch):
     assert not any(p.name.startswith(".part-") for p in tmp_path.iterdir())
 
 
+#: Python code that makes the HDF5 bytes of flexpkm.io.xdmf go to a disk
+#: with ``left`` bytes free (ENOSPC after them), for a child process
+FULL_DISK = textwrap.dedent("""
+    import errno
+    import flexpkm.io.xdmf as xdmf
+
+    class Full:
+        def __init__(self, f):
+            self.f, self.left = f, {left}
+        def write(self, b):
+            if len(b) > self.left:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.left -= len(b)
+            return self.f.write(b)
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+    xdmf.open = lambda *a, **k: Full(open(*a, **k))
+""")
+
+
 def test_a_full_disk_while_the_hdf5_data_is_written_is_one_oserror(tmp_path):
     """ENOSPC from the HDF5 file's writes (after 200 kB): XdmfSeries raises
     that OSError, closes cleanly and leaves nothing (HDF5 crashed the
     process when it saw the failed write). In a child process: a crash
     would end it, not the test session."""
-    code = textwrap.dedent(f"""
-        import errno, os
+    code = FULL_DISK.format(left=200_000) + textwrap.dedent(f"""
+        import os
         import numpy as np
-        import flexpkm.io.xdmf as xdmf
-
-        class Full:                        # a file on a disk with 200 kB free
-            def __init__(self, f):
-                self.f, self.left = f, 200_000
-            def write(self, b):
-                if len(b) > self.left:
-                    raise OSError(errno.ENOSPC, "No space left on device")
-                self.left -= len(b)
-                return self.f.write(b)
-            def __getattr__(self, name):
-                return getattr(self.f, name)
-
-        xdmf.open = lambda *a, **k: Full(open(*a, **k))
         try:
             with xdmf.XdmfSeries({str(tmp_path / 's.xdmf')!r}, np.zeros((800, 3)),
                                  np.arange(800).reshape(100, 8)) as s:
