@@ -75,6 +75,7 @@ class Run:
         if self.path.is_symlink() or (self.path.exists() and not self.path.is_file()):
             raise OutputError(f"{str(self.path)!r} is not a regular file: not a run's manifest; "
                               "remove it or use another folder")
+        new_lock = not _lock_path(self.path).exists()
         self._lock = _lock(self.path)
         try:
             self._clear(force, owned, [Path(t) for t in targets])
@@ -85,7 +86,7 @@ class Run:
                          "started": _now(), "ended": None, "status": "running", "files": []}
             self._write()
         except BaseException:
-            self._unlock()
+            self._unlock(remove=new_lock)       # a refused run leaves no lock file of its own
             raise
 
     def _clear(self, force, owned, targets):

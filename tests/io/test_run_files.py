@@ -80,6 +80,8 @@ def test_manifest_refuses_another_runs_folder_and_force_clears_it(tmp_path):
                               "sha256": sha256(tmp_path / "simulation.csv")}]
     with pytest.raises(OutputError, match="another run"):
         Run(tmp_path, "again", {}, owned=["simulation.*"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".run.json.lock", "run.json",
+                                                          "simulation.csv"]
     (tmp_path / "mine.txt").write_text("a user's file")
     Run(tmp_path, "again", {}, owned=["simulation.*"], force=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".run.json.lock", "mine.txt", "run.json"]
