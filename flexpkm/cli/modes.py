@@ -2,6 +2,8 @@
 [--gif] [--vtu DIR] [--xdmf FILE] ...``: pictures and meshes of mode shapes."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, resolve
 from flexpkm.cli.runs import add_force, interrupts_deferred
@@ -111,7 +113,9 @@ def _start(args, case, model):
     if not folders:
         return start_file_run([args.xdmf], args, model.robot)
     owned = [f"{case.name}_mode_*.png", f"{case.name}_mode_*.gif", f"{case.name}_mode_*.vtu"]
-    return start_run(folders[0], args, model.robot, owned, targets=[args.xdmf] if args.xdmf else ())
+    elsewhere = [p for d in folders[1:] for pattern in owned for p in Path(d).glob(pattern)]
+    return start_run(folders[0], args, model.robot, owned,          # --vtu in another folder
+                     targets=elsewhere + ([Path(args.xdmf)] if args.xdmf else []))
 
 
 def _write(args, case, model, q_t, modes, numbers, pose, options) -> list:

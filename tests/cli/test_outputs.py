@@ -181,3 +181,19 @@ def test_a_second_cli_run_into_a_busy_folder_names_the_first(tmp_path, capsys):
                               f"{pid}, started ") and "flexpkm simulate dualemps" in err
         assert "\n" not in err and not (d / "idm.npz").exists()
     assert main(IDM + ["--out", str(d)]) == 0
+
+
+def test_modes_guards_its_files_in_a_second_folder(tmp_path, capsys):
+    """``modes --png A --vtu B``: the manifest in A lists B's VTU by its
+    absolute path; a VTU edited since is not replaced, even with --force."""
+    a, b = tmp_path / "A", tmp_path / "B"
+    argv = ["modes", "dualemps", "--modes", "1", "--png", str(a), "--vtu", str(b)]
+    assert main(argv) == 0
+    vtu = b / "dualemps_mode_1.vtu"
+    assert [f["name"] for f in manifest_matches_folder(a)["files"]] == [
+        "dualemps_mode_1.png", str(vtu.resolve())]
+    vtu.write_text("the user's mesh")
+    capsys.readouterr()
+    assert main(argv + ["--force"]) == 2
+    assert "not dualemps_mode_1.vtu: move" in capsys.readouterr().err
+    assert vtu.read_text() == "the user's mesh"
