@@ -190,8 +190,9 @@ def test_modes_guards_its_files_in_a_second_folder(tmp_path, capsys):
     argv = ["modes", "dualemps", "--modes", "1", "--png", str(a), "--vtu", str(b)]
     assert main(argv) == 0
     vtu = b / "dualemps_mode_1.vtu"
-    assert [f["name"] for f in manifest_matches_folder(a)["files"]] == [
-        "dualemps_mode_1.png", str(vtu.resolve())]
+    run = json.loads((a / "run.json").read_text())
+    assert [f["name"] for f in run["files"]] == ["dualemps_mode_1.png", str(vtu.resolve())]
+    assert run["files"][1]["sha256"] == sha256(vtu)
     vtu.write_text("the user's mesh")
     capsys.readouterr()
     assert main(argv + ["--force"]) == 2
