@@ -108,7 +108,8 @@ class Run:
                               f"{self.path.name}) lists in its folder, unchanged since (sha256); "
                               f"not {_names(blocking)}: move or remove it yourself, or use "
                               "another folder")
-        inside = [p for p in verified if _inside(self.folder, p)]    # not a named outside target
+        own = {Path(os.path.abspath(q)) for q in (self.path, _lock_path(self.path))}
+        inside = [p for p in verified if _inside(self.folder, p) and p not in own]
         for p in sorted(stale) + sorted(inside) + [self.path]:
             with contextlib.suppress(OSError):
                 p.unlink()

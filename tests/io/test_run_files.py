@@ -160,7 +160,8 @@ def test_force_removes_only_unchanged_files_listed_inside_the_folder(tmp_path):
     run = json.loads((d / "run.json").read_text())
     run["files"] += [{"name": str(outside), "bytes": 13, "sha256": sha256(outside)},
                      {"name": "../precious.txt", "bytes": 13, "sha256": sha256(outside)},
-                     {"name": "link.csv", "bytes": 13, "sha256": sha256(outside)}]
+                     {"name": "link.csv", "bytes": 13, "sha256": sha256(outside)},
+                     {"name": ".run.json.lock", "bytes": 0, "sha256": sha256(d / ".run.json.lock")}]
     (d / "run.json").write_text(json.dumps(run))
     Run(d, "again", {}, owned=["simulation.*"], force=True).finish()
     assert outside.read_text() == "not flexpkm's"
