@@ -12,6 +12,7 @@ line on stderr and exit status 2; an interrupt (Ctrl-C) one line and 130.
 """
 from __future__ import annotations
 
+import signal
 import sys
 import warnings
 
@@ -19,6 +20,7 @@ from flexpkm import __version__
 from flexpkm import cases
 from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser
+from flexpkm.cli.runs import exit_status, signal_of, stop_on_signals
 from flexpkm.errors import FlexPKMError
 
 #: the sub-command modules, each with ``register(subparsers)``
@@ -52,7 +54,7 @@ def one_line_warning(message, category, filename, lineno, file=None, line=None):
 
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0, 2 on an error, 130
-    on an interrupt)."""
+    on an interrupt; 143 on SIGTERM, 129 on SIGHUP)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
@@ -65,15 +67,16 @@ def main(argv=None) -> int:
         return int(e.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)     # for the run manifest
     try:
-        with warnings.catch_warnings():
+        with stop_on_signals(), warnings.catch_warnings():   # SIGTERM, SIGHUP: as Ctrl-C (docs/robustness.md)
             warnings.showwarning = one_line_warning
             return args.func(args)
     except FlexPKMError as e:
         print(f"flexpkm: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("flexpkm: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        name = signal.Signals(signal_of(e)).name
+        print("flexpkm: interrupted" + ("" if name == "SIGINT" else f" ({name})"), file=sys.stderr)
+        return exit_status(e)
     except BrokenPipeError:             # e.g. `flexpkm modal navaro | head`
         sys.stderr.close()
         return 0

@@ -1,14 +1,20 @@
 """``flexpkm idm CASE --from POSE --to POSE --duration T [--rate HZ]
-[--weights W ...] [--no-friction] --out DIR``: actuator efforts along a
-straight platform path with the quintic law (rigid models, Sections 8.4-8.5;
-minimum-norm efforts with actuation redundancy, Eq. 8.148). A case may
-fix options for it (``extra["idm_options"]``: the Delta's rigid model)."""
+[--weights W ...] [--no-friction] --out DIR [--force]``: actuator efforts
+along a straight platform path with the quintic law (rigid models, Sections
+8.4-8.5; minimum-norm efforts with actuation redundancy, Eq. 8.148). A case
+may fix options for it (``extra["idm_options"]``: the Delta's rigid model).
+The output folder follows the rules of every writing command (its
+``run.json``, lock, ``--force``: docs/robustness.md)."""
 from __future__ import annotations
 
 import time
 
 from flexpkm.cli.common import add_case_parsers, add_path_options, options_of, positive
+from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
 from flexpkm.model.build import build_model
+
+#: the files of ``idm`` in its output folder (replaced with --force)
+OWNED = ("idm.*",)
 
 
 def register(subparsers, files=()):
@@ -30,6 +36,7 @@ def _options(p, case):
                         "redundancy; default: W = 1, the minimum norm)")
     p.add_argument("--no-friction", action="store_true", help="no joint friction (default: on)")
     p.add_argument("--out", default="out", help="output directory (default out)")
+    add_force(p)
 
 
 def run(args) -> int:
@@ -37,13 +44,22 @@ def run(args) -> int:
     from flexpkm.io.idm_output import write_idm
     case = args.case
     options = {**options_of(args), **case.extra.get("idm_options", {})}
-    model = build_model(case.robot(options))
-    t0 = time.perf_counter()
-    res = path_inverse_dynamics(model, lambda poses: case.configure(model, poses, options),
-                                args.start, args.stop, args.duration, rate=args.rate,
-                                weights=args.weights, friction=not args.no_friction)
-    wall = time.perf_counter() - t0
-    files = write_idm(res, args.out, model.name)
+    robot = case.robot(options)
+    run_ = start_run(args.out, args, robot, OWNED)          # before computing
+    try:
+        model = build_model(robot)
+        t0 = time.perf_counter()
+        res = path_inverse_dynamics(model, lambda poses: case.configure(model, poses, options),
+                                    args.start, args.stop, args.duration, rate=args.rate,
+                                    weights=args.weights, friction=not args.no_friction)
+        wall = time.perf_counter() - t0
+        run_.note(samples=len(res.t))
+        with interrupts_deferred():
+            files = write_idm(res, args.out, model.name, run=run_)
+    except BaseException as e:
+        run_.fail(e)
+        raise
+    run_.finish("completed")
     peak = ", ".join(f"{n} {abs(v):.4g}" for n, v in zip(res.names, abs(res.tau).max(axis=0)))
     print(f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
           f"max |tau|: {peak}")

@@ -2,9 +2,11 @@
 [--gif] [--vtu DIR] [--xdmf FILE] ...``: pictures and meshes of mode shapes."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, resolve
-from flexpkm.cli.runs import add_force, sigint_deferred
+from flexpkm.cli.runs import add_force, interrupts_deferred
 from flexpkm.errors import InvalidArgumentError
 
 
@@ -83,7 +85,7 @@ def run(args) -> int:
             numbers = [k for k in numbers if k <= n]        # "the N lowest": at most all of them
         if numbers[-1] > n:
             raise InvalidArgumentError(f"{model.name} has {n} modes; cannot draw mode {numbers[-1]}")
-        with sigint_deferred():
+        with interrupts_deferred():
             written = [run_.add(p) for p in _write(args, case, model, q_t, modes, numbers, pose,
                                                    options)]
     except BaseException as e:
@@ -111,7 +113,9 @@ def _start(args, case, model):
     if not folders:
         return start_file_run([args.xdmf], args, model.robot)
     owned = [f"{case.name}_mode_*.png", f"{case.name}_mode_*.gif", f"{case.name}_mode_*.vtu"]
-    return start_run(folders[0], args, model.robot, owned)
+    elsewhere = [p for d in folders[1:] for pattern in owned for p in Path(d).glob(pattern)]
+    return start_run(folders[0], args, model.robot, owned,          # --vtu in another folder
+                     targets=elsewhere + ([Path(args.xdmf)] if args.xdmf else []))
 
 
 def _write(args, case, model, q_t, modes, numbers, pose, options) -> list:

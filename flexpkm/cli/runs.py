@@ -1,8 +1,9 @@
 """What the writing sub-commands share: ``--force``, the run manifest of an
 output folder (:class:`flexpkm.io.run_files.Run`) started before any
-computation, and the interrupt protocol (docs/robustness.md): on Ctrl-C the
-complete part is written, the manifest says ``interrupted``, one line goes
-to stderr and the exit status is 130."""
+computation, and the interrupt protocol (docs/robustness.md): on Ctrl-C,
+SIGTERM or SIGHUP the complete part is written, the manifest says
+``interrupted``, one line goes to stderr and the exit status is 128 + the
+signal's number (130, 143, 129)."""
 from __future__ import annotations
 
 import contextlib
@@ -10,10 +11,10 @@ import signal
 import sys
 import threading
 
-from flexpkm.errors import OutputError
-from flexpkm.io.run_files import MANIFEST, Run, check_output_file, description_hash
+from flexpkm.io.run_files import (MANIFEST, Run, Unrecorded, check_output_file,
+                                  description_hash, output_kind)
 
-#: exit status of an interrupted run (128 + SIGINT)
+#: exit status of a run interrupted by Ctrl-C (128 + SIGINT)
 INTERRUPTED = 130
 
 
@@ -37,52 +38,118 @@ def plain_options(args) -> dict:
     return out
 
 
-def start_run(folder, args, robot=None, owned=(), manifest=MANIFEST) -> Run:
-    """The manifest of this command's run in ``folder`` (checked and created
-    now, before computing; OutputError for an unwritable folder or one
-    holding another run's outputs without ``--force``)."""
+def start_run(folder, args, robot=None, owned=(), manifest=MANIFEST, targets=()) -> Run:
+    """The manifest of this command's run in ``folder`` (checked, created and
+    locked now, before computing; OutputError for an unwritable folder, one
+    that another run is writing, or one holding another run's outputs
+    without ``--force``; see :class:`flexpkm.io.run_files.Run`)."""
     return Run(folder, command_line(args), plain_options(args), force=args.force, owned=owned,
                description=description_hash(robot) if robot is not None else "",
-               manifest=manifest)
+               manifest=manifest, targets=targets)
 
 
-def start_file_run(paths, args, robot=None) -> Run:
+def start_file_run(paths, args, robot=None):
     """The manifest ``FIRST.run.json`` of a command that writes the named
-    files ``paths`` (the first one anchors the manifest): each is checked
-    (a file name in a writable folder), an existing one is refused without
-    ``--force``."""
+    files ``paths`` (the first one that is not a stream anchors the
+    manifest): each is checked (a file name in a writable folder, or a
+    stream), an existing one holding data is refused unless ``--force`` and
+    the manifest records it unchanged. Only streams: nothing is recorded
+    (:class:`flexpkm.io.run_files.Unrecorded`)."""
     paths = [check_output_file(p) for p in paths if p]
-    for p in paths[1:]:
-        if p.exists() and not args.force:
-            raise OutputError(f"{str(p)!r} exists (another run's output?): use --force to "
-                              "replace it")
-    first = paths[0]
-    return start_run(first.parent, args, robot, owned=[first.name],
-                     manifest=f"{first.name}.run.json")
+    files = [p for p in paths if output_kind(p) != "stream"]
+    if not files:
+        return Unrecorded()
+    return start_run(files[0].parent, args, robot, manifest=f"{files[0].name}.run.json",
+                     targets=files)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP during a command (a timeout, a batch scheduler, a
+    container stopping, a closed terminal): handled as Ctrl-C, the complete
+    part written; ``signum`` gives the exit status 128 + signum."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _stop(signum, frame):
+    raise Stopped(signum)
+
+
+def signal_of(error) -> int:
+    """The signal that stopped a run: ``Stopped.signum`` found in ``error``
+    or the exceptions it was raised from (an analysis re-raises Ctrl-C as
+    :class:`flexpkm.errors.Interrupted` with the partial result), else
+    SIGINT."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, Stopped):
+            return error.signum
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return signal.SIGINT
+
+
+def exit_status(error) -> int:
+    """128 + the signal's number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP."""
+    return 128 + int(signal_of(error))
 
 
 @contextlib.contextmanager
-def sigint_deferred():
-    """Inside the block, Ctrl-C does not stop the writing of the files; it is
-    remembered and ``KeyboardInterrupt`` is raised when the block ends."""
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield                               # not the main thread's default handler: leave it
+def stop_on_signals():
+    """In the block, SIGTERM and SIGHUP raise :class:`Stopped` (a
+    KeyboardInterrupt) as SIGINT raises KeyboardInterrupt, so that what was
+    computed is kept. Only in the main thread and only for a signal left to
+    its default action: an ignored SIGHUP (``nohup``) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
         return
-    received = []
-    previous = signal.signal(signal.SIGINT, lambda *_: received.append(True))
+    previous = {}
+    for sig in _STOP_SIGNALS:
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            previous[sig] = signal.signal(sig, _stop)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+#: the signals handled as Ctrl-C besides SIGINT (those this platform has)
+_STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+@contextlib.contextmanager
+def interrupts_deferred():
+    """Inside the block, Ctrl-C (and SIGTERM, SIGHUP under
+    :func:`stop_on_signals`) does not stop the writing of the files; it is
+    remembered and raised when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield                               # signals are the main thread's
+        return
+    received = []
+    previous = {}
+    for sig in (signal.SIGINT, *_STOP_SIGNALS):
+        if signal.getsignal(sig) in (signal.default_int_handler, _stop):
+            previous[sig] = signal.signal(sig, lambda signum, _: received.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if received:
-        raise KeyboardInterrupt
+        raise KeyboardInterrupt if received[0] == signal.SIGINT else Stopped(received[0])
 
 
-def interrupted(run, message: str) -> int:
-    """Close ``run`` as interrupted, print one line, return 130."""
+def interrupted(run, message: str, error=None) -> int:
+    """Close ``run`` as interrupted (the signal in the manifest), print one
+    line, return the exit status (130 for SIGINT, 143 SIGTERM, 129 SIGHUP)."""
+    name = signal.Signals(signal_of(error)).name
     if run is not None:
+        run.data["signal"] = name
         run.finish("interrupted")
     end_bar = "\n" if sys.stderr.isatty() else ""        # a progress bar may be on the line
-    print(f"{end_bar}flexpkm: interrupted: {message}", file=sys.stderr)
-    return INTERRUPTED
+    by = "" if name == "SIGINT" else f" ({name})"
+    print(f"{end_bar}flexpkm: interrupted{by}: {message}", file=sys.stderr)
+    return exit_status(error)

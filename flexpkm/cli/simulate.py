@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from flexpkm.cli.common import add_case_parsers, finite, model_of, positive, progress_callback
-from flexpkm.cli.runs import add_force, interrupted, sigint_deferred, start_run
+from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
 from flexpkm.errors import Interrupted, InvalidArgumentError
 
 #: output period of the command line, s
@@ -134,7 +134,7 @@ def run(args) -> int:
                        progress=progress_callback(args, "simulate"), backend=args.backend)
     except Interrupted as e:
         _write(robot, e.partial, args, run_)
-        return interrupted(run_, f"{e}; wrote the samples so far to {args.out}")
+        return interrupted(run_, f"{e}; wrote the samples so far to {args.out}", e)
     except BaseException as e:
         run_.fail(e)
         raise
@@ -157,7 +157,7 @@ def _write(robot, res, args, run_) -> list:
     from flexpkm.io.sim_output import write_outputs
     run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"))
     try:
-        with sigint_deferred():
+        with interrupts_deferred():
             return write_outputs(robot, res, args.out, xdmf=not args.no_xdmf, run=run_)
     except BaseException as e:               # a full disk...: the manifest says which files are whole
         run_.fail(e)

@@ -10,9 +10,10 @@ from collections import Counter
 from flexpkm.analysis.sweep import frequency_sweep
 from flexpkm.cli.common import (add_case_parsers, add_path_options, count, options_of,
                                 progress_callback)
-from flexpkm.cli.runs import add_force, interrupted, sigint_deferred, start_file_run
+from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
 from flexpkm.io.plots import image_format, plot_sweep
+from flexpkm.io.run_files import atomic_write
 from flexpkm.model.build import build_model
 from flexpkm.model.refine import refine
 
@@ -53,8 +54,8 @@ def run(args) -> int:
     if args.plot:
         image_format(args.plot)
     run_ = start_file_run([args.csv, args.plot], args, robot)   # before computing
-    model = build_model(robot)
     try:
+        model = build_model(robot)
         result = frequency_sweep(model, lambda pose: case.configure(model, pose, options),
                                  args.start, args.stop, args.steps, n_modes=args.modes,
                                  names=case.pose_names, on_error="nan",
@@ -62,7 +63,7 @@ def run(args) -> int:
                                  backend=args.backend)
     except Interrupted as e:
         _write(e.partial, args, case, model, run_)
-        return interrupted(run_, f"{e}; wrote the finished poses")
+        return interrupted(run_, f"{e}; wrote the finished poses", e)
     except BaseException as e:
         run_.fail(e)
         raise
@@ -90,9 +91,11 @@ def _write(result, args, case, model, run_):
     run_.note(rows=len(result.status), poses_failed=sum(s not in ("ok", "near-singular")
                                                         for s in result.status))
     try:
-        with sigint_deferred():
+        with interrupts_deferred():
             if args.csv:
-                print(f"wrote {run_.add(result.to_csv(args.csv))}")
+                with atomic_write(args.csv) as tmp:      # a FIFO or /dev/null: written into
+                    result.to_csv(tmp)
+                print(f"wrote {run_.add(args.csv)}")
             if args.plot and len(result.status):
                 units = dict(zip(case.pose_names, case.pose_units))
                 print(f"wrote {run_.add(plot_sweep(result, args.plot, args.modes, model.name, units))}")

@@ -1,5 +1,6 @@
 """Outputs of ``flexpkm idm``: ``idm.npz`` and ``idm.png`` (matplotlib
-``Figure`` of its own: the global backend is left alone)."""
+``Figure`` of its own: the global backend is left alone), each written
+whole or not at all (:func:`flexpkm.io.run_files.atomic_write`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,17 +8,24 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from flexpkm.io.run_files import atomic_write
 
-def write_idm(result, directory, title: str = "") -> list:
+
+def write_idm(result, directory, title: str = "", run=None) -> list:
     """Write ``DIR/idm.npz`` (``t`` (n,) s, ``q_a`` (n, n_a), ``tau`` (n, n_a),
     ``qd_a``, ``qdd_a``, ``x_p`` (n, n_p), ``names``) and ``DIR/idm.png`` (actuator
     positions and efforts against time) for an
-    :class:`flexpkm.analysis.idm.IdmResult`. Returns the two paths."""
+    :class:`flexpkm.analysis.idm.IdmResult`; ``run`` (a
+    :class:`flexpkm.io.run_files.Run`) records each complete file. Returns
+    the two paths."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     files = [d / "idm.npz", d / "idm.png"]
-    np.savez(files[0], t=result.t, q_a=result.q_a, tau=result.tau, qd_a=result.qd_a,
-             qdd_a=result.qdd_a, x_p=result.x_p, names=np.array(result.names))
+    with atomic_write(files[0]) as tmp, open(tmp, "wb") as f:
+        np.savez(f, t=result.t, q_a=result.q_a, tau=result.tau, qd_a=result.qd_a,
+                 qdd_a=result.qdd_a, x_p=result.x_p, names=np.array(result.names))
+    if run is not None:
+        run.add(files[0])
     fig = Figure(figsize=(7.5, 5.6), dpi=110)
     top, bottom = fig.subplots(2, 1, sharex=True)
     top.plot(result.t, result.q_a)
@@ -31,5 +39,8 @@ def write_idm(result, directory, title: str = "") -> list:
     top.set_title(f"{title}: inverse dynamic model along the path" if title
                   else "inverse dynamic model along the path")
     fig.tight_layout()
-    fig.savefig(files[1])
+    with atomic_write(files[1]) as tmp:
+        fig.savefig(tmp, format="png")
+    if run is not None:
+        run.add(files[1])
     return files

@@ -9,6 +9,12 @@ name): ``/mesh/points`` (n, 3) m, ``/mesh/cells`` (m, 8) hexahedra,
 ``/step_K/displacement``, ``/step_K/rotation`` (n, 3) (m, rad). Readable by
 ParaView and ``meshio.xdmf.TimeSeriesReader``. Both files are written under
 temporary names and renamed when complete (``.h5`` first).
+
+A write error (a full disk: ENOSPC) is one OSError, the temporary removed:
+the HDF5 bytes go through a Python file object (h5py's ``fileobj``
+driver, :class:`_GuardedFile`) that keeps the first error and drops the
+later writes, so HDF5 itself never sees a failed write (after one, HDF5
+crashed the process with a segmentation fault at the next flush).
 """
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from flexpkm.io.run_files import PART, atomic_write
+from flexpkm.io.output_paths import PART, atomic_write, publish
 
 NUMBER = {np.dtype("float64"): ('Float', 8), np.dtype("int64"): ('Int', 8),
           np.dtype("int32"): ('Int', 4), np.dtype("float32"): ('Float', 4)}
@@ -45,13 +51,15 @@ class XdmfSeries:
         self.path = Path(path)
         self.h5path = self.path.with_suffix(".h5")
         self._tmp_h5 = self.h5path.with_name(f"{PART}{os.getpid()}-{self.h5path.name}")
-        self.file = h5py.File(self._tmp_h5, "w")
+        self._bytes = _GuardedFile(self._tmp_h5)
+        self.file = h5py.File(self._bytes, "w")
         self.points, self.cells = np.asarray(points, float), np.asarray(cells, np.int64)
         self.cell_data = {k: np.asarray(v) for k, v in (cell_data or {}).items()}
         self.file["mesh/points"], self.file["mesh/cells"] = self.points, self.cells
         for k, v in self.cell_data.items():
             self.file[f"mesh/{k}"] = v
         self.times, self.shapes = [], {}
+        self._check()
 
     def write(self, t: float, point_data: dict):
         """Add the step ``t`` (s): its arrays go to the HDF5 file now."""
@@ -62,6 +70,12 @@ class XdmfSeries:
             self.shapes[name] = value.shape
         self.times.append(float(t))
         self.file.flush()
+        self._check()
+
+    def _check(self):
+        """Raise the first write error of the HDF5 bytes (OSError)."""
+        if self._bytes.error is not None:
+            raise self._bytes.error
 
     def _grid(self, k, t) -> str:
         h5 = self.h5path.name
@@ -82,12 +96,21 @@ class XdmfSeries:
     def close(self, complete=True):
         """Write the XML and rename both files (``complete``), or remove the
         temporary HDF5 file."""
-        self.file["time"] = np.array(self.times, float)
-        self.file.close()
+        try:
+            try:
+                self.file["time"] = np.array(self.times, float)
+                self.file.close()
+            finally:
+                self._bytes.close()
+            if complete:
+                self._check()
+        except BaseException:
+            self._tmp_h5.unlink(missing_ok=True)
+            raise
         if not complete:
             self._tmp_h5.unlink(missing_ok=True)
             return
-        os.replace(self._tmp_h5, self.h5path)
+        publish(self._tmp_h5, self.h5path)
         with atomic_write(self.path) as tmp, open(tmp, "w") as f:   # streamed, grid by grid
             f.write('<?xml version="1.0"?>\n<Xdmf Version="3.0"><Domain>\n'
                     '<Grid Name="TimeSeries" GridType="Collection" CollectionType="Temporal">\n')
@@ -101,3 +124,50 @@ class XdmfSeries:
     def __exit__(self, kind, value, tb):
         self.close(complete=kind is None)
         return False
+
+
+class _GuardedFile:
+    """The HDF5 file's bytes for h5py's ``fileobj`` driver: a file opened
+    unbuffered whose first write error (``error``) is kept; every later
+    write or truncation is dropped (reported as done), so HDF5 never sees a
+    failure and closes cleanly; the caller raises ``error``."""
+
+    def __init__(self, path):
+        self.f = open(path, "w+b", buffering=0)
+        self.error = None
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while self.error is None and done < len(view):
+            try:
+                done += self.f.write(view[done:]) or 0
+            except OSError as e:
+                self.error = e
+        return len(view)
+
+    def truncate(self, size=None):
+        if self.error is None:
+            try:
+                return self.f.truncate(size)
+            except OSError as e:
+                self.error = e
+        return size
+
+    def flush(self):
+        pass                                # unbuffered
+
+    def read(self, n=-1):
+        return self.f.read(n)
+
+    def readinto(self, buffer):
+        return self.f.readinto(buffer)
+
+    def seek(self, offset, whence=0):
+        return self.f.seek(offset, whence)
+
+    def tell(self):
+        return self.f.tell()
+
+    def close(self):
+        self.f.close()

@@ -42,3 +42,30 @@ def test_idm_weights_change_the_split_not_the_motion(tmp_path, capsys):
     # the same power: the overconstraint does no work
     np.testing.assert_allclose((a["tau"] * a["qd_a"]).sum(1), (b["tau"] * b["qd_a"]).sum(1),
                                atol=1e-9 * np.abs(a["tau"]).max())
+
+
+def test_idm_follows_the_output_folder_rules(tmp_path, capsys):
+    """A manifest listing the two files with their hashes; a second run into
+    the folder refused without --force; --force replaces the first run's
+    files; a file of the user's named like an output is never replaced."""
+    import json
+
+    from flexpkm.io.run_files import sha256
+    d = tmp_path / "o"
+    argv = ["idm", "five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28", "--duration",
+            "0.05", "--out", str(d)]
+    assert main(argv) == 0
+    run = json.loads((d / "run.json").read_text())
+    assert run["status"] == "completed" and run["samples"] == 51 and run["command"].startswith(
+        "flexpkm idm five_bar")
+    assert [f["name"] for f in run["files"]] == ["idm.npz", "idm.png"]
+    assert all(sha256(d / f["name"]) == f["sha256"] for f in run["files"])
+    assert sorted(p.name for p in d.iterdir()) == [".run.json.lock", "idm.npz", "idm.png",
+                                                   "run.json"]
+    capsys.readouterr()
+    assert main(argv) == 2 and "holds the outputs of another run" in capsys.readouterr().err
+    assert main(argv + ["--force"]) == 0
+    (d / "idm.png").write_bytes(b"the user's own picture")
+    assert main(argv + ["--force"]) == 2
+    assert "idm.png: move or remove it" in capsys.readouterr().err
+    assert (d / "idm.png").read_bytes() == b"the user's own picture"

@@ -1,7 +1,8 @@
-"""Ctrl-C keeps what was computed (docs/robustness.md): a real process is
-sent SIGINT while it computes; it prints one line on stderr, exits with
-status 130, and leaves complete, readable files whose manifest says
-``interrupted`` and matches their content."""
+"""Ctrl-C, SIGTERM and SIGHUP keep what was computed (docs/robustness.md): a
+real process is sent the signal while it computes; it prints one line on
+stderr, exits with status 128 + the signal (130, 143, 129), and leaves
+complete, readable files whose manifest says ``interrupted`` and matches
+their content."""
 import csv
 import json
 import signal
@@ -14,15 +15,17 @@ import pytest
 
 
 def default_sigint():
-    """In the child: SIGINT to its default action, so that Python installs its
-    Ctrl-C handler (a SIGINT ignored by the parent, e.g. by a library loaded
-    by an earlier test, would be inherited and Ctrl-C would do nothing)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """In the child: SIGINT, SIGTERM and SIGHUP to their default action, so
+    that Python installs its Ctrl-C handler and flexpkm its SIGTERM and
+    SIGHUP ones (a signal ignored by the parent, e.g. by a library loaded by
+    an earlier test or by nohup, would be inherited and left alone)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 
-def interrupt(argv, folder, manifest="run.json", after=2.0):
+def interrupt(argv, folder, manifest="run.json", after=2.0, sig=signal.SIGINT):
     """Run ``flexpkm argv``, wait until its manifest exists (the work has
-    started), then ``after`` s, send SIGINT; (status, stdout, stderr, manifest)."""
+    started), then ``after`` s, send ``sig``; (status, stdout, stderr, manifest)."""
     p = subprocess.Popen([sys.executable, "-m", "flexpkm", *argv], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     t0 = time.monotonic()
@@ -31,25 +34,28 @@ def interrupt(argv, folder, manifest="run.json", after=2.0):
         assert time.monotonic() - t0 < 60
         time.sleep(0.05)
     time.sleep(after)
-    p.send_signal(signal.SIGINT)
+    p.send_signal(sig)
     out, err = p.communicate(timeout=120)
     return p.returncode, out, err, json.loads((folder / manifest).read_text())
 
 
-def test_interrupted_simulation_keeps_its_samples(tmp_path):
+@pytest.mark.parametrize("sig,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143),
+                                        (signal.SIGHUP, 129)])
+def test_interrupted_simulation_keeps_its_samples(tmp_path, sig, status):
     d = tmp_path / "sim"
     # the numpy backend: the compiled one runs 'square' in ~1 s (or is still
     # compiling after 4 s on a cold cache)
-    status, out, err, run = interrupt(["simulate", "dualemps", "--maneuver", "square",
-                                       "--backend", "numpy", "--out", str(d), "--no-progress"],
-                                      d, after=4.0)
-    assert status == 130 and out == ""
-    assert len(err.strip().splitlines()) == 1 and err.startswith("flexpkm: interrupted: ")
-    assert run["status"] == "interrupted" and run["ended"]
+    code, out, err, run = interrupt(["simulate", "dualemps", "--maneuver", "square",
+                                     "--backend", "numpy", "--out", str(d), "--no-progress"],
+                                    d, after=4.0, sig=sig)
+    assert code == status and out == ""
+    by = "" if sig == signal.SIGINT else f" ({sig.name})"
+    assert len(err.strip().splitlines()) == 1 and err.startswith(f"flexpkm: interrupted{by}: ")
+    assert run["status"] == "interrupted" and run["ended"] and run["signal"] == sig.name
     names = {f["name"] for f in run["files"]}
     assert names == {"simulation.npz", "simulation.csv", "simulation.png", "simulation.h5",
                      "simulation.xdmf"}
-    assert {p.name for p in d.iterdir()} == names | {"run.json"}
+    assert {p.name for p in d.iterdir()} == names | {"run.json", ".run.json.lock"}
     n = run["samples"]
     assert 1 < n < 12001                           # the square maneuver has 12001 samples
     data = np.load(d / "simulation.npz")
@@ -106,4 +112,28 @@ def test_a_write_error_is_one_line_and_the_manifest_lists_the_whole_files(tmp_pa
     run = json.loads((d / "run.json").read_text())
     assert run["status"] == "failed"
     assert [f["name"] for f in run["files"]] == ["simulation.npz", "simulation.csv"]
-    assert sorted(p.name for p in d.iterdir()) == ["run.json", "simulation.csv", "simulation.npz"]
+    assert sorted(p.name for p in d.iterdir()) == [".run.json.lock", "run.json", "simulation.csv",
+                                                   "simulation.npz"]
+
+
+def test_a_signal_while_files_are_written_waits_for_them():
+    """SIGTERM inside interrupts_deferred is raised when the block ends (as
+    Stopped, exit status 143); an ignored SIGHUP (nohup) stays ignored."""
+    import os
+
+    from flexpkm.cli.runs import Stopped, exit_status, interrupts_deferred, stop_on_signals
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    done = []
+    try:
+        with pytest.raises(Stopped) as caught:
+            with stop_on_signals():
+                assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+                with interrupts_deferred():
+                    os.kill(os.getpid(), signal.SIGTERM)
+                    os.kill(os.getpid(), signal.SIGHUP)
+                    time.sleep(0.05)
+                    done.append(True)                # the block was not cut short
+        assert done and exit_status(caught.value) == 143
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGHUP, previous)
