@@ -14,6 +14,7 @@ from typing import Mapping, Optional
 import numpy as np
 
 from flexpkm.elements import newton_euler as ne
+from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot, constrained_rows
 from flexpkm.model.layout import CoordinateLayout
 from flexpkm.spatial import mdh_transform
@@ -212,6 +213,9 @@ def build_model(robot) -> Model:
     """
     if isinstance(robot, Model):
         return robot
+    if not isinstance(robot, Robot):
+        raise InvalidArgumentError(f"expected a Robot or a Model, got {type(robot).__name__} "
+                                   f"{robot!r:.60}")
     layout = robot.layout
     frame_index = robot.frame_index
     frames = tuple(_frame_constants(robot, layout, frame_index))

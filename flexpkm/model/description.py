@@ -226,6 +226,10 @@ def validate(robot: Robot) -> None:
                 raise InvalidDescriptionError(f"closure {c.label}: unknown frame {fr!r}")
         if c.other is None and robot.platform is None:
             raise InvalidDescriptionError(f"closure {c.label} reaches a platform but the robot has none")
+    if robot.platform is not None and not any(c.other is None for c in robot.closures):
+        raise InvalidDescriptionError(f"robot {robot.name!r} has a platform but no closure "
+                                      "reaches it (give closures with other = None / "
+                                      "platform = true)")
     if robot.plane_normal is not None:
         n = np.asarray(robot.plane_normal, float)
         if n.shape != (3,) or abs(np.linalg.norm(n) - 1) > 1e-9:

@@ -31,7 +31,8 @@ from pathlib import Path
 
 import jsonschema
 
-from flexpkm.errors import InvalidDescriptionError, NameCollisionError, with_context
+from flexpkm.errors import (InvalidArgumentError, InvalidDescriptionError, NameCollisionError,
+                            with_context)
 from flexpkm.model.description import Closure, Frame, Platform, Robot
 from flexpkm.model.limbs import Limb, Mount, default_rename
 from flexpkm.model.files_body import body_from_table, body_to_table
@@ -100,6 +101,9 @@ def loads(text: str, source="<string>", variant=None, elements=None) -> Robot:
                global ``elements``); the beams are split by :func:`refine`.
     Raises :class:`InvalidDescriptionError` ``"<source>: <key path>: <what>"``.
     """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"loads: the text of a description must be a str (decode "
+                                   f"bytes first), got {type(text).__name__}")
     where = _Where(source)
     return from_dict(parse(text, where), source, variant, elements)
 
@@ -108,7 +112,11 @@ def from_dict(data: dict, source="<dict>", variant=None, elements=None) -> Robot
     """A :class:`Robot` from the parsed contents of a description file (what
     ``tomllib`` returns). Same checks and errors as :func:`loads`."""
     where = _Where(source)
-    data = check_schema(copy.deepcopy(data), where)
+    try:
+        data = copy.deepcopy(data)
+    except RecursionError:
+        raise where.error([], "arrays or tables nested too deeply to copy") from None
+    data = check_schema(data, where)
     if variant is not None:
         data = _apply_variant(data, variant, where)
     return build(data, where, elements)
@@ -120,12 +128,19 @@ def parse(text, where) -> dict:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidDescriptionError(f"{where.source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InvalidDescriptionError(f"{where.source}: arrays or tables nested too deeply "
+                                      "to read") from None
     return check_schema(data, where)
 
 
 def check_schema(data, where) -> dict:
     """``data`` if it matches the schema, else the best-matching error."""
-    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(ROBOT).iter_errors(data))
+    try:
+        err = jsonschema.exceptions.best_match(
+            jsonschema.Draft202012Validator(ROBOT).iter_errors(data))
+    except RecursionError:
+        raise where.error([], "arrays or tables nested too deeply to check") from None
     if err is not None:
         raise where.error(list(err.absolute_path), err.message)
     return data
@@ -285,7 +300,7 @@ def _placed_limbs(data, where, counts) -> list:
 def _frame(row, leg, path, where) -> Frame:
     values = {k: angle(row[k], path + [k], where) for k in _ANGLES if k in row}
     values.update({k: finite(row[k], path + [k], where) for k in _LENGTHS if k in row})
-    return Frame(row["j"], row.get("a"), sigma=row["sigma"], mu=row.get("mu", 0), leg=leg,
+    return Frame(row["j"], row.get("a"), sigma=int(row["sigma"]), mu=int(row.get("mu", 0)), leg=leg,
                  **values)
 
 
@@ -295,7 +310,7 @@ def _platform(table, where):
     body = None
     if "body" in table:
         body, _ = body_from_table(table["body"], ["platform", "body"], where)
-    dofs = tuple(table["dofs"])
+    dofs = tuple(int(d) for d in table["dofs"])   # the schema's enum admits 1.0 for 1
     names = tuple(table.get("dof_names", [("x", "y", "z", "rx", "ry", "rz")[d] for d in dofs]))
     if len(names) != len(dofs):
         raise where.error(["platform", "dof_names"], f"expected {len(dofs)} names, got {len(names)}")
