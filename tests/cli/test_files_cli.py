@@ -139,6 +139,7 @@ def test_actuator_stiffness_of_a_file_is_used_and_overridden(tmp_path, capsys):
     assert f"mode 1: {ref['frequencies_hz'][0]:.3f} Hz" in capsys.readouterr().out
     assert main(["sweep", f, "--from", "0", "0", "--to", "0", "0", "--steps", "2", "--modes", "1",
                  "--csv", str(tmp_path / "s.csv")]) == 0
+    capsys.readouterr()
     row = (tmp_path / "s.csv").read_text().splitlines()[1].split(",")
     at_pose = _json(["modal", f, "--pose", "0", "0", "--json", "--actuator-stiffness",
                      "1e6", "2e6"], capsys)
