@@ -34,6 +34,12 @@ class NameCollisionError(InvalidDescriptionError):
         self.things = tuple(things)
 
 
+class ModelTooLargeError(InvalidDescriptionError):
+    """A model whose dense matrices would not fit the memory limit (too many
+    beam elements or bodies); raised before anything is allocated, with the
+    estimated memory (:func:`flexpkm.model.checks.check_model_size`)."""
+
+
 class UnreachablePoseError(FlexPKMError, ValueError):
     """A geometric model has no real solution (pose outside the workspace,
     actuator coordinate outside its stroke)."""
