@@ -31,11 +31,11 @@ from pathlib import Path
 
 import jsonschema
 
-from flexpkm.errors import (InvalidArgumentError, InvalidDescriptionError, NameCollisionError,
-                            with_context)
+from flexpkm.errors import InvalidArgumentError, InvalidDescriptionError, with_context
 from flexpkm.model.description import Closure, Frame, Platform, Robot
 from flexpkm.model.limbs import Limb, Mount, default_rename
 from flexpkm.model.files_body import body_from_table, body_to_table
+from flexpkm.model.files_names import key_path, located, unique_legs
 from flexpkm.model.refine import refine
 from flexpkm.model.schema import JOINT_VALUES, ROBOT
 from flexpkm.model.toml_writer import to_toml
@@ -47,14 +47,6 @@ __all__ = ["load", "loads", "from_dict", "dump", "dumps", "reference", "analysis
 _DEG = re.compile(r"^\s*([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)\s*deg\s*$")
 _ANGLES = ("gamma", "alpha", "theta")
 _LENGTHS = ("b", "d", "r")
-
-
-def key_path(path) -> str:
-    """``["legs", 2, "frames", 3, "alpha"]`` -> ``legs[2].frames[3].alpha``."""
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "<top>"
 
 
 class _Where:
@@ -179,7 +171,7 @@ def build(data, where, elements=None) -> Robot:
     """A :class:`Robot` from a schema-checked dict: the ``legs`` written out,
     then the ``placements`` of representative ``limbs`` (Müller Section 7)."""
     frames, bodies, joint, counts = [], {}, {k: {} for k in JOINT_VALUES}, {}
-    _unique_legs(data, where)
+    unique_legs(data, where)
     for i, leg in enumerate(data.get("legs", ())):
         frames += read_frames(leg["frames"], leg["name"], ["legs", i], where, bodies, joint,
                               counts)
@@ -205,45 +197,7 @@ def build(data, where, elements=None) -> Robot:
                                  for k, v in data.get("reference", {}).items()}, **joint)
         return refine(robot, counts) if counts else robot
     except InvalidDescriptionError as exc:
-        raise with_context(_located(exc, data), where.source) from None
-
-
-def _unique_legs(data, where) -> None:
-    """Leg names of ``legs`` and ``placements`` are unique (NameCollisionError)."""
-    seen = {}
-    paths = ([["legs", i, "name"] for i in range(len(data.get("legs", ())))]
-             + [["placements", i, "leg"] for i in range(len(data.get("placements", ())))])
-    for path in paths:
-        name = data[path[0]][path[1]][path[2]]
-        if name in seen:
-            raise NameCollisionError(f"{where.source}: {key_path(path)}: leg {name!r} is already "
-                                     f"named at {key_path(seen[name])}", name=name,
-                                     things=(("leg", name), ("leg", name)))
-        seen[name] = path
-
-
-def _located(exc, data):
-    """``exc`` with the key paths of a :class:`NameCollisionError`'s two
-    owners appended (frames of ``legs``, ``platform.dof_names``, ``closures``)."""
-    if not isinstance(exc, NameCollisionError):
-        return exc
-    rows = [(row["j"], ["legs", i, "frames", k]) for i, leg in enumerate(data.get("legs", ()))
-            for k, row in enumerate(leg["frames"])]
-    found = []
-    for kind, key in exc.things:
-        if kind == "platform":
-            found.append(["platform", "dof_names", key])
-        elif kind == "closure" and key < len(data.get("closures", ())):
-            found.append(["closures", key])
-        elif kind in ("frame", "elastic"):
-            paths = [path + (["j"] if kind == "frame" else ["bodies"]) for j, path in rows
-                     if j == key and path + ["j"] not in found]
-            found += paths[:1]
-    if not found:
-        return exc
-    new = copy.copy(exc)
-    new.args = (f"{exc} (at {' and '.join(key_path(p) for p in found)})",) + exc.args[1:]
-    return new
+        raise with_context(located(exc, data), where.source) from None
 
 
 def read_frames(rows, leg, path, where, bodies, joint, counts) -> list:
