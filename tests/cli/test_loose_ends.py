@@ -92,3 +92,19 @@ def test_api_calls_raise_specific_errors():
             fp.assemble(model, q_a=q[list(model.layout.actuated)], tol=tol)
     with pytest.raises(InvalidArgumentError, match="max_iter must be a whole number"):
         fp.assemble(model, q_a=q[list(model.layout.actuated)], max_iter=0)
+
+
+@pytest.mark.parametrize("name", ["dualv", str(CASES / "dualv.toml")])
+def test_check_of_a_redundantly_actuated_robot(capsys, name):
+    """The DualV: 3 independent coordinates, 4 actuators. Locking them leaves
+    no motion and one actuator too many (was "actuators locked -1")."""
+    assert main(["check", name]) == 0
+    out = capsys.readouterr().out
+    assert ("independent 3, independent, actuators locked 0, redundant actuators 1\n" in out), out
+
+
+def test_check_counts_of_a_robot_without_redundancy(capsys):
+    assert main(["check", str(CASES / "examples" / "five_bar.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "actuated 2, independent 14, independent, actuators locked 12\n" in out
+    assert "redundant actuators" not in out
