@@ -290,7 +290,8 @@ def reference(path) -> dict:
 
 def analysis_options(path) -> dict:
     """What a file gives beyond the :class:`Robot`: ``actuator_stiffness`` (frame name -> N/m or
-    N m/rad, the ``actuator_stiffness`` keys of the frames of ``legs``, for
+    N m/rad, the ``actuator_stiffness`` keys of the frames of ``legs``, and of
+    ``limbs`` for each placement (frame ``leg + local``), for
     ``natural_frequencies(..., actuator_stiffness=...)``, Eqs. 11.38-11.42)."""
     where = _Where(str(path))
     try:
@@ -299,15 +300,26 @@ def analysis_options(path) -> dict:
         raise InvalidDescriptionError(f"{path}: cannot read the file ({exc.strerror})") from None
     stiff = {}
     for i, leg in enumerate(data.get("legs", ())):
-        for k, row in enumerate(leg["frames"]):
-            if "actuator_stiffness" in row:
-                value = finite(row["actuator_stiffness"],
-                               ["legs", i, "frames", k, "actuator_stiffness"], where)
-                if value <= 0:
-                    raise where.error(["legs", i, "frames", k, "actuator_stiffness"],
-                                      f"expected a positive stiffness, got {value!r}")
-                stiff[row["j"]] = value
+        stiff.update(_stiffness_keys(leg["frames"], ["legs", i], where))
+    for row in data.get("placements", ()):
+        limb = data.get("limbs", {}).get(row["limb"])
+        if limb is not None:
+            local = _stiffness_keys(limb["frames"], ["limbs", row["limb"]], where)
+            stiff.update({default_rename(row["leg"], j): v for j, v in local.items()})
     return {"actuator_stiffness": stiff}
+
+
+def _stiffness_keys(rows, path, where) -> dict:
+    """Frame name -> its positive finite ``actuator_stiffness``, of ``rows``."""
+    out = {}
+    for k, row in enumerate(rows):
+        if "actuator_stiffness" in row:
+            here = path + ["frames", k, "actuator_stiffness"]
+            value = finite(row["actuator_stiffness"], here, where)
+            if value <= 0:
+                raise where.error(here, f"expected a positive stiffness, got {value!r}")
+            out[row["j"]] = value
+    return out
 
 
 # ---- writing ---------------------------------------------------------------

@@ -159,3 +159,19 @@ def test_bad_actuator_stiffness_in_a_file(tmp_path, capsys, k11, k21, message):
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and re.search(message, err), err
     assert not (tmp_path / "c").exists() and not (tmp_path / "p").exists()
+
+
+def test_actuator_stiffness_of_a_limb_applies_to_each_placement(tmp_path, capsys):
+    """The NaVARo file's representative limb: actuator_stiffness on its local
+    frames 1 and 2 is that of joints 11, 12, 21, 22, 31, 32 (was ignored)."""
+    text = (CASES / "navaro.toml").read_text()
+    for j, k in (("1", "3e4"), ("2", "5e4")):
+        text = text.replace(f'[[limbs.RL.frames]]\nj = "{j}"\n',
+                            f'[[limbs.RL.frames]]\nj = "{j}"\nactuator_stiffness = {k}\n', 1)
+    (tmp_path / "n.toml").write_text(text)
+    got = _json(["modal", str(tmp_path / "n.toml"), "--json", "--modes", "4"], capsys)
+    ref = _json(["modal", str(CASES / "navaro.toml"), "--json", "--modes", "4",
+                 "--actuator-stiffness", *["3e4", "5e4"] * 3], capsys)
+    locked = _json(["modal", str(CASES / "navaro.toml"), "--json", "--modes", "4"], capsys)
+    np.testing.assert_allclose(got["frequencies_hz"], ref["frequencies_hz"], rtol=1e-12)
+    assert abs(got["frequencies_hz"][0] / locked["frequencies_hz"][0] - 1) > 1e-3
