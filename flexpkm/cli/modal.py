@@ -13,6 +13,7 @@ from flexpkm.algorithms.conditioning import NEAR_SINGULAR_COND, NEAR_SINGULAR_ME
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers, count,
                                 pose_text, resolve)
+from flexpkm.errors import InvalidArgumentError
 
 #: rows printed when --modes is not given
 SHOWN = 20
@@ -42,14 +43,17 @@ def _options(p, case):
 
 def run(args) -> int:
     case, model, options, pose, q_t = resolve(args)
+    stiffness = actuator_stiffness(args, model)
     if args.sensitivities:
         from flexpkm.cli.sensitivities import run_sensitivities
+        if stiffness is not None and args.actuator_stiffness is None:
+            raise InvalidArgumentError("--sensitivities: with the actuators locked only; the file "
+                                       "gives actuator_stiffness")
         return run_sensitivities(args, case, model, pose, q_t, pose_text(case, pose, options))
     solve = natural_frequencies
     if args.backend == "compiled":
         from flexpkm.compiled.modal import natural_frequencies as solve
     t0 = time.perf_counter()
-    stiffness = actuator_stiffness(args, model)
     modes = solve(model, q_t, n_modes=args.modes, actuator_stiffness=stiffness)
     elapsed = time.perf_counter() - t0
     f = modes.frequencies_hz

@@ -161,6 +161,14 @@ def test_bad_actuator_stiffness_in_a_file(tmp_path, capsys, k11, k21, message):
     assert not (tmp_path / "c").exists() and not (tmp_path / "p").exists()
 
 
+def test_sensitivities_refuse_a_file_with_elastic_actuators(tmp_path, capsys):
+    """--sensitivities are those of the locked robot: not silently so when
+    the file makes the actuators elastic."""
+    assert main(["modal", _stiff_dualemps(tmp_path), "--sensitivities", "gravity[2]"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the file gives actuator_stiffness" in err, err
+
+
 def test_actuator_stiffness_of_a_limb_applies_to_each_placement(tmp_path, capsys):
     """The NaVARo file's representative limb: actuator_stiffness on its local
     frames 1 and 2 is that of joints 11, 12, 21, 22, 31, 32 (was ignored)."""
