@@ -359,7 +359,7 @@ CASE = Case(
     name="navaro", title="NaVARo, planar 3-DOF robot with parallelogram legs (Section 11.6.2)",
     pose_option="pose", pose_names=("x", "y", "theta"), pose_units=("m", "m", "rad"),
     pose_default=(0.0, 0.0, 0.0), robot=_robot, configure=_configure, reference=_reference,
-    reference_label="book", view="normal",
+    reference_label="book", view="auto",
     options=(
         Option("working_modes", "working mode (+1/-1) of legs 1-3 (default -1 -1 -1, Table 11.4)",
                kind="ints", default=WORKING_MODES, choices=(-1, 1), nargs=3),

@@ -14,6 +14,32 @@ class InvalidDescriptionError(FlexPKMError, ValueError):
     a cut joint that does not match the model's plane, wrong array shapes...)."""
 
 
+class NameCollisionError(InvalidDescriptionError):
+    """Two things of a description have one name: two frames, legs or
+    closures, or two coordinates of ``q_tot`` (a joint coordinate ``q<frame>``,
+    an elastic one ``qe<frame>_<k>``, a platform coordinate of
+    ``dof_names``). The message names both.
+
+    Attributes
+    ----------
+    name : str      the shared name
+    things : tuple  the two owners, each ``(kind, key)``: ``("frame", name)``,
+                    ``("elastic", frame name)``, ``("platform", dof index)``,
+                    ``("closure", index)``, ``("leg", name)``
+    """
+
+    def __init__(self, message, name="", things=()):
+        super().__init__(message)
+        self.name = name
+        self.things = tuple(things)
+
+
+class ModelTooLargeError(InvalidDescriptionError):
+    """A model whose dense matrices would not fit the memory limit (too many
+    beam elements or bodies); raised before anything is allocated, with the
+    estimated memory (:func:`flexpkm.model.checks.check_model_size`)."""
+
+
 class UnreachablePoseError(FlexPKMError, ValueError):
     """A geometric model has no real solution (pose outside the workspace,
     actuator coordinate outside its stroke)."""

@@ -68,6 +68,7 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40) -> 
     condition number), :class:`InvalidArgumentError` for bad arguments.
     """
     model = build_model(model)
+    _check_solver(tol, max_iter)
     layout = model.layout
     if (q_a is None) == (pose is None):
         raise InvalidArgumentError("assemble: give exactly one of q_a (forward problem) "
@@ -85,6 +86,16 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40) -> 
         out.append(q)
     out = np.array(out)
     return out[0] if np.ndim(q_a if pose is None else pose) == 1 else out
+
+
+def _check_solver(tol, max_iter):
+    """``tol`` a positive finite number, ``max_iter`` a whole number >= 1."""
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) \
+            or not np.isfinite(tol) or tol <= 0:
+        raise InvalidArgumentError(f"assemble: tol must be a positive finite number, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise InvalidArgumentError(f"assemble: max_iter must be a whole number >= 1, "
+                                   f"got {max_iter!r}")
 
 
 def _targets(values, n, what):
@@ -181,10 +192,10 @@ def _check_unique(model, q, free, where):
     J = constraint_jacobian(model, kin, *platform_pose(model, q[None])[::-1])[0][0][:, free]
     if J.shape[1] == 0:
         return
-    sv = np.linalg.svd(J, compute_uv=False)
+    sv = np.append(np.linalg.svd(J, compute_uv=False), 0.0)   # 0.0: no rows at all
     n = J.shape[1]
-    cond = sv[0] / sv[n - 1] if len(sv) >= n and sv[n - 1] > 0 else np.inf
-    if len(sv) < n or sv[n - 1] < RCOND_RANK * sv[0]:
+    cond = sv[0] / sv[n - 1] if len(sv) > n and sv[n - 1] > 0 else np.inf
+    if len(sv) <= n or sv[n - 1] < RCOND_RANK * sv[0]:
         raise SingularConfigurationError(
             f"assemble: {where}singular configuration: the loop equations do not fix the "
             f"{n} free coordinates (J of the free coordinates has rank "

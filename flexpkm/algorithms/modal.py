@@ -21,7 +21,7 @@ from flexpkm.algorithms.conditioning import (NEAR_SINGULAR_COND, NEAR_SINGULAR_M
                                              canonical_shapes, check_actuator_stiffness,
                                              check_modes_count, closure_condition,
                                              pencil_measures, repeated_flags)
-from flexpkm.algorithms.eigen import generalized_eigh
+from flexpkm.algorithms.eigen import generalized_eigh, graded_generalized_eigh
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
@@ -32,6 +32,10 @@ from flexpkm.threads import one_blas_thread
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
 #: largest is at a singular configuration (a zero-stiffness motion)
 ZERO_STIFFNESS = 1e-11
+#: an actuator stiffness above this many times the structure's stiffness
+#: scale is solved by :func:`flexpkm.algorithms.eigen.graded_generalized_eigh`
+#: (the lowest frequencies keep their digits up to the locked limit)
+STIFF_ACTUATOR = 1e3
 
 
 @dataclass
@@ -303,11 +307,18 @@ def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
         raise InvalidArgumentError(f"{model.name} has no coordinate left with the actuators "
                                    f"locked (a rigid robot): no natural frequencies; give "
                                    f"the actuator stiffness")
-    lam, X = generalized_eigh(K, M, where, vectors=shapes)
     k_scale, m_scale = red.scales[:, 0], red.scales[:, 1]
+    solve = generalized_eigh
     if actuator_stiffness is not None:                  # the actuated coordinates move too
-        k_scale = np.maximum(k_scale, np.max(actuator_stiffness))
+        # a very stiff actuator is the locked limit, not a singularity: the
+        # scale of the Type 2 measure stays the structure's (the actuators'
+        # only for a structure without stiffness: a rigid robot)
+        k_max = float(np.max(actuator_stiffness))
+        if k_max > STIFF_ACTUATOR * k_scale.max():
+            solve = graded_generalized_eigh
+        k_scale = np.where(k_scale > 0, k_scale, k_max)
         m_scale = np.maximum(m_scale, red.scales[:, 2])
+    lam, X = solve(K, M, where, vectors=shapes)
     cond, measure = pencil_measures(lam, k_scale / m_scale)
     if not allow_zero:
         _check_type2(measure, cond, red, actuator_stiffness)

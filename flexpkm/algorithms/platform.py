@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from flexpkm.elements import newton_euler as ne
+from flexpkm.errors import InvalidArgumentError
 
 from flexpkm.spatial import block_rotation, rotation_matrix, rotation_vector
 
@@ -31,8 +32,15 @@ def selection(platform) -> np.ndarray:
 def platform_pose(model, q_tot):
     """Pose of the platform frame F_p from the platform coordinates of
     ``q_tot`` (B, n_tot): returns (R_0p (B, 3, 3), P (B, 3), m). Without a
-    platform: identity and zeros."""
-    q = np.asarray(q_tot, float)
+    platform: identity and zeros. Raises :class:`InvalidArgumentError` for
+    another shape or a non-numeric ``q_tot``."""
+    try:
+        q = np.asarray(q_tot, float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"platform_pose: q_tot must be numbers, got {q_tot!r:.60}") from None
+    if q.ndim != 2 or q.shape[1] != model.layout.n_tot:
+        raise InvalidArgumentError(f"platform_pose: q_tot must have shape (B, "
+                                   f"{model.layout.n_tot}), got {q.shape}")
     B = q.shape[0]
     pose = np.zeros((B, 6))
     if model.platform is not None:

@@ -109,19 +109,25 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
     acc = np.zeros((B, nr))
     acc[:, st.rows6] = bias_all[:, st.frames].reshape(B, -1)
     t_all = (J @ qd[:, :, None])[..., 0]
-    Mb = np.broadcast_to(st.M_rigid, (B, nr, nr)).copy()
-    vel = np.zeros((B, nr))
-    w = t_all[:, st.rigid_w]                                                # rigid bodies at once
-    vel[:, st.rigid_f] = cross(w, cross(w, st.ms_r))
-    vel[:, st.rigid_c] = cross(w, (st.I_rr @ w[..., None])[..., 0])
+    # the block-diagonal mass of the stacked bodies, block by block (never
+    # the dense nr x nr matrix: memory linear in the bodies)
+    rows = st.rigid_rows                                                    # rigid entries at once
+    J_r = J[:, rows]                                                        # (B, nr, 6, n_t)
+    MJ_r = np.einsum("kij,bkjn->bkin", st.M_rigid, J_r)
+    M = np.einsum("bkin,bkim->bnm", J_r, MJ_r)
+    force = np.zeros((B, nr))
+    w = t_all[:, rows[:, 3:]]
+    force[:, rows] = np.einsum("kij,bkj->bki", st.M_rigid, acc[:, rows])
+    force[:, rows[:, :3]] += cross(w, cross(w, st.ms_r))
+    force[:, rows[:, 3:]] += cross(w, (st.I_rr @ w[..., None])[..., 0])
     for k, body, sl in st.flexible:
         n = 6 + body.n_e
         qe, qde = q[:, sl], qd[:, sl]
-        Mb[:, k:k + n, k:k + n], vel[:, k:k + n] = ne.mass_and_velocity_terms(
-            body.invariants, t_all[:, k + 3:k + 6], qe, qde)
-    Jt = np.swapaxes(J, -1, -2)
-    M = Jt @ Mb @ J
-    c = (Jt @ ((Mb @ acc[:, :, None])[..., 0] + vel)[:, :, None])[..., 0]
+        Mk, vel = ne.mass_and_velocity_terms(body.invariants, t_all[:, k + 3:k + 6], qe, qde)
+        J_k = J[:, k:k + n]
+        M += np.swapaxes(J_k, -1, -2) @ Mk @ J_k
+        force[:, k:k + n] = (Mk @ acc[:, k:k + n, None])[..., 0] + vel
+    c = np.einsum("brn,br->bn", J, force)
     c += q @ model.K_tot[:layout.n_t, :layout.n_t]
     M = add_rotor_inertia(model, M)
     if friction:

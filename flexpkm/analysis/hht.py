@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flexpkm.errors import FlexPKMError
+from flexpkm.errors import FlexPKMError, SingularConfigurationError
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,13 @@ def hht_step(p: HHT, n: StepState, a1, evaluate, fixed=None):
         model = ev.model
         res = model.M @ a1 + (1 - alpha) * ev.g + alpha * n.g
         S = model.M + (1 - alpha) * (p.h * p.gamma * ev.D + p.h * p.h * p.beta * ev.K)
-        da = np.linalg.solve(S[np.ix_(u, u)], res[u])
+        try:
+            da = np.linalg.solve(S[np.ix_(u, u)], res[u])
+        except np.linalg.LinAlgError:
+            raise SingularConfigurationError(
+                f"the time integration stopped at t = {t:.6f} s: the Newton matrix "
+                f"M + h gamma D + h^2 beta K of the step is singular (Newton iteration {it + 1}; "
+                f"a very stiff spring or a singular configuration)", matrix="S") from None
         a1 = a1.copy()
         a1[u] -= da
         if not np.all(np.isfinite(a1)):

@@ -24,9 +24,13 @@ def counts(model, n_c=None) -> dict:
         n_c = sum(len(rows) for rows in model.closure_rows)
     n_e = sum(s.stop - s.start for s in layout.elastic_slice.values())
     n_a = len(layout.actuated)
-    return {"joints": len(layout.joint_index), "elastic": n_e, "platform": layout.n_p,
-            "total": layout.n_tot, "constraints": n_c, "actuated": n_a,
-            "independent": layout.n_tot - n_c, "independent, actuators locked": layout.n_tot - n_c - n_a}
+    n_i = layout.n_tot - n_c
+    out = {"joints": len(layout.joint_index), "elastic": n_e, "platform": layout.n_p,
+           "total": layout.n_tot, "constraints": n_c, "actuated": n_a,
+           "independent": n_i, "independent, actuators locked": max(n_i - n_a, 0)}
+    if n_a > n_i:   # redundant actuation (the DualV): the locked robot is over-constrained
+        out["redundant actuators"] = n_a - n_i
+    return out
 
 
 def run(args) -> int:

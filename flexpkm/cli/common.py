@@ -162,3 +162,41 @@ def add_path_options(p, case):
                    metavar=meta, help=f"start pose: {comps}")
     p.add_argument("--to", dest="stop", nargs=len(meta), type=finite, required=True,
                    metavar=meta, help="end pose, same components")
+
+
+def add_actuator_stiffness(p):
+    """``--actuator-stiffness K ...`` (``args.actuator_stiffness``)."""
+    p.add_argument("--actuator-stiffness", nargs="+", type=positive, default=None, metavar="K",
+                   help="gearbox stiffness of each actuator, N/m or N m/rad: the actuators "
+                        "become elastic instead of locked (Eqs. 11.36-11.42; default: the "
+                        "file's actuator_stiffness, else locked)")
+
+
+def actuator_stiffness(args, model):
+    """The actuators' stiffness (n_a,) (N/m or N m/rad, in the order of
+    ``model.layout.actuated``): ``--actuator-stiffness``, else the
+    ``actuator_stiffness`` keys of the description file (positive, finite,
+    one per actuated joint), else None (actuators locked). Raises
+    :class:`InvalidDescriptionError` naming the file for a bad or missing value."""
+    from flexpkm.errors import InvalidDescriptionError
+    from flexpkm.model.files import analysis_options
+    given = getattr(args, "actuator_stiffness", None)
+    file = (args.case.extra or {}).get("file")
+    if given is not None or not file:
+        return given
+    stiff = analysis_options(file)["actuator_stiffness"]
+    if not stiff:
+        return None
+    layout = model.layout
+    frame_of = {c: f for f, c in layout.joint_index.items()}
+    actuated = [frame_of[c] for c in layout.actuated]
+    missing = [f for f in actuated if f not in stiff]
+    extra = [f for f in stiff if f not in actuated]
+    if missing or extra:
+        raise InvalidDescriptionError(
+            f"{file}: actuator_stiffness must be given for each actuated joint "
+            f"({', '.join(actuated)}) and no other: "
+            + "; ".join(t for t in (missing and f"missing for {', '.join(missing)}",
+                                    extra and f"given for {', '.join(extra)}, not actuated")
+                        if t))
+    return [stiff[f] for f in actuated]

@@ -11,7 +11,9 @@ import numpy as np
 
 from flexpkm.algorithms.conditioning import NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE
 from flexpkm.algorithms.modal import natural_frequencies
-from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, resolve
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers, count,
+                                pose_text, resolve)
+from flexpkm.errors import InvalidArgumentError
 
 #: rows printed when --modes is not given
 SHOWN = 20
@@ -28,9 +30,7 @@ def _options(p, case):
     p.add_argument("--modes", type=count, default=None, metavar="N",
                    help="number of modes, lowest first (default: all; 20 shown)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p.add_argument("--actuator-stiffness", nargs="+", type=positive, default=None, metavar="K",
-                   help="gearbox stiffness of each actuator, N/m or N m/rad: the actuators "
-                        "become elastic instead of locked (Eqs. 11.36-11.42; default: locked)")
+    add_actuator_stiffness(p)
     p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
                    help="reduced matrices from numpy (default) or from generated C code "
                         "(compiled once per robot, ~1-40 s, and cached; then faster)")
@@ -43,14 +43,18 @@ def _options(p, case):
 
 def run(args) -> int:
     case, model, options, pose, q_t = resolve(args)
+    stiffness = actuator_stiffness(args, model)
     if args.sensitivities:
         from flexpkm.cli.sensitivities import run_sensitivities
+        if stiffness is not None and args.actuator_stiffness is None:
+            raise InvalidArgumentError("--sensitivities: with the actuators locked only; the file "
+                                       "gives actuator_stiffness")
         return run_sensitivities(args, case, model, pose, q_t, pose_text(case, pose, options))
     solve = natural_frequencies
     if args.backend == "compiled":
         from flexpkm.compiled.modal import natural_frequencies as solve
     t0 = time.perf_counter()
-    modes = solve(model, q_t, n_modes=args.modes, actuator_stiffness=args.actuator_stiffness)
+    modes = solve(model, q_t, n_modes=args.modes, actuator_stiffness=stiffness)
     elapsed = time.perf_counter() - t0
     f = modes.frequencies_hz
     if args.json:
@@ -67,11 +71,11 @@ def run(args) -> int:
     print(f"{model.name} natural frequencies at {pose_text(case, pose, options)}")
     dep = modes.reduced.dep_names
     shown = ", ".join(dep[:8]) + (f", ... ({len(dep)} in all)" if len(dep) > 8 else "")
-    state = "actuators locked" if args.actuator_stiffness is None else "elastic actuators"
+    state = "actuators locked" if stiffness is None else "elastic actuators"
     print(f"({len(modes.names)} independent coordinates, {state}; "
           f"q_dep chosen {modes.reduced.choice}: {shown})")
     ref = (case.reference(tuple(pose), options)
-           if args.actuator_stiffness is None and pose is not None and args.elements == 1 else None)
+           if stiffness is None and pose is not None and args.elements == 1 else None)
     label = f"{case.reference_label} (Hz)"
     print(" mode   f (Hz)" + (f"   {label:>9s}   diff" if ref is not None else ""))
     n_show = len(f) if args.modes is not None else min(len(f), SHOWN)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from flexpkm.algorithms.modal import natural_frequencies
-from flexpkm.cli.common import add_case_parsers, count, pose_text, positive, resolve
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
+                                count, pose_text, positive, resolve)
 from flexpkm.cli.runs import add_force, interrupts_deferred
 from flexpkm.errors import InvalidArgumentError
 
@@ -67,6 +68,7 @@ def _options(p, case):
     p.add_argument("--normalize", choices=("mass", "max"), default="mass",
                    help="exported field: mass-normalised mode, or largest displacement = 1 m "
                         "(default mass)")
+    add_actuator_stiffness(p)
     add_force(p)
 
 
@@ -77,9 +79,10 @@ def run(args) -> int:
         raise InvalidArgumentError("--gif writes next to the PNGs: give --png DIR")
     case, model, options, pose, q_t = resolve(args)
     numbers = mode_numbers(args, model.layout.n_tot)
+    stiffness = actuator_stiffness(args, model)
     run_ = _start(args, case, model)                       # outputs checked before computing
     try:
-        modes = natural_frequencies(model, q_t, n_modes=max(numbers))
+        modes = natural_frequencies(model, q_t, n_modes=max(numbers), actuator_stiffness=stiffness)
         n = modes.frequencies_hz.shape[-1]
         if args.mode_numbers is None:
             numbers = [k for k in numbers if k <= n]        # "the N lowest": at most all of them

@@ -8,8 +8,8 @@ from collections import Counter
 
 
 from flexpkm.analysis.sweep import frequency_sweep
-from flexpkm.cli.common import (add_case_parsers, add_path_options, count, options_of,
-                                progress_callback)
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
+                                add_path_options, count, options_of, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
 from flexpkm.io.plots import image_format, plot_sweep
@@ -37,6 +37,7 @@ def _options(p, case):
     p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
                    help="reduced matrices from numpy (default) or from generated C code "
                         "(compiled once per robot and cached: for long sweeps)")
+    add_actuator_stiffness(p)
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: a bar when stderr is a terminal)")
     add_force(p)
@@ -51,6 +52,7 @@ def run(args) -> int:
     options = options_of(args)
     robot = case.robot(options)
     robot = refine(robot, args.elements) if args.elements > 1 else robot
+    stiffness = actuator_stiffness(args, robot)
     if args.plot:
         image_format(args.plot)
     run_ = start_file_run([args.csv, args.plot], args, robot)   # before computing
@@ -60,7 +62,7 @@ def run(args) -> int:
                                  args.start, args.stop, args.steps, n_modes=args.modes,
                                  names=case.pose_names, on_error="nan",
                                  progress=progress_callback(args, "sweep"),
-                                 backend=args.backend)
+                                 backend=args.backend, actuator_stiffness=stiffness)
     except Interrupted as e:
         _write(e.partial, args, case, model, run_)
         return interrupted(run_, f"{e}; wrote the finished poses", e)

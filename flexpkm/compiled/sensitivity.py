@@ -128,12 +128,17 @@ def _set(data, path, value):
     """``data`` (nested dict/list) with the key path ``a.b[2].c`` set to value."""
     keys = [k for part in path.replace("]", "").split(".") for k in part.split("[")]
     node = data
-    for k in keys[:-1]:
-        node = node[int(k)] if isinstance(node, list) else node[k]
-    last = keys[-1]
+    try:
+        for k in keys[:-1]:
+            node = node[int(k)] if isinstance(node, list) else node[k]
+        last = keys[-1]
+        old = node[int(last)] if isinstance(node, list) else node[last]
+    except (KeyError, IndexError, ValueError, TypeError):
+        raise InvalidArgumentError(f"{path!r}: no such key path in the description") from None
     if last in DISCRETE:
         raise InvalidArgumentError(f"{path}: not a continuous parameter (no derivative)")
-    old = node[int(last)] if isinstance(node, list) else node[last]
+    if isinstance(old, bool) or not isinstance(old, (int, float)):
+        raise InvalidArgumentError(f"{path}: not a number ({type(old).__name__}): no derivative")
     if isinstance(node, list):
         node[int(last)] = value
     else:

@@ -259,8 +259,13 @@ def mode_title(robot, number: int, frequency_hz: float) -> str:
 
 
 def pose_text(pose: dict) -> str:
-    """``"q11 = 0, q21 = 0"`` from a pose dict."""
-    return ", ".join(f"{k} = {v:g}" for k, v in pose.items())
+    """``"q11 = 0, q21 = 0"`` from a pose dict (numbers with ``:g``; tuples of
+    option values, e.g. NaVARo's working modes, as ``(-1, -1, -1)``; text as is)."""
+    def text(v):
+        if isinstance(v, (tuple, list)):
+            return "(" + ", ".join(text(x) for x in v) + ")"
+        return f"{v:g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+    return ", ".join(f"{k} = {text(v)}" for k, v in pose.items())
 
 
 def scale_text(geometry: RobotGeometry, scale: float) -> str:

@@ -14,6 +14,8 @@ from typing import Mapping, Optional
 import numpy as np
 
 from flexpkm.elements import newton_euler as ne
+from flexpkm.errors import InvalidArgumentError
+from flexpkm.model.checks import body_rows, check_model_size
 from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot, constrained_rows
 from flexpkm.model.layout import CoordinateLayout
 from flexpkm.spatial import mdh_transform
@@ -86,18 +88,20 @@ class FrameMass:
 
 @dataclass(**_ARRAY)
 class StackedBodies:
-    """Row layout of all bodies' ``[t_j; qd_ej]`` stacked (Step 0 of the
-    one-pass ``M_t``, ``c_t`` of :func:`flexpkm.algorithms.virtual_system.tree_dynamics`)."""
+    """Row layout of the bodies' ``[t_j; qd_ej]`` stacked (Step 0 of the
+    one-pass ``M_t``, ``c_t`` of :func:`flexpkm.algorithms.virtual_system.tree_dynamics`).
+    The rigid bodies of one frame share its twist: they are one entry (their
+    mass matrices, first and second moments summed), so that the rows grow
+    with the frames, not with the point masses; the mass is kept as 6 x 6
+    blocks (memory linear in the bodies, not quadratic)."""
 
     n_rows: int
-    frames: np.ndarray      # frame of each body (nb,)
-    rows6: np.ndarray       # rows of the twists (6 nb,)
+    frames: np.ndarray      # frame of each entry (ne,)
+    rows6: np.ndarray       # rows of the twists (6 ne,)
     erows: np.ndarray       # rows of the elastic velocities
     ecols: np.ndarray       # their columns in q_t
-    M_rigid: np.ndarray     # block-diagonal mass of the rigid bodies (n_rows, n_rows)
-    rigid_w: np.ndarray     # (nr, 3) rows of the rigid bodies' omega
-    rigid_f: np.ndarray     # (nr, 3) rows of their forces
-    rigid_c: np.ndarray     # (nr, 3) rows of their moments
+    rigid_rows: np.ndarray  # (nr, 6) rows of each rigid entry's twist
+    M_rigid: np.ndarray     # (nr, 6, 6) mass matrix of each rigid entry
     ms_r: np.ndarray        # (nr, 3)
     I_rr: np.ndarray        # (nr, 3, 3)
     flexible: tuple         # (row offset, body, elastic slice) of the flexible bodies
@@ -212,7 +216,11 @@ def build_model(robot) -> Model:
     """
     if isinstance(robot, Model):
         return robot
+    if not isinstance(robot, Robot):
+        raise InvalidArgumentError(f"expected a Robot or a Model, got {type(robot).__name__} "
+                                   f"{robot!r:.60}")
     layout = robot.layout
+    check_model_size(layout.n_tot, body_rows(robot), what=f"robot {robot.name!r}")
     frame_index = robot.frame_index
     frames = tuple(_frame_constants(robot, layout, frame_index))
     columns = tuple(_frame_columns(frames))
@@ -280,30 +288,33 @@ def _frame_mass(bodies):
 
 
 def _stacked_bodies(bodies) -> StackedBodies:
-    frames, rows6, erows, ecols, flexible, rigid = [], [], [], [], [], []
+    frames, rows6, erows, ecols, flexible = [], [], [], [], []
+    rigid = {}                      # frame -> [row offset, M (6, 6), ms_r, I_rr] summed
     k = 0
     for e in bodies:
+        if e.elastic is None and e.frame in rigid:
+            acc, inv = rigid[e.frame], e.body.invariants
+            acc[1] = acc[1] + ne.mass_matrix(inv)
+            acc[2], acc[3] = acc[2] + inv.ms_r, acc[3] + inv.I_rr
+            continue
         frames.append(e.frame)
         rows6 += list(range(k, k + 6))
         if e.elastic is None:
-            rigid.append((k, e.body.invariants))
+            inv = e.body.invariants
+            rigid[e.frame] = [k, ne.mass_matrix(inv), np.asarray(inv.ms_r, float),
+                              np.asarray(inv.I_rr, float)]
         else:
             erows += list(range(k + 6, k + 6 + e.body.n_e))
             ecols += list(range(e.elastic.start, e.elastic.stop))
             flexible.append((k, e.body, e.elastic))
         k += 6 + e.body.n_e
-    M = np.zeros((k, k))
-    for r, inv in rigid:
-        M[r:r + 6, r:r + 6] = ne.mass_matrix(inv)
-
-    def rows(off):
-        return np.array([[r + off + i for i in range(3)] for r, _ in rigid], dtype=int).reshape(-1, 3)
-
+    entries = list(rigid.values())
     return StackedBodies(k, np.array(frames, dtype=int), np.array(rows6, dtype=int),
-                         np.array(erows, dtype=int), np.array(ecols, dtype=int), M,
-                         rows(3), rows(0), rows(3),
-                         np.array([inv.ms_r for _, inv in rigid]).reshape(-1, 3),
-                         np.array([inv.I_rr for _, inv in rigid]).reshape(-1, 3, 3), tuple(flexible))
+                         np.array(erows, dtype=int), np.array(ecols, dtype=int),
+                         np.array([r + np.arange(6) for r, *_ in entries], dtype=int).reshape(-1, 6),
+                         np.array([m for _, m, _, _ in entries]).reshape(-1, 6, 6),
+                         np.array([ms for _, _, ms, _ in entries]).reshape(-1, 3),
+                         np.array([I for *_, I in entries]).reshape(-1, 3, 3), tuple(flexible))
 
 
 def _stiffness(robot, layout, bodies) -> np.ndarray:

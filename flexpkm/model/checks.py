@@ -5,16 +5,73 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 
 import numpy as np
 
-from flexpkm.errors import InvalidDescriptionError
+from flexpkm.errors import InvalidDescriptionError, ModelTooLargeError
 
 MDH = ("gamma", "b", "alpha", "d", "theta", "r")
 #: joint tables of a Robot: name -> (unit, may be negative)
 JOINT_TABLES = {"rotor_inertia": "kg m^2 or kg", "viscous_friction": "N s/m or N m s/rad",
                 "coulomb_friction": "N or N m", "joint_stiffness": "N/m or N m/rad"}
+
+
+#: default memory limit of a model's dense matrices (bytes); the environment
+#: variable FLEXPKM_MAX_MEMORY_GB changes it
+MAX_MEMORY = 4e9
+#: dense n_tot x n_tot float64 matrices alive at once in a one-pose analysis
+#: (M_tot, K_tot, J, M_r, K_r, their products and LAPACK's copies)
+DENSE_COPIES = 12
+
+
+def memory_limit() -> float:
+    """Bytes: ``FLEXPKM_MAX_MEMORY_GB`` (a positive number) x 1e9, else
+    :data:`MAX_MEMORY`."""
+    text = os.environ.get("FLEXPKM_MAX_MEMORY_GB")
+    if text is None:
+        return MAX_MEMORY
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value > 0):
+        raise ModelTooLargeError(f"FLEXPKM_MAX_MEMORY_GB must be a positive number of GB, "
+                                 f"got {text!r}")
+    return value * 1e9
+
+
+def body_rows(robot) -> int:
+    """Rows of the stacked bodies' twists and elastic velocities
+    (:class:`flexpkm.model.build.StackedBodies`): 6 + n_e per flexible body,
+    6 per frame carrying rigid bodies."""
+    rows = 0
+    for items in robot.bodies.values():
+        rows += sum(6 + b.n_e for b in items if b.n_e) + (6 if any(not b.n_e for b in items) else 0)
+    return rows
+
+
+def check_model_size(n_tot: int, n_rows: int = 0, what: str = "the model") -> None:
+    """Refuse, before any allocation, a model whose dense matrices would
+    exceed :func:`memory_limit`: :data:`DENSE_COPIES` matrices n_tot x n_tot
+    and 4 of the stacked bodies' n_rows x n_tot Jacobians (float64, one
+    pose). Raises :class:`ModelTooLargeError` with the estimate."""
+    need = 8.0 * (DENSE_COPIES * float(n_tot) ** 2 + 4.0 * float(n_rows) * n_tot)
+    limit = memory_limit()
+    if need > limit:
+        raise ModelTooLargeError(
+            f"{what} would have {n_tot:,} coordinates"
+            + (f" and {n_rows:,} stacked body rows" if n_rows else "")
+            + f": its dense matrices need about {_size(need)}, above the limit of "
+            f"{_size(limit)} (fewer elements or bodies, or set FLEXPKM_MAX_MEMORY_GB)")
+
+
+def _size(n_bytes: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes / 1e3:.3g} kB"
 
 
 def finite_number(value, what: str) -> float:

@@ -13,7 +13,7 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from flexpkm.errors import InvalidDescriptionError
+from flexpkm.errors import InvalidDescriptionError, NameCollisionError
 
 REVOLUTE, PRISMATIC, FIXED = 0, 1, 2
 
@@ -196,7 +196,8 @@ def validate(robot: Robot) -> None:
     seen = set()
     for f in robot.frames:
         if f.name in seen:
-            raise InvalidDescriptionError(f"frame {f.name!r} is defined twice")
+            raise NameCollisionError(f"frame {f.name!r} is defined twice", name=f.name,
+                                     things=(("frame", f.name), ("frame", f.name)))
         if f.antecedent is not None and f.antecedent not in seen:
             raise InvalidDescriptionError(
                 f"frame {f.name!r}: antecedent {f.antecedent!r} is not defined before it")
@@ -210,7 +211,12 @@ def validate(robot: Robot) -> None:
             raise InvalidDescriptionError(f"bodies given for unknown frame {name!r}")
         if sum(b.n_e > 0 for b in bodies) > 1:
             raise InvalidDescriptionError(f"frame {name!r} carries more than one flexible body")
-    for c in robot.closures:
+    labels = {}   # a name given to a closure is unique (default labels may repeat)
+    for i, c in enumerate(robot.closures):
+        first = labels.setdefault(c.label, i)
+        if first != i and (c.name or robot.closures[first].name):
+            raise NameCollisionError(f"closures {first} and {i} are both named {c.label!r}",
+                                     name=c.label, things=(("closure", first), ("closure", i)))
         if c.joint not in CUT_JOINT_ROWS:
             raise InvalidDescriptionError(
                 f"closure {c.label}: unknown cut joint {c.joint!r} "
@@ -220,12 +226,16 @@ def validate(robot: Robot) -> None:
                 raise InvalidDescriptionError(f"closure {c.label}: unknown frame {fr!r}")
         if c.other is None and robot.platform is None:
             raise InvalidDescriptionError(f"closure {c.label} reaches a platform but the robot has none")
+    if robot.platform is not None and not any(c.other is None for c in robot.closures):
+        raise InvalidDescriptionError(f"robot {robot.name!r} has a platform but no closure "
+                                      "reaches it (give closures with other = None / "
+                                      "platform = true)")
     if robot.plane_normal is not None:
         n = np.asarray(robot.plane_normal, float)
         if n.shape != (3,) or abs(np.linalg.norm(n) - 1) > 1e-9:
             raise InvalidDescriptionError("plane_normal must be a unit 3-vector")
+    layout = robot.layout   # unique coordinate names (NameCollisionError)
     if robot.q_dep is not None or robot.reference:
-        layout = robot.layout
         for nm in robot.q_dep or ():
             layout.index(nm)
         for nm, value in robot.reference.items():

@@ -31,10 +31,11 @@ from pathlib import Path
 
 import jsonschema
 
-from flexpkm.errors import InvalidDescriptionError
+from flexpkm.errors import InvalidArgumentError, InvalidDescriptionError, with_context
 from flexpkm.model.description import Closure, Frame, Platform, Robot
 from flexpkm.model.limbs import Limb, Mount, default_rename
 from flexpkm.model.files_body import body_from_table, body_to_table
+from flexpkm.model.files_names import key_path, located, unique_legs
 from flexpkm.model.refine import refine
 from flexpkm.model.schema import JOINT_VALUES, ROBOT
 from flexpkm.model.toml_writer import to_toml
@@ -46,14 +47,6 @@ __all__ = ["load", "loads", "from_dict", "dump", "dumps", "reference", "analysis
 _DEG = re.compile(r"^\s*([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)\s*deg\s*$")
 _ANGLES = ("gamma", "alpha", "theta")
 _LENGTHS = ("b", "d", "r")
-
-
-def key_path(path) -> str:
-    """``["legs", 2, "frames", 3, "alpha"]`` -> ``legs[2].frames[3].alpha``."""
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "<top>"
 
 
 class _Where:
@@ -100,6 +93,9 @@ def loads(text: str, source="<string>", variant=None, elements=None) -> Robot:
                global ``elements``); the beams are split by :func:`refine`.
     Raises :class:`InvalidDescriptionError` ``"<source>: <key path>: <what>"``.
     """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"loads: the text of a description must be a str (decode "
+                                   f"bytes first), got {type(text).__name__}")
     where = _Where(source)
     return from_dict(parse(text, where), source, variant, elements)
 
@@ -108,7 +104,11 @@ def from_dict(data: dict, source="<dict>", variant=None, elements=None) -> Robot
     """A :class:`Robot` from the parsed contents of a description file (what
     ``tomllib`` returns). Same checks and errors as :func:`loads`."""
     where = _Where(source)
-    data = check_schema(copy.deepcopy(data), where)
+    try:
+        data = copy.deepcopy(data)
+    except RecursionError:
+        raise where.error([], "arrays or tables nested too deeply to copy") from None
+    data = check_schema(data, where)
     if variant is not None:
         data = _apply_variant(data, variant, where)
     return build(data, where, elements)
@@ -120,12 +120,19 @@ def parse(text, where) -> dict:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidDescriptionError(f"{where.source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InvalidDescriptionError(f"{where.source}: arrays or tables nested too deeply "
+                                      "to read") from None
     return check_schema(data, where)
 
 
 def check_schema(data, where) -> dict:
     """``data`` if it matches the schema, else the best-matching error."""
-    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(ROBOT).iter_errors(data))
+    try:
+        err = jsonschema.exceptions.best_match(
+            jsonschema.Draft202012Validator(ROBOT).iter_errors(data))
+    except RecursionError:
+        raise where.error([], "arrays or tables nested too deeply to check") from None
     if err is not None:
         raise where.error(list(err.absolute_path), err.message)
     return data
@@ -164,6 +171,7 @@ def build(data, where, elements=None) -> Robot:
     """A :class:`Robot` from a schema-checked dict: the ``legs`` written out,
     then the ``placements`` of representative ``limbs`` (Müller Section 7)."""
     frames, bodies, joint, counts = [], {}, {k: {} for k in JOINT_VALUES}, {}
+    unique_legs(data, where)
     for i, leg in enumerate(data.get("legs", ())):
         frames += read_frames(leg["frames"], leg["name"], ["legs", i], where, bodies, joint,
                               counts)
@@ -189,7 +197,7 @@ def build(data, where, elements=None) -> Robot:
                                  for k, v in data.get("reference", {}).items()}, **joint)
         return refine(robot, counts) if counts else robot
     except InvalidDescriptionError as exc:
-        raise InvalidDescriptionError(f"{where.source}: {exc}") from None
+        raise with_context(located(exc, data), where.source) from None
 
 
 def read_frames(rows, leg, path, where, bodies, joint, counts) -> list:
@@ -246,7 +254,7 @@ def _placed_limbs(data, where, counts) -> list:
 def _frame(row, leg, path, where) -> Frame:
     values = {k: angle(row[k], path + [k], where) for k in _ANGLES if k in row}
     values.update({k: finite(row[k], path + [k], where) for k in _LENGTHS if k in row})
-    return Frame(row["j"], row.get("a"), sigma=row["sigma"], mu=row.get("mu", 0), leg=leg,
+    return Frame(row["j"], row.get("a"), sigma=int(row["sigma"]), mu=int(row.get("mu", 0)), leg=leg,
                  **values)
 
 
@@ -256,7 +264,7 @@ def _platform(table, where):
     body = None
     if "body" in table:
         body, _ = body_from_table(table["body"], ["platform", "body"], where)
-    dofs = tuple(table["dofs"])
+    dofs = tuple(int(d) for d in table["dofs"])   # the schema's enum admits 1.0 for 1
     names = tuple(table.get("dof_names", [("x", "y", "z", "rx", "ry", "rz")[d] for d in dofs]))
     if len(names) != len(dofs):
         raise where.error(["platform", "dof_names"], f"expected {len(dofs)} names, got {len(names)}")
@@ -282,7 +290,8 @@ def reference(path) -> dict:
 
 def analysis_options(path) -> dict:
     """What a file gives beyond the :class:`Robot`: ``actuator_stiffness`` (frame name -> N/m or
-    N m/rad, the ``actuator_stiffness`` keys of the frames of ``legs``, for
+    N m/rad, the ``actuator_stiffness`` keys of the frames of ``legs``, and of
+    ``limbs`` for each placement (frame ``leg + local``), for
     ``natural_frequencies(..., actuator_stiffness=...)``, Eqs. 11.38-11.42)."""
     where = _Where(str(path))
     try:
@@ -291,15 +300,26 @@ def analysis_options(path) -> dict:
         raise InvalidDescriptionError(f"{path}: cannot read the file ({exc.strerror})") from None
     stiff = {}
     for i, leg in enumerate(data.get("legs", ())):
-        for k, row in enumerate(leg["frames"]):
-            if "actuator_stiffness" in row:
-                value = finite(row["actuator_stiffness"],
-                               ["legs", i, "frames", k, "actuator_stiffness"], where)
-                if value <= 0:
-                    raise where.error(["legs", i, "frames", k, "actuator_stiffness"],
-                                      f"expected a positive stiffness, got {value!r}")
-                stiff[row["j"]] = value
+        stiff.update(_stiffness_keys(leg["frames"], ["legs", i], where))
+    for row in data.get("placements", ()):
+        limb = data.get("limbs", {}).get(row["limb"])
+        if limb is not None:
+            local = _stiffness_keys(limb["frames"], ["limbs", row["limb"]], where)
+            stiff.update({default_rename(row["leg"], j): v for j, v in local.items()})
     return {"actuator_stiffness": stiff}
+
+
+def _stiffness_keys(rows, path, where) -> dict:
+    """Frame name -> its positive finite ``actuator_stiffness``, of ``rows``."""
+    out = {}
+    for k, row in enumerate(rows):
+        if "actuator_stiffness" in row:
+            here = path + ["frames", k, "actuator_stiffness"]
+            value = finite(row["actuator_stiffness"], here, where)
+            if value <= 0:
+                raise where.error(here, f"expected a positive stiffness, got {value!r}")
+            out[row["j"]] = value
+    return out
 
 
 # ---- writing ---------------------------------------------------------------

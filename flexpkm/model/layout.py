@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from flexpkm.errors import InvalidDescriptionError
+from flexpkm.errors import InvalidDescriptionError, NameCollisionError
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ class CoordinateLayout:
         if robot.platform is not None:
             names += list(robot.platform.dof_names)
             n_p = len(robot.platform.dofs)
+        unique_names(names, _owners(robot, joint_index, elastic_slice))
         return CoordinateLayout(tuple(names), joint_index, elastic_slice,
                                 n_t, n_p, tuple(actuated))
 
@@ -57,3 +58,27 @@ class CoordinateLayout:
         except ValueError:
             raise InvalidDescriptionError(
                 f"unknown coordinate {name!r}; known: {', '.join(self.names)}") from None
+
+
+def _owners(robot, joint_index, elastic_slice) -> list:
+    """``(kind, key, text)`` of each coordinate of ``names``, in order."""
+    out = [("frame", f, f"the joint coordinate of frame {f!r}") for f in joint_index]
+    for f, sl in elastic_slice.items():
+        out += [("elastic", f, f"elastic coordinate {k + 1} of frame {f!r}")
+                for k in range(sl.stop - sl.start)]
+    if robot.platform is not None:
+        out += [("platform", i, f"platform coordinate dof_names[{i}]")
+                for i in range(len(robot.platform.dof_names))]
+    return out
+
+
+def unique_names(names, owners) -> None:
+    """Raise :class:`NameCollisionError` naming both owners of the first
+    name given twice (``owners[i] = (kind, key, text)`` of ``names[i]``)."""
+    seen = {}
+    for name, owner in zip(names, owners):
+        if name in seen:
+            first = seen[name]
+            raise NameCollisionError(f"coordinate name {name!r} is given twice: {first[2]} and "
+                                     f"{owner[2]}", name=name, things=(first[:2], owner[:2]))
+        seen[name] = owner

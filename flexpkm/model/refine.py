@@ -19,6 +19,7 @@ import numpy as np
 from flexpkm.elements.beam import _Beam
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.errors import InvalidDescriptionError
+from flexpkm.model.checks import body_rows, check_model_size
 from flexpkm.model.description import FIXED, Frame, Robot
 
 
@@ -42,6 +43,11 @@ def refine(robot: Robot, n, only=None) -> Robot:
     counts = _element_counts(robot, n, only)
     if not any(v > 1 for v in counts.values()):
         return robot
+    extra = [((c - 1) * robot.flexible_body(name).n_e, (c - 1) * (6 + robot.flexible_body(name).n_e))
+             for name, c in counts.items() if c > 1]
+    check_model_size(robot.layout.n_tot + sum(e for e, _ in extra),
+                     body_rows(robot) + sum(r for _, r in extra),
+                     what=f"{robot.name} refined to {max(counts.values()):,} elements per beam")
     frames, bodies = list(robot.frames), {k: tuple(v) for k, v in robot.bodies.items()}
     for name, count in counts.items():
         if count > 1:

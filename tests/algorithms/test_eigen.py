@@ -56,3 +56,29 @@ def test_indefinite_mass_matrix_is_named(n):
     M[2, 0, 0] = -1e3
     with pytest.raises(IndefiniteMassMatrixError, match="pose 2"):
         dense_generalized_eigh(K, M, "M_cc")
+
+
+@pytest.mark.parametrize("k2", [1e3, 1e12, 1e19])
+def test_graded_pencil_keeps_the_lowest_eigenvalue(k2):
+    """A gearbox k2 grounding mass 1, a spring k1 = 1 (the structure) from
+    mass 1 to mass 2, unit masses: lambda = (s -+ sqrt(s^2 - 4 k1 k2)) / 2
+    with s = k2 + 2 k1; the lowest from det / lambda_max = k1 k2 / lambda_max
+    (no cancellation), -> k1 as k2 grows: kept to 1e-12 (the robot case,
+    where the plain solver lost 1.6e-4, is in tests/algorithms/test_modal.py)."""
+    from flexpkm.algorithms.eigen import graded_generalized_eigh
+    k1 = 1.0
+    K = np.array([[[k2 + k1, -k1], [-k1, k1]]])
+    M = np.eye(2)[None]
+    s = k2 + 2 * k1
+    hi = (s + np.sqrt(s * s - 4 * k1 * k2)) / 2
+    lam, X = graded_generalized_eigh(K, M)
+    np.testing.assert_allclose(lam[0], [k1 * k2 / hi, hi], rtol=1e-12)
+    np.testing.assert_allclose(np.swapaxes(X, 1, 2) @ M @ X, np.eye(2)[None], atol=1e-12)
+    assert abs(X[0, 0, 0] / X[0, 1, 0]) < 2 / k2            # the gearbox barely moves
+
+
+def test_graded_pencil_falls_back_when_K_is_singular():
+    from flexpkm.algorithms.eigen import graded_generalized_eigh
+    K = np.array([[[1.0, -1.0], [-1.0, 1.0]]])      # a free motion: K not definite
+    lam, _ = graded_generalized_eigh(K, np.eye(2)[None])
+    np.testing.assert_allclose(lam[0], [0.0, 2.0], atol=1e-14)

@@ -105,3 +105,22 @@ def test_zero_stiffness_motion_raises():
     r = free_floating_planar(2)
     with pytest.raises(SingularConfigurationError, match="zero-stiffness"):
         natural_frequencies(r, np.zeros(r.layout.n_t))
+
+
+@pytest.mark.parametrize("k", [1e12, 1e15, 1e19])
+def test_very_stiff_actuators_are_the_locked_limit(k):
+    """Issue 16 item 8: a stiff gearbox is not a singularity. The DualEMPS
+    with actuator stiffness k (the structure's scale is 1.06e8 N/m): no
+    error, no near-singular flag, and the 9 lowest frequencies tend to the
+    locked ones (a different eigenproblem: the actuated coordinates removed)
+    as 1 / k (the shift is below 2e-5 at 1e12; 1e-11 at 1e19, was 1.6e-4
+    and a SingularConfigurationError before)."""
+    import flexpkm as fp
+    from flexpkm.cases import dualemps
+    model = fp.build_model(dualemps.robot())
+    q = dualemps.configuration(model)
+    locked = fp.natural_frequencies(model, q)
+    elastic = fp.natural_frequencies(model, q, actuator_stiffness=[k, k])
+    assert not elastic.near_singular and elastic.singularity_measure > 1e-4
+    shift = np.abs(elastic.frequencies_hz[:9] / locked.frequencies_hz - 1).max()
+    assert shift < 2e-5 * 1e12 / k + 1e-11

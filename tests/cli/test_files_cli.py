@@ -3,6 +3,7 @@ results of the shipped case it describes, ``--elements`` refines, ``check``
 counts the coordinates, ``simulate`` prescribes the actuators, errors are
 one line with exit status 2."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -110,3 +111,75 @@ def test_every_shipped_file_checks(file, capsys):
     """Each shipped description assembles its reference configuration."""
     assert main(["check", str(CASES / file)]) == 0, capsys.readouterr().err
     assert "the description is valid and its configuration assembles" in capsys.readouterr().out
+
+
+def _stiff_dualemps(tmp_path, k11="1e6", k21="2e6"):
+    text = (CASES / "dualemps.toml").read_text()
+    for j, k in (("11", k11), ("21", k21)):
+        if k is not None:
+            text = text.replace(f'j = "{j}"\nsigma = 1\nmu = 1\n',
+                                f'j = "{j}"\nsigma = 1\nmu = 1\nactuator_stiffness = {k}\n')
+    (tmp_path / "d.toml").write_text(text)
+    return str(tmp_path / "d.toml")
+
+
+def test_actuator_stiffness_of_a_file_is_used_and_overridden(tmp_path, capsys):
+    """Issue 16 item 8: the file's actuator_stiffness gives the frequencies of
+    --actuator-stiffness with the same values (modal, modes, sweep); the
+    option overrides the file."""
+    f = _stiff_dualemps(tmp_path)
+    ref = _json(["modal", "dualemps", "--actuator-stiffness", "1e6", "2e6", "--json"], capsys)
+    got = _json(["modal", f, "--json"], capsys)
+    np.testing.assert_allclose(got["frequencies_hz"], ref["frequencies_hz"], rtol=1e-12)
+    locked = _json(["modal", f, "--json", "--actuator-stiffness", "1e6", "1e6"], capsys)
+    other = _json(["modal", "dualemps", "--json", "--actuator-stiffness", "1e6", "1e6"], capsys)
+    np.testing.assert_allclose(locked["frequencies_hz"], other["frequencies_hz"], rtol=1e-12)
+    assert abs(got["frequencies_hz"][0] - other["frequencies_hz"][0]) > 1e-3
+    assert main(["modes", f, "--png", str(tmp_path / "p"), "--modes", "1"]) == 0
+    assert f"mode 1: {ref['frequencies_hz'][0]:.3f} Hz" in capsys.readouterr().out
+    assert main(["sweep", f, "--from", "0", "0", "--to", "0", "0", "--steps", "2", "--modes", "1",
+                 "--csv", str(tmp_path / "s.csv")]) == 0
+    capsys.readouterr()
+    row = (tmp_path / "s.csv").read_text().splitlines()[1].split(",")
+    at_pose = _json(["modal", f, "--pose", "0", "0", "--json", "--actuator-stiffness",
+                     "1e6", "2e6"], capsys)
+    assert float(row[3]) == pytest.approx(at_pose["frequencies_hz"][0], rel=1e-9)
+
+
+@pytest.mark.parametrize("k11, k21, message", [
+    ("1e6", "-1", r"legs\[1\].frames\[0\].actuator_stiffness: expected a positive stiffness"),
+    ("1e6", "0", "expected a positive stiffness"),
+    ("1e6", None, r"must be given for each actuated joint \(11, 21\) and no other: missing for 21"),
+])
+def test_bad_actuator_stiffness_in_a_file(tmp_path, capsys, k11, k21, message):
+    f = _stiff_dualemps(tmp_path, k11, k21)
+    for argv in (["modal", f], ["modes", f, "--png", str(tmp_path / "p")],
+                 ["sweep", f, "--from", "0", "0", "--to", "0.1", "0", "--csv", str(tmp_path / "c")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and re.search(message, err), err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "p").exists()
+
+
+def test_sensitivities_refuse_a_file_with_elastic_actuators(tmp_path, capsys):
+    """--sensitivities are those of the locked robot: not silently so when
+    the file makes the actuators elastic."""
+    assert main(["modal", _stiff_dualemps(tmp_path), "--sensitivities", "gravity[2]"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the file gives actuator_stiffness" in err, err
+
+
+def test_actuator_stiffness_of_a_limb_applies_to_each_placement(tmp_path, capsys):
+    """The NaVARo file's representative limb: actuator_stiffness on its local
+    frames 1 and 2 is that of joints 11, 12, 21, 22, 31, 32 (was ignored)."""
+    text = (CASES / "navaro.toml").read_text()
+    for j, k in (("1", "3e4"), ("2", "5e4")):
+        text = text.replace(f'[[limbs.RL.frames]]\nj = "{j}"\n',
+                            f'[[limbs.RL.frames]]\nj = "{j}"\nactuator_stiffness = {k}\n', 1)
+    (tmp_path / "n.toml").write_text(text)
+    got = _json(["modal", str(tmp_path / "n.toml"), "--json", "--modes", "4"], capsys)
+    ref = _json(["modal", str(CASES / "navaro.toml"), "--json", "--modes", "4",
+                 "--actuator-stiffness", *["3e4", "5e4"] * 3], capsys)
+    locked = _json(["modal", str(CASES / "navaro.toml"), "--json", "--modes", "4"], capsys)
+    np.testing.assert_allclose(got["frequencies_hz"], ref["frequencies_hz"], rtol=1e-12)
+    assert abs(got["frequencies_hz"][0] / locked["frequencies_hz"][0] - 1) > 1e-3

@@ -127,3 +127,51 @@ def test_modes_arguments(modes, numbers, scale):
     argv = ["modes", "dualemps"] + (["--mode-numbers", numbers] if numbers else ["--modes", modes])
     argv += ["--scale", scale] if scale is not None else []
     assert check(argv) == 2
+
+
+FIVE_BAR = (__import__("pathlib").Path(__file__).parents[2] / "cases" / "examples"
+            / "five_bar.toml").read_text()
+#: name keys of the five-bar example and names already in use there
+NAME_KEYS = ['j = "11"', 'j = "12"', 'j = "22"', 'name = "2"', 'name = "C2=P"', '"x_P"', '"y_P"']
+NAMES_IN_USE = ["11", "12", "13", "21", "1", "P", "x_P", "q11", "q12", "qe11_1", "qe21_2", "e11_1",
+                "y_P"]
+
+
+@fuzz(60)
+@given(key=st.sampled_from(NAME_KEYS), name=st.sampled_from(NAMES_IN_USE),
+       command=st.sampled_from(["check", "modal"]))
+def test_name_collisions_in_a_file(tmp_path, key, name, command):
+    """Issue 16 item 6: a name of the file set to another name in use."""
+    new = key.split('"')[0] + f'"{name}"' if "=" in key else f'"{name}"'
+    (tmp_path / "f.toml").write_text(FIVE_BAR.replace(key, new, 1))
+    check([command, str(tmp_path / "f.toml")])
+
+
+@fuzz(40)
+@given(elements=st.one_of(st.integers(2000, 10**12).map(str), st.sampled_from(NASTY)),
+       where=st.sampled_from(["option", "file"]))
+def test_huge_element_counts(tmp_path, elements, where):
+    """Issue 16 item 8: ``--elements N`` or ``elements = N``: refused at once
+    (ModelTooLargeError with an estimate) or a usage error, never a run
+    until memory is gone."""
+    text = FIVE_BAR
+    argv = ["modal", str(tmp_path / "f.toml"), "--modes", "1"]
+    if where == "option":
+        argv += ["--elements", elements]
+    else:
+        text = text.replace("plane_normal", f"elements = {elements}\nplane_normal", 1)
+    (tmp_path / "f.toml").write_text(text)
+    status = check(argv)
+    with contextlib.suppress(ValueError):
+        assert int(elements) < 2000 or status == 2
+
+
+@fuzz(20)
+@given(depth=st.integers(50, 50000), kind=st.sampled_from(["[", "{a = "]),
+       key=st.sampled_from(["gravity", "q_dep", "reference", "variants", "junk"]))
+def test_deeply_nested_files(tmp_path, depth, kind, key):
+    close = "]" if kind == "[" else "}"
+    text = FIVE_BAR.replace("format = 1", f"format = 1\n{key} = " + kind * depth + "1"
+                            + close * depth, 1)
+    (tmp_path / "f.toml").write_text(text)
+    check(["check", str(tmp_path / "f.toml")])

@@ -124,3 +124,10 @@ def test_no_process_wide_side_effects(tmp_path, mode1):
                           n_modes=2)
     plot_sweep(res, tmp_path / "s.png")
     assert matplotlib.get_backend() == backend and pyvista.OFF_SCREEN == off_screen
+
+
+def test_pose_text_formats_tuples_and_text():
+    """Issue 16 item 8: NaVARo's pose holds a tuple of working modes and a text option."""
+    from flexpkm.io.viz import pose_text
+    assert (pose_text({"x": 0.1, "working_modes": (-1, 1, -1), "actuation": "locked"})
+            == "x = 0.1, working_modes = (-1, 1, -1), actuation = locked")

@@ -1,6 +1,7 @@
 """A description's values and types are checked once, when the Robot is
 made: each bad value is an InvalidDescriptionError naming the field."""
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +57,38 @@ def test_section_and_body():
         RigidBody(XX=float("nan"), M=1.0)
     assert RigidBody(XX=1.0, YY=1.0, ZZ=1.0, M=1.0).invariants.m == 1.0
     assert Material(E=2e11, rho=7800.0, nu=0.3).G == pytest.approx(2e11 / 2.6)
+
+
+def test_huge_element_counts_are_refused_before_allocation(monkeypatch):
+    """Issue 16 item 8: --elements 100000 ran until memory was gone; now a
+    ModelTooLargeError with the estimate, from refine (API and files) before
+    any frame is made."""
+    import resource
+    from flexpkm.errors import ModelTooLargeError
+    from flexpkm.model import files
+    from flexpkm.model.refine import refine
+    text = (Path(__file__).parents[2] / "cases" / "examples" / "five_bar.toml").read_text()
+    robot = files.loads(text)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ModelTooLargeError, match=r"refined to 100,000 elements per beam would "
+                       r"have 1,200,006 coordinates .* about 276 TB, above the limit of 4 GB"):
+        refine(robot, 100000)
+    with pytest.raises(ModelTooLargeError, match="FLEXPKM_MAX_MEMORY_GB"):
+        files.loads(text.replace("plane_normal", "elements = 100000\nplane_normal", 1))
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000   # kB
+    monkeypatch.setenv("FLEXPKM_MAX_MEMORY_GB", "0.001")
+    with pytest.raises(ModelTooLargeError, match="above the limit of 1 MB"):
+        refine(robot, 20)
+    monkeypatch.setenv("FLEXPKM_MAX_MEMORY_GB", "-1")
+    with pytest.raises(ModelTooLargeError, match="must be a positive number of GB"):
+        refine(robot, 2)
+
+
+def test_the_estimate_is_the_dense_matrices():
+    """12 dense n_tot^2 float64 matrices and 4 rows x n_tot Jacobians."""
+    from flexpkm.errors import ModelTooLargeError
+    from flexpkm.model.checks import MAX_MEMORY, check_model_size
+    n = int((MAX_MEMORY / 8 / 12) ** 0.5)
+    check_model_size(n - 1)
+    with pytest.raises(ModelTooLargeError):
+        check_model_size(n + 1)

@@ -130,5 +130,38 @@ def test_limb_placement_errors():
         files.loads(text.replace('platform_rotation = [0.0, 0.0, 1.5707963267948966]}\nactuated = ["1", "2"]',
                                  'platform_rotation = [0.0, 0.0, 1.5707963267948966]}\nactuated = ["9"]'),
                     source="n")
-    with pytest.raises(InvalidDescriptionError, match="defined twice"):
+    with pytest.raises(InvalidDescriptionError,
+                       match=r"placements\[1\].leg: leg '1' is already named at placements\[0\].leg"):
         files.loads(text.replace('leg = "2"', 'leg = "1"', 1), source="n")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('dof_names = ["x_P", "y_P"]', 'dof_names = ["x", "x"]',
+     r"f.toml: coordinate name 'x' is given twice: .* \(at platform.dof_names\[0\] and "
+     r"platform.dof_names\[1\]\)"),
+    ('dof_names = ["x_P", "y_P"]', 'dof_names = ["q11", "q21"]',
+     r"f.toml: coordinate name 'q11' is given twice: the joint coordinate of frame '11' and "
+     r"platform coordinate dof_names\[0\] \(at legs\[0\].frames\[0\].j and platform.dof_names\[0\]\)"),
+    ('name = "2"\n', 'name = "1"\n', r"f.toml: legs\[1\].name: leg '1' is already named at legs\[0\].name"),
+    ('name = "C2=P"', 'name = "P"', r"f.toml: closures 0 and 1 are both named 'P' \(at closures\[0\] "
+                                    r"and closures\[1\]\)"),
+    ('j = "12"', 'j = "11"', r"f.toml: frame '11' is defined twice \(at legs\[0\].frames\[0\].j and "
+                             r"legs\[0\].frames\[1\].j\)"),
+])
+def test_name_collisions_name_both_key_paths(old, new, message):
+    """Issue 16 item 6 on the five-bar example file."""
+    from flexpkm.errors import NameCollisionError
+    text = (CASES / "examples" / "five_bar.toml").read_text()
+    assert old in text
+    with pytest.raises(NameCollisionError, match=message):
+        files.loads(text.replace(old, new, 1), source="f.toml")
+
+
+def test_a_frame_named_like_an_elastic_coordinate_is_refused():
+    from flexpkm.errors import NameCollisionError
+    text = (CASES / "examples" / "five_bar.toml").read_text()
+    text = text.replace('j = "12"', 'j = "e11_1"').replace('a = "12"', 'a = "e11_1"')
+    with pytest.raises(NameCollisionError, match=r"'qe11_1' is given twice: the joint coordinate of "
+                       r"frame 'e11_1' and elastic coordinate 1 of frame '11' \(at "
+                       r"legs\[0\].frames\[1\].j and legs\[0\].frames\[0\].bodies\)"):
+        files.loads(text.replace("q12 =", "qe11_1 ="), source="f.toml")

@@ -76,15 +76,22 @@ ALL = [(name, p) for name, data in BASES.items() for p, _ in _containers(data)]
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(ALL), st.data())
 def test_replaced_value_never_crashes(where, data):
+    d = _replaced(where, data.draw(JUNK), data)
+    if d is not None:
+        _outcome(d)
+
+
+def _replaced(where, value, data):
+    """A copy of the file ``where[0]`` with one entry (drawn) of the
+    container at ``where[1]`` replaced by ``value``; None for an empty one."""
     base, path = where
     d = _copy(base)
     node = _get(d, path)
     keys = list(node) if isinstance(node, dict) else list(range(len(node)))
     if not keys:
-        return
-    key = data.draw(st.sampled_from(keys))
-    node[key] = data.draw(JUNK)
-    _outcome(d)
+        return None
+    node[data.draw(st.sampled_from(keys))] = value
+    return d
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
@@ -139,3 +146,90 @@ def test_text_round_trip_of_mutated_files(path, data):
         files.loads(text, source="fuzz.toml")
     except InvalidDescriptionError:
         pass
+
+
+def _name_sites(data):
+    """Key paths of every name a file gives: frames' ``j``, legs' ``name``,
+    closures' ``name``, the platform's ``dof_names``."""
+    sites = [("legs", i, "frames", k, "j") for i, leg in enumerate(data.get("legs", ()))
+             for k in range(len(leg["frames"]))]
+    sites += [("legs", i, "name") for i in range(len(data.get("legs", ())))]
+    sites += [("closures", i, "name") for i, c in enumerate(data.get("closures", ())) if "name" in c]
+    sites += [("platform", "dof_names", i)
+              for i in range(len(data.get("platform", {}).get("dof_names", ())))]
+    return sites
+
+
+def _names_in_use(data):
+    frames = [fr["j"] for leg in data.get("legs", ()) for fr in leg["frames"]]
+    return sorted({*frames, *(f"q{j}" for j in frames), *(f"qe{j}_1" for j in frames),
+                   *(f"e{j}_1" for j in frames),
+                   *data.get("platform", {}).get("dof_names", ()),
+                   *(leg["name"] for leg in data.get("legs", ()))})
+
+
+SITES = [(name, site) for name, data in BASES.items() for site in _name_sites(data)]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SITES), st.data())
+def test_name_collisions_never_crash(where, data):
+    """Issue 16 item 6: any name of a file set to another name in use (or to
+    the coordinate name of another frame): a Robot or an error, never a
+    traceback; a platform coordinate named like another coordinate is
+    always refused (NameCollisionError naming both)."""
+    from flexpkm.errors import NameCollisionError
+    base, path = where
+    d = _copy(base)
+    value = data.draw(st.sampled_from(_names_in_use(d)))
+    _get(d, path[:-1])[path[-1]] = value
+    if path[0] == "platform":
+        robot_names = files.from_dict(_copy(base)).layout.names
+        others = [n for i, n in enumerate(robot_names)
+                  if i != len(robot_names) - len(d["platform"]["dof_names"]) + path[-1]]
+        if value in others:
+            with pytest.raises(NameCollisionError, match=f"'{value}' is given twice"):
+                files.from_dict(d, source="fuzz.toml")
+            return
+    _outcome(d)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.sampled_from(sorted(BASES)), st.integers(10**4, 10**15), st.booleans())
+def test_huge_element_counts_are_refused_at_once(base, count, global_key):
+    """Issue 16 item 8: a huge ``elements`` (global, or of every beam) is a
+    ModelTooLargeError before any frame is made (each example is quick)."""
+    from flexpkm.errors import ModelTooLargeError
+    d = _copy(base)
+    beams = [b for path, node in _containers(d) if isinstance(node, dict)
+             and node.get("type") == "beam" for b in [node]]
+    if not beams:
+        return
+    if global_key:
+        d["elements"] = count
+    else:
+        for b in beams:
+            b["elements"] = count
+    with pytest.raises(ModelTooLargeError, match="dense matrices need about"):
+        files.from_dict(d, source="fuzz.toml")
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.sampled_from(ALL), st.integers(100, 20000), st.sampled_from(["list", "table"]),
+       st.data())
+def test_deeply_nested_values_never_crash(where, depth, kind, data):
+    """A value replaced by ``depth`` nested arrays or tables (from the parsed
+    dict and through the TOML text): an error, never a RecursionError."""
+    value = 1.0
+    for _ in range(depth):
+        value = [value] if kind == "list" else {"a": value}
+    d = _replaced(where, value, data)
+    if d is None:
+        return
+    out = _outcome(d)
+    assert out == "error" or where[1][:1] == ("variants",)   # a variant not applied is unread
+    text = 'name = "x"\nlegs = [{name = "1", frames = [{j = "1", sigma = 0}]}]\nq = ' + (
+        "[" * depth + "1" + "]" * depth if kind == "list" else "{a = " * depth + "1" + "}" * depth)
+    with pytest.raises(InvalidDescriptionError, match="fuzz.toml: "):
+        files.loads(text, source="fuzz.toml")
