@@ -14,6 +14,7 @@ from typing import Mapping, Optional
 import numpy as np
 
 from flexpkm.elements import newton_euler as ne
+from flexpkm.model.completion import complete_platform
 from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot, constrained_rows
 from flexpkm.model.layout import CoordinateLayout
 from flexpkm.spatial import mdh_transform
@@ -205,13 +206,17 @@ class Model:
 
 def build_model(robot) -> Model:
     """Step 0 of Section 10.6: the constant data of ``robot`` (see
-    :class:`Model`). A :class:`Model` given instead is returned as is.
+    :class:`Model`). A :class:`Model` given instead is returned as is. A
+    flexible robot's platform is first completed
+    (:func:`flexpkm.model.completion.complete_platform`: ``Model.robot`` is
+    then the completed description).
 
     Raises :class:`flexpkm.errors.InvalidDescriptionError` when the
     description is inconsistent (checked by :class:`Robot` itself).
     """
     if isinstance(robot, Model):
         return robot
+    robot = complete_platform(robot)
     layout = robot.layout
     frame_index = robot.frame_index
     frames = tuple(_frame_constants(robot, layout, frame_index))
