@@ -79,10 +79,12 @@ def symbolic_view(model, theta0, moving):
 
 def held_columns(model, hold):
     """q_tot columns that stay fixed when the geometry changes: the elastic
-    ones and the platform pose (``hold="pose"``) or ``q_a`` (``"q_a"``)."""
+    ones and the commanded platform pose (``hold="pose"``; the dependent
+    platform coordinates of a completed platform follow the loops) or ``q_a``
+    (``"q_a"``)."""
     layout = model.layout
     fixed = [i for sl in layout.elastic_slice.values() for i in range(sl.start, sl.stop)]
-    fixed += list(range(layout.n_t, layout.n_tot)) if hold == "pose" else list(layout.actuated)
+    fixed += list(layout.commanded) if hold == "pose" else list(layout.actuated)
     return np.array(sorted(set(fixed)), dtype=int)
 
 
