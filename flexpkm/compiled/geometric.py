@@ -125,6 +125,12 @@ def frame_derivatives(model, q_tot, red, dthetas, hold):
             raise SingularConfigurationError(
                 f"holding {hold} leaves {len(free) - rank} degree(s) of freedom of the "
                 f"configuration undetermined: no derivative with respect to the geometry here")
+        rhs = Phi_th @ dth
+        if np.linalg.norm(Phi_q[:, free] @ dq[free] + rhs) > 1e-8 * max(np.linalg.norm(rhs), 1e-300):
+            raise SingularConfigurationError(
+                f"holding {hold}, the loops cannot stay closed when this parameter changes "
+                f"(an overconstrained mechanism whose redundant constraints it breaks): "
+                f"no derivative with respect to the geometry here")
         res = F(q0, th0, np.concatenate([dq, dth]))
         out.append((np.array(res[3]), np.array(res[4])))
     return out
