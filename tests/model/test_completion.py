@@ -106,3 +106,13 @@ def test_bad_commanded_and_name_collisions_are_refused():
                     reference={})
     with pytest.raises(fp.InvalidDescriptionError, match="'rx'.*rename"):
         fp.build_model(clash)
+
+
+def test_a_file_may_state_the_commanded_dofs():
+    text = fp.dumps_robot(D.robot(flexible=True))
+    two = fp.build_model(fp.loads_robot(text.replace("dofs = [0, 1, 2]",
+                                                     "dofs = [0, 1, 2]\ncommanded = [0, 1]", 1)))
+    assert two.platform.commanded == (0, 1) and two.layout.names[-6:-4] == ("x", "y")
+    assert two.layout.commanded == (two.layout.n_t, two.layout.n_t + 1)
+    with pytest.raises(fp.InvalidDescriptionError, match=r"platform.commanded: expected dofs"):
+        fp.loads_robot(text.replace("dofs = [0, 1, 2]", "dofs = [0, 1, 2]\ncommanded = [0, 5]", 1))
