@@ -2,9 +2,16 @@
 Manipulators with Hybrid Complex Limbs*, Section 8 and Fig. 13): three
 identical limbs, each an actuated revolute A_i (upper arm), an elbow revolute
 about u_i (link 2), a parallelogram of two rods with revolutes at both ends
-normal to its plane ([2RR]), link 4 and a revolute about u_i to a platform
-that only translates. The seed lost the dimensions; the data below are this
-project's (docs/delta.md), SI units.
+normal to its plane ([2RR]), link 4 and a revolute about u_i to the
+platform, which only translates while the parallelograms are rigid. The
+seed lost the dimensions; the data below are this project's
+(docs/delta.md), SI units.
+
+Platform coordinates: x, y, z (the pose, commanded). The flexible model's
+platform also turns (its rods bend): ``build_model`` adds rx, ry, rz as
+dependent coordinates that the assembly solves (issue 16,
+:mod:`flexpkm.model.completion`); with them locked, as shipped before, f1
+was 3-5 % high (docs/delta.md).
 
 Base frame: z up, gravity 9.81 m/s^2 along -z. Limb i at ``phi_i = 0, 120,
 240 deg``: ``e_i = (cos phi_i, sin phi_i, 0)``, ``u_i = (-sin phi_i, cos
@@ -102,7 +109,8 @@ def limb(flexible=False, material=ALUMINIUM) -> Limb:
 
 def robot(flexible=False, material=ALUMINIUM, gravity=GRAVITY):
     """The Delta (three copies of :func:`limb` mounted at ``PHI``), platform
-    translating (dofs x, y, z), reference configuration at :data:`HOME`."""
+    dofs x, y, z (commanded; the model of a flexible one adds the rotations
+    rx, ry, rz, dependent), reference configuration at :data:`HOME`."""
     rl = limb(flexible, material)
     legs = [rl.place(leg, Mount(gamma=phi, platform_rotation=tuple(map(tuple, rot_z(phi)))),
                      actuated=("1",)) for leg, phi in zip(LEGS, PHI)]
@@ -177,7 +185,8 @@ def joint_angles(P, legs=(0, 1, 2)) -> dict:
 
 def configuration(model, P):
     """``q_tot`` (n_tot,) or (B, n_tot) of the robot (rigid, or flexible at
-    q_e = 0) with the platform at P (3,) or (B, 3), m, in closed form."""
+    q_e = 0: its platform rotations rx, ry, rz are 0) with the platform at P
+    (3,) or (B, 3), m, in closed form."""
     P = np.asarray(P, float)
     q = np.zeros(P.shape[:-1] + (model.layout.n_tot,))
     for name, value in joint_angles(P).items():
@@ -229,7 +238,7 @@ def _configure(model, pose, options):
 
 
 CASE = Case(
-    name="delta", title="Müller's 3RR[2RR]R Delta (translating platform, parallelogram limbs)",
+    name="delta", title="Müller's 3RR[2RR]R Delta (parallelogram limbs; --pose x y z)",
     pose_option="pose", pose_names=("x", "y", "z"), pose_units=("m", "m", "m"),
     pose_default=HOME, robot=_robot, configure=_configure, reference_label="none",
     options=(Option("rigid", "rigid links (default: upper arms and rods are 3D beams)",

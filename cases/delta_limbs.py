@@ -27,7 +27,9 @@ from flexpkm.spatial import rot_z
 def limb_models(flexible=False):
     """One model per limb: ``[(model, dependent columns, actuated column,
     leg index)]``
-    with the platform coordinates x, y, z independent."""
+    with the platform coordinates x, y, z independent (``flexible``: the
+    limb's model also gets the platform rotations its wrist constrains,
+    docs/design.md; the per-limb inverse dynamics is the rigid one)."""
     rl = D.limb(flexible)
     out = []
     for leg, phi in zip(D.LEGS, D.PHI):
@@ -48,7 +50,7 @@ def limb_configuration(model, P, leg):
     q = np.zeros(P.shape[:-1] + (model.layout.n_tot,))
     for name, value in D.joint_angles(P, (leg,)).items():
         q[..., model.layout.index(name)] = value
-    q[..., model.layout.n_t:] = P
+    q[..., list(model.layout.commanded)] = P          # a flexible limb's rotations: 0
     return q
 
 

@@ -11,8 +11,11 @@ updated by composition):
 * **forward problem** (direct geometric model, Section 7.3): the actuated
   coordinates ``q_a`` are fixed, the passive joints and the platform pose are
   free;
-* **inverse problem** (inverse geometric model, Section 7.2): the platform
-  coordinates ``x_p`` are fixed, every joint (actuated included) is free.
+* **inverse problem** (inverse geometric model, Section 7.2): the commanded
+  platform coordinates are fixed (``Platform.commanded``; all of ``x_p``
+  but in a flexible model whose platform was completed,
+  :mod:`flexpkm.model.completion`), every joint (actuated included) and the
+  other platform coordinates are free.
 
 Elastic coordinates keep their values (0 by default: the rigid geometric
 model). The start is ``guess`` or the robot's ``reference`` configuration
@@ -56,8 +59,10 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40) -> 
 
     q_a  : (n_a,) or (B, n_a) actuated coordinates (m, rad), in the order of
            ``model.layout.actuated``: the forward problem.
-    pose : (n_p,) or (B, n_p) platform coordinates (m, rad; the components
-           ``Platform.dofs`` of ``[P; rotation vector]``): the inverse problem.
+    pose : (n_c,) or (B, n_c) commanded platform coordinates (m, rad; the
+           components ``Platform.commanded_dofs`` of ``[P; rotation vector]``,
+           columns ``model.layout.commanded``): the inverse problem; the other
+           platform coordinates are solved with the joints.
     guess : (n_tot,) start (default: the robot's ``reference``); a batch is
            solved pose after pose, each started from the previous solution.
     Give exactly one of ``q_a`` and ``pose``.
@@ -73,8 +78,7 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40) -> 
     if (q_a is None) == (pose is None):
         raise InvalidArgumentError("assemble: give exactly one of q_a (forward problem) "
                                    "and pose (inverse problem)")
-    fixed_cols = np.array(layout.actuated if pose is None else range(layout.n_t, layout.n_tot),
-                          dtype=int)
+    fixed_cols = np.array(layout.actuated if pose is None else layout.commanded, dtype=int)
     what = "q_a" if pose is None else "pose"
     targets = _targets(q_a if pose is None else pose, len(fixed_cols), what)
     free = _free_columns(model, fixed_cols)
@@ -213,7 +217,7 @@ def assemble_reference(model) -> np.ndarray:
     layout = model.layout
     if layout.actuated or model.platform is None:
         return assemble(model, q_a=q_ref[list(layout.actuated)])
-    return assemble(model, pose=q_ref[layout.n_t:])
+    return assemble(model, pose=q_ref[list(layout.commanded)])
 
 
 #: J_tot at the reference configuration of each model (by model object)

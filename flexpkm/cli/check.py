@@ -1,6 +1,8 @@
 """``flexpkm check CASE|FILE.toml [--elements N]``: validates a description
 and prints its coordinate counts (tree joints, elastic, platform,
-constraints, actuated, independent; Section 10.3-10.4), the independent
+constraints, actuated, independent; Section 10.3-10.4), the platform
+coordinates commanded (the pose) and dependent (solved by the assembly; a
+flexible model's completed platform, docs/design.md), the independent
 constraint rows (redundant ones dropped, Müller Remark 2) and the dependent
 coordinates chosen at its reference configuration (assembled, Chapter 7)."""
 from __future__ import annotations
@@ -33,12 +35,27 @@ def counts(model, n_c=None) -> dict:
     return out
 
 
+def platform_line(model):
+    """``"platform coordinates: commanded ...; dependent ..."`` or None
+    without a platform."""
+    layout = model.layout
+    if model.platform is None:
+        return None
+    names = lambda cols: ", ".join(layout.names[c] for c in cols) or "none"
+    line = f"platform coordinates: commanded {names(layout.commanded)} (the pose)"
+    if layout.platform_dependent:
+        line += f"; dependent {names(layout.platform_dependent)} (solved by the assembly)"
+    return line
+
+
 def run(args) -> int:
     case, model, options, pose, q = resolve(args)
     red = reduced_matrices(model, q)
     print(f"{model.name}: the description is valid and its configuration assembles")
     n_c = len(red.rows.kept) if red.rows is not None else None
     print(", ".join(f"{k} {v}" for k, v in counts(model, n_c).items()))
+    if platform_line(model):
+        print(platform_line(model))
     dep = red.dep_names
     if red.rows is not None:
         print(red.rows.summary())

@@ -79,10 +79,12 @@ def symbolic_view(model, theta0, moving):
 
 def held_columns(model, hold):
     """q_tot columns that stay fixed when the geometry changes: the elastic
-    ones and the platform pose (``hold="pose"``) or ``q_a`` (``"q_a"``)."""
+    ones and the commanded platform pose (``hold="pose"``; the dependent
+    platform coordinates of a completed platform follow the loops) or ``q_a``
+    (``"q_a"``)."""
     layout = model.layout
     fixed = [i for sl in layout.elastic_slice.values() for i in range(sl.start, sl.stop)]
-    fixed += list(range(layout.n_t, layout.n_tot)) if hold == "pose" else list(layout.actuated)
+    fixed += list(layout.commanded) if hold == "pose" else list(layout.actuated)
     return np.array(sorted(set(fixed)), dtype=int)
 
 
@@ -123,6 +125,12 @@ def frame_derivatives(model, q_tot, red, dthetas, hold):
             raise SingularConfigurationError(
                 f"holding {hold} leaves {len(free) - rank} degree(s) of freedom of the "
                 f"configuration undetermined: no derivative with respect to the geometry here")
+        rhs = Phi_th @ dth
+        if np.linalg.norm(Phi_q[:, free] @ dq[free] + rhs) > 1e-8 * max(np.linalg.norm(rhs), 1e-300):
+            raise SingularConfigurationError(
+                f"holding {hold}, the loops cannot stay closed when this parameter changes "
+                f"(an overconstrained mechanism whose redundant constraints it breaks): "
+                f"no derivative with respect to the geometry here")
         res = F(q0, th0, np.concatenate([dq, dth]))
         out.append((np.array(res[3]), np.array(res[4])))
     return out

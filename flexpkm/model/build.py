@@ -16,6 +16,7 @@ import numpy as np
 from flexpkm.elements import newton_euler as ne
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.checks import body_rows, check_model_size
+from flexpkm.model.completion import complete_platform
 from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot, constrained_rows
 from flexpkm.model.layout import CoordinateLayout
 from flexpkm.spatial import mdh_transform
@@ -209,7 +210,10 @@ class Model:
 
 def build_model(robot) -> Model:
     """Step 0 of Section 10.6: the constant data of ``robot`` (see
-    :class:`Model`). A :class:`Model` given instead is returned as is.
+    :class:`Model`). A :class:`Model` given instead is returned as is. A
+    flexible robot's platform is first completed
+    (:func:`flexpkm.model.completion.complete_platform`: ``Model.robot`` is
+    then the completed description).
 
     Raises :class:`flexpkm.errors.InvalidDescriptionError` when the
     description is inconsistent (checked by :class:`Robot` itself).
@@ -219,6 +223,7 @@ def build_model(robot) -> Model:
     if not isinstance(robot, Robot):
         raise InvalidArgumentError(f"expected a Robot or a Model, got {type(robot).__name__} "
                                    f"{robot!r:.60}")
+    robot = complete_platform(robot)
     layout = robot.layout
     check_model_size(layout.n_tot, body_rows(robot), what=f"robot {robot.name!r}")
     frame_index = robot.frame_index

@@ -164,5 +164,10 @@ def _check_platform(platform) -> None:
     if len(platform.dof_names) != len(dofs):
         raise InvalidDescriptionError(f"platform: {len(dofs)} dofs but {len(platform.dof_names)} "
                                       "dof_names")
+    commanded = platform.commanded
+    if commanded is not None and (not commanded or len(set(commanded)) != len(commanded)
+                                  or any(d not in dofs for d in commanded)):
+        raise InvalidDescriptionError(f"platform commanded must be distinct dofs among "
+                                      f"{list(dofs)}, got {commanded!r}")
     if platform.body is not None and not hasattr(platform.body, "invariants"):
         raise InvalidDescriptionError(f"platform body {platform.body!r:.60} is not a body")

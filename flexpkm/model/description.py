@@ -86,11 +86,25 @@ class Platform:
            of P that are platform coordinates (all 6 for a spatial robot; the
            in-plane ones for a planar one).
     dof_names : one name per dof (e.g. ``("x", "y")``).
+    commanded : the dofs (a subset of ``dofs``) that the user commands, the
+           pose of the inverse problem (``flexpkm.assemble(model, pose=...)``,
+           ``--pose``); the other dofs are dependent coordinates that the
+           assembly solves. None: every dof is commanded. A flexible model
+           gets its platform completed by :func:`flexpkm.model.completion.complete_platform`
+           (the description's dofs become the commanded ones).
     """
 
     body: object = None
     dofs: tuple = (0, 1, 2, 3, 4, 5)
     dof_names: tuple = ("x", "y", "z", "rx", "ry", "rz")
+    commanded: Optional[tuple] = None
+
+    @property
+    def commanded_dofs(self) -> tuple:
+        """The commanded dofs (``commanded``, or every dof), in ``dofs`` order."""
+        if self.commanded is None:
+            return tuple(self.dofs)
+        return tuple(d for d in self.dofs if d in set(self.commanded))
 
 
 @dataclass(frozen=True)

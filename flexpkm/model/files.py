@@ -11,7 +11,7 @@ as MDH rows with the columns of the book and of SYMORO (``j``, ``a`` = a(j),
 0), ``rigid_centre`` (mass, centre, inertia at the centre), ``point`` (mass,
 position) or ``beam`` (length, section by ``shape`` rectangle/circle/tube or by
 A/Iy/Iz/J, material E, rho and nu or G, ``planar``, ``elements``)); the
-``[platform]`` (dofs, dof_names, body); ``[[closures]]`` (frame, other or
+``[platform]`` (dofs, dof_names, commanded, body); ``[[closures]]`` (frame, other or
 ``platform = true`` with ``platform_point``, joint, leg, name); ``gravity``,
 ``plane_normal``, ``q_dep``, a global ``elements`` override, a
 ``[reference]`` table of joint coordinates (initial guess / working mode) and
@@ -268,7 +268,11 @@ def _platform(table, where):
     names = tuple(table.get("dof_names", [("x", "y", "z", "rx", "ry", "rz")[d] for d in dofs]))
     if len(names) != len(dofs):
         raise where.error(["platform", "dof_names"], f"expected {len(dofs)} names, got {len(names)}")
-    return Platform(body=body, dofs=dofs, dof_names=names)
+    commanded = tuple(table["commanded"]) if "commanded" in table else None
+    if commanded is not None and not set(commanded) <= set(dofs):
+        raise where.error(["platform", "commanded"], f"expected dofs among {list(dofs)}, "
+                                                     f"got {list(commanded)}")
+    return Platform(body=body, dofs=dofs, dof_names=names, commanded=commanded)
 
 
 def _closure(table, path, where) -> Closure:
@@ -346,6 +350,8 @@ def dumps(robot: Robot) -> str:
     if robot.platform is not None:
         p = robot.platform
         data["platform"] = {"dofs": list(p.dofs), "dof_names": list(p.dof_names)}
+        if p.commanded is not None:
+            data["platform"]["commanded"] = list(p.commanded)
         if p.body is not None:
             data["platform"]["body"] = body_to_table(p.body)
     data["closures"] = [_closure_table(c) for c in robot.closures]

@@ -14,7 +14,10 @@ class CoordinateLayout:
 
     ``q_t`` = joint coordinates (frames with sigma 0/1, in frame order) then
     the elastic coordinates of the flexible bodies (frame order); ``x_p`` =
-    the platform coordinates.
+    the platform coordinates; ``commanded`` the columns of the commanded
+    ones (``Platform.commanded_dofs``: the pose of the inverse problem), the
+    other platform columns (:attr:`platform_dependent`) are solved by the
+    assembly.
     """
 
     names: tuple
@@ -23,6 +26,7 @@ class CoordinateLayout:
     n_t: int
     n_p: int
     actuated: tuple           # columns of the actuated joints (mu = 1)
+    commanded: tuple = ()     # columns of the commanded platform coordinates
 
     @property
     def n_tot(self) -> int:
@@ -44,13 +48,21 @@ class CoordinateLayout:
                 names += [f"qe{f.name}_{k + 1}" for k in range(body.n_e)]
                 elastic_slice[f.name] = slice(start, len(names))
         n_t = len(names)
-        n_p = 0
+        n_p, commanded = 0, ()
         if robot.platform is not None:
+            dofs = list(robot.platform.dofs)
             names += list(robot.platform.dof_names)
-            n_p = len(robot.platform.dofs)
+            n_p = len(dofs)
+            commanded = tuple(n_t + dofs.index(d) for d in robot.platform.commanded_dofs)
         unique_names(names, _owners(robot, joint_index, elastic_slice))
         return CoordinateLayout(tuple(names), joint_index, elastic_slice,
-                                n_t, n_p, tuple(actuated))
+                                n_t, n_p, tuple(actuated), commanded)
+
+    @property
+    def platform_dependent(self) -> tuple:
+        """Columns of the platform coordinates that are not commanded (the
+        assembly solves them, like the passive joints)."""
+        return tuple(c for c in range(self.n_t, self.n_tot) if c not in self.commanded)
 
     def index(self, name: str) -> int:
         try:

@@ -84,6 +84,8 @@ PLATFORM = {
     "properties": {"dofs": {"type": "array", "items": {"enum": [0, 1, 2, 3, 4, 5]},
                             "minItems": 1, "maxItems": 6, "uniqueItems": True},
                    "dof_names": {"type": "array", "items": NAME},
+                   "commanded": {"type": "array", "items": {"enum": [0, 1, 2, 3, 4, 5]},
+                                 "minItems": 1, "maxItems": 6, "uniqueItems": True},
                    "body": {"anyOf": [RIGID, RIGID_CENTRE, POINT]}},
 }
 #: a representative limb (Müller Section 7): local frame names; its root frames

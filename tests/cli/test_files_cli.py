@@ -52,6 +52,19 @@ def test_check_prints_the_counts(capsys):
     assert "independent, actuators locked 90" in out and "dependent coordinates" in out
 
 
+def test_check_says_which_platform_coordinates_are_commanded(capsys):
+    """Issue 16: the flexible Delta's platform gets rx, ry, rz (dependent);
+    the five-bar's point keeps x_P, y_P (no closure fixes its rotation)."""
+    assert main(["check", str(CASES / "delta.toml")]) == 0
+    out = capsys.readouterr().out
+    assert ("platform coordinates: commanded x, y, z (the pose); dependent rx, ry, rz "
+            "(solved by the assembly)") in out
+    assert "platform 6, total 75, constraints 30" in out
+    assert main(["check", str(CASES / "examples" / "five_bar.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "platform coordinates: commanded x_P, y_P (the pose)\n" in out
+
+
 def test_simulate_a_file_with_a_csv_trajectory(tmp_path, capsys):
     five_bar = CASES / "examples" / "five_bar.toml"
     csv = tmp_path / "traj.csv"

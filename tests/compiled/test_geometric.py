@@ -52,3 +52,32 @@ def test_an_undetermined_configuration_is_refused():
     q = assemble_reference(model)
     with pytest.raises(SingularConfigurationError, match="undetermined"):
         frequency_sensitivities(data, ["legs[0].frames[3].d"], q, n_modes=2, hold="q_a")
+
+
+def _delta_data():
+    from flexpkm.cases import delta
+    model = fp.build_model(delta.robot(flexible=True))
+    return model, parse(fp.dumps_robot(model.robot), _Where("delta"))
+
+
+def test_the_completed_platform_follows_the_geometry():
+    """The flexible Delta (issue 16): holding the pose holds x, y, z, not the
+    dependent rx, ry, rz; moving leg 1's base joint outward (A_1) gives the
+    derivatives of central differences of the re-assembled numpy model
+    (h = 5e-4 m: -0.163017, 23.078896, 0.0831951 Hz/m)."""
+    model, data = _delta_data()
+    layout = model.layout
+    assert set(layout.commanded) <= set(held_columns(model, "pose"))
+    assert not set(layout.platform_dependent) & set(held_columns(model, "pose"))
+    q = fp.assemble(model, pose=[0.2, 0.1, -0.95])
+    _, df = frequency_sensitivities(data, ["legs[0].frames[0].d"], q, n_modes=3)
+    np.testing.assert_allclose(df[:, 0], [-0.163017, 23.078896, 0.0831951], rtol=2e-4)
+
+
+def test_a_change_that_breaks_an_overconstrained_loop_is_refused():
+    """One rod of the Delta's parallelogram 1 longer: the rigid loops cannot
+    close at all (fp.assemble raises), so no least-squares derivative."""
+    model, data = _delta_data()
+    q = fp.assemble(model, pose=[0.2, 0.1, -0.95])
+    with pytest.raises(SingularConfigurationError, match="cannot stay closed"):
+        frequency_sensitivities(data, ["legs[0].frames[3].d"], q, n_modes=3)

@@ -7,13 +7,15 @@ the closed form of :mod:`tests.independent.rigid_delta`.
 ``elasticBeamColumn`` elements (consistent mass ``-cMass``, Linear
 transformation), the arms clamped at A_i. OpenSees gives K and M of the
 beams (GimmeMCK); the rigid bodies (link 2 at B_i, link 4 at C_i: 6 DOFs at
-their centres; the platform: 3 translations) and the joints are added here,
-linearised at the configuration: a revolute about axis a between a beam node
-X and a point r of a rigid body b is ``u_X = u_b + theta_b x r`` and
-``(theta_X - theta_b) . p = 0`` for the two directions p normal to a; the
-wrist revolute (link 4 - platform, about u_i) keeps link 4's rotations normal
-to u_i at 0 (the platform does not turn). The constraints are eliminated
-exactly with a null-space basis; scipy solves the eigenproblem.
+their centres; the platform: 6 DOFs at P, FREE in every direction) and the
+joints are added here, linearised at the configuration: a revolute about
+axis a between a node or body X and a point r of a rigid body b is ``u_X =
+u_b + theta_b x r`` and ``(theta_X - theta_b) . p = 0`` for the two
+directions p normal to a; the wrist is such a revolute (about u_i) between
+link 4 at C_i and the platform's point ``C_i - P``. Nothing keeps the
+platform from turning but the joints and the beams (the robot's parallelograms
+do only while they are rigid). The constraints are eliminated exactly with a
+null-space basis; scipy solves the eigenproblem.
 
 ``rotary=True`` adds to each element the consistent rotary-inertia matrix of
 its cross-section (rho I in bending, Eq. of the Rayleigh beam: ``rho I /
@@ -28,7 +30,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .opensees_tools import assemble
-from .rigid_delta import ARM, H, LINK, PLATFORM, leg_geometry
+from .rigid_delta import EZ, H, LINK, PLATFORM, leg_geometry
 
 E, NU, RHO = 70e9, 0.33, 2700.0
 G = E / (2 * (1 + NU))
@@ -113,16 +115,16 @@ def delta_frequencies(P, n_el=1, n_modes=10, rotary=False):
             idx = dofs[a] + dofs[b]
             keep = [k for k, d in enumerate(idx) if d >= 0]
             M[np.ix_([idx[k] for k in keep], [idx[k] for k in keep])] += Mr[np.ix_(keep, keep)]
-    return _solve(K, M, legs, dofs, n_modes)
+    return _solve(K, M, P, legs, dofs, n_modes)
 
 
-def _solve(K, M, legs, dofs, n_modes):
+def _solve(K, M, P, legs, dofs, n_modes):
     n = K.shape[0]
-    N = n + 12 * 3 + 3                                 # + links 2, 4 of each leg + platform
+    N = n + 12 * 3 + 6                                 # + links 2, 4 of each leg + platform
     Kt, Mt = np.zeros((N, N)), np.zeros((N, N))
     Kt[:n, :n], Mt[:n, :n] = K, M
-    plat = list(range(N - 3, N))
-    Mt[N - 3:, N - 3:] = PLATFORM[0] * np.eye(3)
+    plat = list(range(N - 6, N))
+    Mt[N - 6:, N - 6:] = _rigid_mass(PLATFORM, EZ)     # the platform's axis is z_0
     rows = []
 
     def row():
@@ -146,10 +148,7 @@ def _solve(K, M, legs, dofs, n_modes):
         for (ra, rb), s in zip(rods, (1, -1)):
             revolute(dofs[ra], l2, s * H * g["u"], g["n"])
             revolute(dofs[rb], l4, s * H * g["u"], g["n"])
-        for k in range(3):                             # wrist: u_C = u_P
-            q = row(); q[l4[k]] = 1; q[plat[k]] = -1
-        for p in sla.null_space(g["u"][None]).T:       # link 4 turns about u_i only
-            q = row(); q[l4[3:]] = p
+        revolute(l4, plat, g["C"] - P, g["u"])         # wrist: link 4 - platform about u_i
     T = sla.null_space(np.array(rows))
     lam = sla.eigh(T.T @ Kt @ T, T.T @ Mt @ T, eigvals_only=True)
     return np.sqrt(np.clip(lam[:n_modes], 0, None)) / (2 * math.pi)
