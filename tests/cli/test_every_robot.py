@@ -19,14 +19,14 @@ ROBOTS = list(cases.CASES) + sorted(str(p) for p in ROOT.glob("*.toml")) \
 
 
 def _start_pose(case):
-    """The case's pose components at its default (else reference) configuration."""
+    """The case's commanded pose components (a flexible model's platform
+    also has dependent ones) at its default (else reference) configuration."""
     if case.pose_default is not None:
         return np.asarray(case.pose_default, float)
     options = {o.name: o.default for o in case.options}
     model = build_model(case.robot(options))
     q = case.configure(model, None, options)
-    cols = (range(model.layout.n_t, model.layout.n_tot) if case.pose_option == "pose"
-            else model.layout.actuated)
+    cols = model.layout.commanded if case.pose_option == "pose" else model.layout.actuated
     return q[list(cols)]
 
 
