@@ -100,3 +100,48 @@ def half_turn_refusal(model, q_tot, where=""):
         f"assemble: {where}the loop equations close only with the cut frame of closure "
         f"{label}{f' (leg {leg})' if leg else ''} half-turned ({axes} = {dot:.3g}, "
         f"+1 when closed); start from a configuration closer to the closed one")
+
+
+#: random starts tried by :func:`assemble_in_modes` after the mirrored ones
+TRIES = 24
+
+
+def assemble_in_modes(model, wanted: dict, **problem):
+    """``q_tot`` (n_tot,) assembled for ``problem`` (``pose=`` or ``q_a=``,
+    one pose, as :func:`flexpkm.assemble`) in the modes ``wanted`` (leg name
+    or ``"assembly"`` -> +1/-1): from the reference configuration, else from
+    starts with the passive joint coordinates of the legs in another mode
+    negated (a mirrored leg, e.g. the other elbow), else from random joint
+    coordinates of those legs (seeded, :data:`TRIES`). Raises
+    :class:`WorkingModeError` when no start closes the loops in those modes,
+    and what :func:`flexpkm.assemble` raises at the reference's modes."""
+    from flexpkm.algorithms.assembly import assemble
+    model = build_model(model)
+    try:
+        return assemble(model, modes=wanted, **problem)
+    except WorkingModeError as e:
+        refusal = e
+    q0 = assemble(model, modes=False, **problem)
+    found = mode_signature(model, q0).at(0)
+    layout = model.layout
+    cols = [c for leg, v in wanted.items() if leg != "assembly" and found.get(leg) != v
+            for c in layout.joint_index.values() if model.column_legs[c] == leg] or \
+        sorted(layout.joint_index.values())
+    passive = [c for c in cols if c not in layout.actuated]
+    rng = np.random.default_rng(0)
+    starts = [_with(q0, passive, -q0[passive])]
+    starts += [_with(q0, cols, rng.uniform(-np.pi, np.pi, len(cols))) for _ in range(TRIES)]
+    for start in starts:
+        try:
+            q = assemble(model, guess=start, modes=False, **problem)
+        except FlexPKMError:
+            continue
+        if ModeKeeper(model, wanted, "wanted").refusal(q) is None:
+            return q
+    raise refusal
+
+
+def _with(q, cols, values):
+    q = q.copy()
+    q[cols] = values
+    return q

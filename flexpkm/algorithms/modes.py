@@ -63,35 +63,52 @@ def mode_signature(model, q_tot) -> ModeSignature:
     an assembled configuration, :func:`flexpkm.assemble`)."""
     model = build_model(model)
     layout = model.layout
-    q = as_batch(q_tot, layout.n_tot)
+    q = np.concatenate([as_batch(q_tot, layout.n_tot), generic_configuration(model)])
     kin = tree_kinematics(model, q[:, :layout.n_t])
     R_p, P = platform_pose(model, q)
     J = constraint_jacobian(model, kin, P, R_p)[0]
-    legs, blocks = leg_blocks(model)
-    working = np.zeros((q.shape[0], len(legs)), dtype=int)
+    J, J_generic = J[:-1], J[-1:]
+    legs, blocks = leg_blocks(model, J_generic)
+    working = np.zeros((J.shape[0], len(legs)), dtype=int)
     for i, (rows, cols) in enumerate(blocks):
         working[:, i] = _sign_det(J[:, rows][:, :, cols])
     joints = set(layout.joint_index.values()) - set(layout.actuated)
     cols = sorted(joints) + list(range(layout.n_t, layout.n_tot))
-    rows = _nonzero_rows(J, np.arange(J.shape[1]), cols)
+    rows = _nonzero_rows(J_generic, np.arange(J.shape[1]), cols)
     assembly = (_sign_det(J[:, rows][:, :, cols]) if len(rows) == len(cols) and cols
-                else np.zeros(q.shape[0], dtype=int))
+                else np.zeros(J.shape[0], dtype=int))
     return ModeSignature(tuple(legs), working, assembly)
 
 
-def leg_blocks(model):
+def generic_configuration(model) -> np.ndarray:
+    """(1, n_tot) joint and platform coordinates drawn at random (seeded),
+    elastic ones 0: where a row of ``J_tot`` that is zero is zero by the
+    robot's structure (the out-of-plane rows of a planar loop), not by a
+    singularity of the configuration (a stretched leg)."""
+    layout = model.layout
+    q = np.zeros((1, layout.n_tot))
+    rng = np.random.default_rng(7)
+    cols = sorted(layout.joint_index.values()) + list(range(layout.n_t, layout.n_tot))
+    q[0, cols] = rng.uniform(-1.0, 1.0, len(cols))
+    return q
+
+
+def leg_blocks(model, J_tot):
     """(leg names, [(rows, columns)]) of the square blocks ``A_l`` of the
     legs that have one (see the module's docstring), in the order of the
-    legs' first rows."""
+    legs' first rows; rows that are zero on the block's columns in ``J_tot``
+    (1, c, n_tot) at :func:`generic_configuration` are left out (the
+    out-of-plane rows of a planar leg in a spatial model)."""
     model = build_model(model)
     layout = model.layout
     labels = row_labels(model)
     legs, blocks = [], []
     for leg in dict.fromkeys(lab[1] for lab in labels if lab[1]):
-        rows = [i for i, lab in enumerate(labels) if lab[1] == leg]
+        leg_rows = [i for i, lab in enumerate(labels) if lab[1] == leg]
         joints = [c for c in sorted(layout.joint_index.values()) if model.column_legs[c] == leg]
         passive = [c for c in joints if c not in layout.actuated]
         for cols in (joints, passive):
+            rows = _nonzero_rows(J_tot, leg_rows, cols)
             if cols and len(cols) == len(rows):
                 legs.append(leg)
                 blocks.append((np.array(rows), np.array(cols)))
@@ -101,7 +118,7 @@ def leg_blocks(model):
 
 def _nonzero_rows(J, rows, cols):
     """The rows of ``J[:, rows][:, :, cols]`` that are not zero at pose 0."""
-    A = J[0][np.ix_(rows, cols)] if len(cols) else J[0][rows, :0]
+    A = J[0][np.ix_(rows, cols)]
     norms = np.linalg.norm(A, axis=1) if A.size else np.zeros(len(rows))
     return [r for r, n in zip(rows, norms) if n > ZERO_ROW * max(norms.max(initial=0.0), 1e-300)]
 
