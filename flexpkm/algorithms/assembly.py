@@ -29,11 +29,11 @@ import numpy as np
 
 from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint_jacobian,
                                         row_labels)
-from flexpkm.algorithms.mode_keeping import half_turn_refusal, kept_modes
+from flexpkm.algorithms.mode_keeping import half_turn_refusal, kept_modes, other_starts
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import (FlexPKMError, InvalidArgumentError, SingularConfigurationError,
-                            UnreachablePoseError)
+                            UnreachablePoseError, WorkingModeError)
 from flexpkm.model.build import build_model
 
 #: singular values of ``J_free`` below this fraction of the largest are rank loss
@@ -91,7 +91,12 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40,
     out = []
     for b, target in enumerate(targets):
         where = f"pose {b} " if len(targets) > 1 else ""
-        q = _solve(model, q, fixed_cols, target, free, tol, max_iter, where, keep)
+        try:
+            q = _solve(model, q, fixed_cols, target, free, tol, max_iter, where, keep)
+        except WorkingModeError as e:           # the path left the modes: other starts
+            q = other_starts(model, keep, lambda start, q0=q: _solve(
+                model, q0 if start is None else start, fixed_cols, target, free, tol,
+                max_iter, where), e)
         out.append(q)
     out = np.array(out)
     return out[0] if np.ndim(q_a if pose is None else pose) == 1 else out

@@ -106,25 +106,20 @@ def half_turn_refusal(model, q_tot, where=""):
 TRIES = 24
 
 
-def assemble_in_modes(model, wanted: dict, **problem):
-    """``q_tot`` (n_tot,) assembled for ``problem`` (``pose=`` or ``q_a=``,
-    one pose, as :func:`flexpkm.assemble`) in the modes ``wanted`` (leg name
-    or ``"assembly"`` -> +1/-1): from the reference configuration, else from
-    starts with the passive joint coordinates of the legs in another mode
-    negated (a mirrored leg, e.g. the other elbow), else from random joint
-    coordinates of those legs (seeded, :data:`TRIES`). Raises
-    :class:`WorkingModeError` when no start closes the loops in those modes,
-    and what :func:`flexpkm.assemble` raises at the reference's modes."""
-    from flexpkm.algorithms.assembly import assemble
-    model = build_model(model)
-    try:
-        return assemble(model, modes=wanted, **problem)
-    except WorkingModeError as e:
-        refusal = e
-    q0 = assemble(model, modes=False, **problem)
+def other_starts(model, keep, solve, error):
+    """A configuration in the modes of ``keep`` (a :class:`ModeKeeper`) when
+    the continuation ended in other modes (``error``, the
+    :class:`WorkingModeError`): ``solve(start)`` (a plain Newton solve of the
+    same problem, modes not checked) from the configuration it found with
+    the passive joint coordinates of the legs in other modes negated (a
+    mirrored leg, e.g. the other elbow), then from seeded random joint
+    coordinates of those legs (:data:`TRIES`). Raises ``error`` when no
+    start closes the loops in those modes, what ``solve(None)`` raises when
+    the loops close in no mode (an unreachable pose)."""
+    q0 = solve(None)
     found = mode_signature(model, q0).at(0)
     layout = model.layout
-    cols = [c for leg, v in wanted.items() if leg != "assembly" and found.get(leg) != v
+    cols = [c for leg, v in keep.wanted.items() if leg != "assembly" and found.get(leg) != v
             for c in layout.joint_index.values() if model.column_legs[c] == leg] or \
         sorted(layout.joint_index.values())
     passive = [c for c in cols if c not in layout.actuated]
@@ -133,12 +128,21 @@ def assemble_in_modes(model, wanted: dict, **problem):
     starts += [_with(q0, cols, rng.uniform(-np.pi, np.pi, len(cols))) for _ in range(TRIES)]
     for start in starts:
         try:
-            q = assemble(model, guess=start, modes=False, **problem)
+            q = solve(start)
         except FlexPKMError:
             continue
-        if ModeKeeper(model, wanted, "wanted").refusal(q) is None:
+        if keep.refusal(q) is None:
             return q
-    raise refusal
+    raise error
+
+
+def assemble_in_modes(model, wanted: dict, **problem):
+    """``q_tot`` (n_tot,) assembled for ``problem`` (``pose=`` or ``q_a=``,
+    one pose, as :func:`flexpkm.assemble`) in the modes ``wanted`` (leg name
+    or ``"assembly"`` -> +1/-1), from the reference configuration or other
+    starts (:func:`other_starts`). Raises what :func:`flexpkm.assemble` raises."""
+    from flexpkm.algorithms.assembly import assemble
+    return assemble(model, modes=wanted, **problem)
 
 
 def _with(q, cols, values):

@@ -50,23 +50,35 @@ def test_a_path_by_continuation_keeps_them(model):
         assert wrapped_gap(qb, configuration(model, p, sides)) < 1e-10
 
 
-def test_a_pose_reached_only_in_another_working_mode_is_refused(model):
-    # the straight path from the reference crosses leg 2's singularity
-    with pytest.raises(WorkingModeError, match="leg 2") as e:
-        fp.assemble(model, pose=[-0.03, -0.12])
-    assert e.value.leg == "2" and {e.value.wanted, e.value.found} == {1, -1}
+def test_a_path_across_a_leg_singularity_restarts_in_the_modes(model):
+    # the straight path from the reference crosses leg 2's singularity: the
+    # continuation ends in the other elbow, a mirrored start gives this one
+    P = np.array([-0.03, -0.12])
+    q = fp.assemble(model, pose=P)
+    assert wrapped_gap(q, configuration(model, P, reference_sides(model))) < 1e-10
+
+
+def test_a_pose_reached_only_in_another_mode_is_refused(model):
+    # the elbows fix the configuration at a pose: the other assembly mode
+    # (sign of the Type 2 determinant) is reached in other working modes only
+    P = np.array([0.2, 0.45])
+    found = mode_signature(model, fp.assemble(model, pose=P)).at(0)
+    wanted = dict(found, assembly=-found["assembly"])
+    with pytest.raises(WorkingModeError, match="another assembly mode") as e:
+        fp.assemble(model, pose=P, modes=wanted)
+    assert e.value.leg == "assembly" and e.value.wanted == -e.value.found
     assert isinstance(e.value, fp.UnreachablePoseError)       # handled as before by callers
 
 
-def test_a_start_in_the_other_elbow_is_refused_when_the_modes_are_given(model):
+def test_a_start_in_the_other_elbow_ends_in_the_modes_given(model):
     sides = reference_sides(model)
     P = np.array([0.2, 0.45])
     wanted = mode_signature(model, configuration(model, P, sides)).at(0)
     other = configuration(model, P, (-sides[0], sides[1]))
     start = other.copy()
     start[:4] += 1e-3                               # joint coordinates only
-    with pytest.raises(WorkingModeError, match="leg 1"):
-        fp.assemble(model, pose=P, guess=start, modes={"1": wanted["1"]})
+    q = fp.assemble(model, pose=P, guess=start, modes={"1": wanted["1"]})
+    assert wrapped_gap(q, configuration(model, P, sides)) < 1e-10
     # without modes the start's are kept: the other elbow, exactly
     assert wrapped_gap(fp.assemble(model, pose=P, guess=start), other) < 1e-10
 
