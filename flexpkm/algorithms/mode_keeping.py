@@ -71,8 +71,9 @@ def kept_modes(model, guess, modes, inverse=True):
     """The :class:`ModeKeeper` of an assembly, or None (nothing to keep).
 
     guess : (n_tot,) start given by the caller, or None (the reference);
-    modes : dict of wanted signs, None (those of the guess / the reference),
-            False (none); inverse : True for the inverse problem (the legs'
+    modes : dict of wanted signs, None (those of the guess; without a guess
+            those of the reference updated by the description's
+            ``working_modes``, all kept), False (none); inverse : True for the inverse problem (the legs'
             working modes kept), False for the forward one (the assembly mode).
     """
     if modes is False:
@@ -82,11 +83,14 @@ def kept_modes(model, guess, modes, inverse=True):
     if guess is not None:
         found, source = mode_signature(model, guess).at(0), "the start's"
     else:
-        found, source = reference_modes(model), "the reference's"
-    if not found:
-        return None
+        found, source = reference_modes(model) or {}, "the reference's"
     keys = [k for k in found if (k != "assembly") == inverse and found[k] != 0]
-    return ModeKeeper(model, {k: found[k] for k in keys}, source) if keys else None
+    wanted = {k: found[k] for k in keys}
+    stated = dict(model.robot.working_modes) if guess is None else {}
+    if stated:
+        wanted.update(stated)
+        source = "the description's" if set(stated) >= set(wanted) else source + " / description's"
+    return ModeKeeper(model, wanted, source) if wanted else None
 
 
 def half_turn_refusal(model, q_tot, where=""):

@@ -71,3 +71,35 @@ def test_check_prints_a_reference_that_reproduces_the_pose(modes, tmp_path, caps
     f_geo = fp.natural_frequencies(model, q, shapes=False).frequencies_hz
     np.testing.assert_allclose(f_ref, f_geo[:len(f_ref)], rtol=1e-9)
     np.testing.assert_allclose(f_pose, f_ref, rtol=1e-9)
+
+
+def _stated(tmp_path, table):
+    path = tmp_path / "five_bar_modes.toml"
+    path.write_text(FILE.read_text().replace("plane_normal = [0.0, 0.0, 1.0]\n",
+                                             f"plane_normal = [0.0, 0.0, 1.0]\n{table}\n"))
+    return path
+
+
+def test_a_file_states_its_working_modes(tmp_path, capsys):
+    model = fp.build_model(fp.load_robot(FILE))
+    P = np.array([0.2, 0.45])
+    ref = mode_signature(model, fp.assemble(model, pose=P)).at(0)
+    path = _stated(tmp_path, f'working_modes = {{"1" = "{"+" if ref["1"] < 0 else "-"}"}}')
+    assert fp.load_robot(path).working_modes == {"1": -ref["1"]}
+    f = _json(["modal", str(path), "--pose", "0.2", "0.45", "--json"], capsys)["frequencies_hz"]
+    for sides in ((1, 1), (1, -1), (-1, 1), (-1, -1)):       # the geometry's configuration
+        q = configuration(model, P, sides)
+        sig = mode_signature(model, q).at(0)
+        if (sig["1"], sig["2"]) == (-ref["1"], ref["2"]):
+            break
+    f_geo = fp.natural_frequencies(model, q, shapes=False).frequencies_hz
+    np.testing.assert_allclose(f, f_geo[:len(f)], rtol=1e-9)
+    assert fp.loads_robot(fp.dumps_robot(fp.load_robot(path))).working_modes == {"1": -ref["1"]}
+
+
+@pytest.mark.parametrize("table, message", [('working_modes = {"9" = "+"}', "unknown leg '9'"),
+                                            ('working_modes = {"1" = "up"}', "working_modes")])
+def test_a_wrong_working_modes_table_is_one_line(table, message, tmp_path, capsys):
+    assert main(["check", str(_stated(tmp_path, table))]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err
