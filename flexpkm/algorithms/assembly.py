@@ -131,13 +131,15 @@ def _free_columns(model, fixed_cols):
 
 def _solve(model, q_start, fixed_cols, target, free, tol, max_iter, where, keep=None):
     """Newton from ``q_start`` to the target: continuation in steps of at most
-    :data:`MAX_STEP`, refined twice, then a direct attempt; a continuation
-    that leaves the modes ``keep`` (a :class:`ModeKeeper`) or closes a cut
-    frame half-turned is refined or refused."""
+    :data:`MAX_STEP`, refined once (twice when it left the modes ``keep``, a
+    :class:`ModeKeeper`), then a direct attempt; a configuration in other
+    modes or with a cut frame half-turned is refused."""
     start = q_start[fixed_cols].copy()
     n_min = max(1, int(np.ceil(np.abs(target - start).max(initial=0.0) / MAX_STEP)))
     refused = None
     for n_steps in (n_min, 4 * n_min, 16 * n_min, 1):
+        if n_steps == 16 * n_min and refused is None:
+            continue                            # finest steps only to keep the modes
         q = q_start.copy()
         for s in range(1, n_steps + 1):
             # intermediate targets of redundant actuators need not be
