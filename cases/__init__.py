@@ -52,7 +52,9 @@ class Case:
                  a None default is the robot's reference configuration
     options : model options (:class:`Option`)
     robot : ``options -> Robot`` (options: name -> value for every option)
-    configure : ``(model, pose (k,) or (B, k), options) -> q_tot`` (n_tot,) or (B, n_tot)
+    configure : ``(model, pose (k,) or (B, k), options) -> q_tot`` (n_tot,) or (B, n_tot);
+                options may also hold ``"guess"``, a neighbouring pose's q_tot that a
+                numerical assembly starts from (continuation; closed forms ignore it)
     reference : ``(pose (k,), options) -> tuple of Hz or None`` (published values)
     reference_label : where the reference comes from (``"book"``)
     view : camera of the mode pictures (``"normal"``: along the plane normal)

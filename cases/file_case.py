@@ -53,7 +53,8 @@ def from_file(path, variant=None) -> Case:
         return files.load(path, variant=opts.get("variant"))
 
     def _configure(model, values, opts):
-        return configure(model, values, opts.get("q_a"), platform=robot.platform is not None)
+        return configure(model, values, opts.get("q_a"), platform=robot.platform is not None,
+                         guess=opts.get("guess"))
 
     return Case(name=path.stem, title=f"{robot.name} (from {path.name})", pose_option=pose[0],
                 pose_names=pose[1], pose_units=pose[2], pose_default=None, robot=_robot,
@@ -62,18 +63,20 @@ def from_file(path, variant=None) -> Case:
                 extra={"file": str(path), "idm": robot.platform is not None})
 
 
-def configure(model, pose, q_a=None, platform=True):
+def configure(model, pose, q_a=None, platform=True, guess=None):
     """``q_tot`` of a file's robot: assembled at the platform pose ``pose``
     (or at the actuated coordinates when the robot has no platform), at
     ``q_a`` instead, or at the reference configuration when both are None.
-    pose : (k,) or (B, k). Raises :class:`InvalidArgumentError` when both
-    are given, and what :func:`flexpkm.assemble` raises."""
+    pose : (k,) or (B, k); guess : (n_tot,) the start (a neighbouring pose's
+    configuration: continuation, its modes kept) or None (the reference).
+    Raises :class:`InvalidArgumentError` when both are given, and what
+    :func:`flexpkm.assemble` raises."""
     if pose is not None and q_a is not None:
         raise InvalidArgumentError("give the pose or the actuated coordinates (--q-a), not both")
     if pose is None and q_a is None:
         return assemble_reference(model)
     if q_a is not None:
-        return assemble(model, q_a=np.asarray(q_a, float))
+        return assemble(model, q_a=np.asarray(q_a, float), guess=guess)
     if platform:
-        return assemble(model, pose=np.asarray(pose, float))
-    return assemble(model, q_a=np.asarray(pose, float))
+        return assemble(model, pose=np.asarray(pose, float), guess=guess)
+    return assemble(model, q_a=np.asarray(pose, float), guess=guess)

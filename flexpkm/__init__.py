@@ -17,7 +17,8 @@ __version__ = "0.2.0"
 
 from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, Interrupted,
                             InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
-                            OutputError, SingularConfigurationError, UnreachablePoseError)
+                            OutputError, SingularConfigurationError, UnreachablePoseError,
+                            WorkingModeError)
 from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
                               Section, ShapeFunctionBody)
 from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
@@ -45,7 +46,7 @@ __all__ = [
     # errors
     "FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
     "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError",
-    "OpenLoopError", "OutputError", "Interrupted",
+    "OpenLoopError", "OutputError", "Interrupted", "WorkingModeError",
     # bodies (Section 10.2, Appendix F)
     "Body", "BodyInvariants", "RigidBody", "Beam3D", "PlanarBeam", "Section", "Material",
     "ShapeFunctionBody",

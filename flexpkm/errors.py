@@ -45,6 +45,22 @@ class UnreachablePoseError(FlexPKMError, ValueError):
     actuator coordinate outside its stroke)."""
 
 
+class WorkingModeError(UnreachablePoseError):
+    """A pose is reached only in other working modes of a leg (or another
+    assembly mode) than those asked for (Briot & Khalil Section 7.5,
+    :mod:`flexpkm.algorithms.modes`).
+
+    Attributes
+    ----------
+    leg : str       the leg (``"assembly"`` for the assembly mode)
+    wanted, found : int   the signs (+1/-1) wanted and found
+    """
+
+    def __init__(self, message, leg="", wanted=0, found=0):
+        super().__init__(message)
+        self.leg, self.wanted, self.found = leg, wanted, found
+
+
 class SingularConfigurationError(FlexPKMError, ArithmeticError):
     """A matrix that must be inverted is singular at this configuration.
 

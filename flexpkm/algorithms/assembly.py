@@ -32,10 +32,11 @@ import numpy as np
 
 from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint_jacobian,
                                         row_labels)
+from flexpkm.algorithms.mode_keeping import half_turn_refusal, kept_modes, other_starts
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import (FlexPKMError, InvalidArgumentError, SingularConfigurationError,
-                            UnreachablePoseError)
+                            UnreachablePoseError, WorkingModeError)
 from flexpkm.model.build import build_model
 
 #: singular values of ``J_free`` below this fraction of the largest are rank loss
@@ -54,7 +55,8 @@ def reference_configuration(model) -> np.ndarray:
     return q
 
 
-def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40) -> np.ndarray:
+def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40,
+             modes=None) -> np.ndarray:
     """A configuration ``q_tot`` whose loops are closed (Chapter 7).
 
     q_a  : (n_a,) or (B, n_a) actuated coordinates (m, rad), in the order of
@@ -65,10 +67,17 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40) -> 
            platform coordinates are solved with the joints.
     guess : (n_tot,) start (default: the robot's ``reference``); a batch is
            solved pose after pose, each started from the previous solution.
+    modes : the working modes and assembly mode to keep (Section 7.5,
+           :mod:`flexpkm.algorithms.modes`): a dict leg name -> +1/-1 (and
+           ``"assembly"`` -> +1/-1); None: those of ``guess``, or of the
+           reference configuration without a guess; False: not checked.
     Give exactly one of ``q_a`` and ``pose``.
     Returns (n_tot,) for one pose, (B, n_tot) for a batch.
     Raises :class:`UnreachablePoseError` (the loops cannot be closed: names
-    the closure, its leg and the residual), :class:`SingularConfigurationError`
+    the closure, its leg and the residual; or they close only with a cut
+    frame half-turned), :class:`WorkingModeError` (they close only in other
+    working or assembly modes: names the leg, the modes wanted and found),
+    :class:`SingularConfigurationError`
     (the solution is not locally unique: ``J_free`` rank deficient, with its
     condition number), :class:`InvalidArgumentError` for bad arguments.
     """
@@ -83,10 +92,16 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40) -> 
     targets = _targets(q_a if pose is None else pose, len(fixed_cols), what)
     free = _free_columns(model, fixed_cols)
     q = reference_configuration(model) if guess is None else _guess(model, guess)
+    keep = kept_modes(model, None if guess is None else q, modes, inverse=pose is not None)
     out = []
     for b, target in enumerate(targets):
         where = f"pose {b} " if len(targets) > 1 else ""
-        q = _solve(model, q, fixed_cols, target, free, tol, max_iter, where)
+        try:
+            q = _solve(model, q, fixed_cols, target, free, tol, max_iter, where, keep)
+        except WorkingModeError as e:           # the path left the modes: other starts
+            q = other_starts(model, keep, lambda start, q0=q: _solve(
+                model, q0 if start is None else start, fixed_cols, target, free, tol,
+                max_iter, where), e)
         out.append(q)
     out = np.array(out)
     return out[0] if np.ndim(q_a if pose is None else pose) == 1 else out
@@ -129,12 +144,17 @@ def _free_columns(model, fixed_cols):
     return np.array(cols, dtype=int)
 
 
-def _solve(model, q_start, fixed_cols, target, free, tol, max_iter, where):
+def _solve(model, q_start, fixed_cols, target, free, tol, max_iter, where, keep=None):
     """Newton from ``q_start`` to the target: continuation in steps of at most
-    :data:`MAX_STEP`, refined once, then a direct attempt."""
+    :data:`MAX_STEP`, refined once (twice when it left the modes ``keep``, a
+    :class:`ModeKeeper`), then a direct attempt; a configuration in other
+    modes or with a cut frame half-turned is refused."""
     start = q_start[fixed_cols].copy()
     n_min = max(1, int(np.ceil(np.abs(target - start).max(initial=0.0) / MAX_STEP)))
-    for n_steps in (n_min, 4 * n_min, 1):
+    refused = None
+    for n_steps in (n_min, 4 * n_min, 16 * n_min, 1):
+        if n_steps == 16 * n_min and refused is None:
+            continue                            # finest steps only to keep the modes
         q = q_start.copy()
         for s in range(1, n_steps + 1):
             # intermediate targets of redundant actuators need not be
@@ -143,9 +163,18 @@ def _solve(model, q_start, fixed_cols, target, free, tol, max_iter, where):
             q, err = _newton(model, q, free, tol, max_iter if s == n_steps else 8)
             if not np.isfinite(err):
                 break
+            if keep is not None and (s == n_steps or err <= 1e3 * tol):
+                refused = keep.refusal(q, where)
+                if refused is not None:
+                    err = np.inf
+                    break
         if err <= 1e3 * tol:
-            _check_unique(model, q, free, where)
-            return q
+            refused = half_turn_refusal(model, q, where)
+            if refused is None:
+                _check_unique(model, q, free, where)
+                return q
+    if refused is not None:
+        raise refused
     r = closure_residual(model, q)[0]
     row = int(np.nanargmax(np.abs(r))) if np.isfinite(r).any() else 0
     label, leg, comp = row_labels(model)[row]
@@ -216,8 +245,8 @@ def assemble_reference(model) -> np.ndarray:
     q_ref = reference_configuration(model)
     layout = model.layout
     if layout.actuated or model.platform is None:
-        return assemble(model, q_a=q_ref[list(layout.actuated)])
-    return assemble(model, pose=q_ref[list(layout.commanded)])
+        return assemble(model, q_a=q_ref[list(layout.actuated)], modes=False)
+    return assemble(model, pose=q_ref[list(layout.commanded)], modes=False)
 
 
 #: J_tot at the reference configuration of each model (by model object)

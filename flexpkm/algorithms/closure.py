@@ -166,7 +166,39 @@ def check_loops(model, q_tot, kin=None, tol=LOOP_TOL, what="q"):
             f"{f' (leg {leg})' if leg and f'leg {leg}' not in label else ''} is open by {abs(r[b, row]):.3g} {unit} "
             f"along {comp} (tolerance {tol:g}); assemble the configuration first "
             f"(flexpkm.assemble)", closure=label, gap=float(abs(r[b, row])))
+    flips = half_turns(model, q_tot, kin)
+    if flips:
+        b, label, leg, axes, dot = flips[0]
+        pose = f" at pose {b}" if r.shape[0] > 1 else ""
+        raise OpenLoopError(
+            f"{what}: the loops are not closed{pose}: the cut frame of closure {label}"
+            f"{f' (leg {leg})' if leg and f'leg {leg}' not in label else ''} is half-turned "
+            f"({axes} = {dot:.3g}, +1 when closed); assemble the configuration first "
+            f"(flexpkm.assemble)", closure=label, gap=float(np.pi))
     return gap
+
+
+def half_turns(model, q_tot, kin=None) -> list:
+    """Closures whose rows vanish with the cut frame half-turned (Section
+    :mod:`flexpkm.algorithms.cut_joints`): ``(pose, closure label, leg,
+    "z_k . z_g", dot product)`` for each pose and closure where an axis the
+    joint keeps aligned points the other way (dot product < 0), pose order.
+    q_tot : (n_tot,) or (B, n_tot)."""
+    model = build_model(model)
+    layout = model.layout
+    q = as_batch(q_tot, layout.n_tot)
+    kin = kin or tree_kinematics(model, q[:, :layout.n_t])
+    R_p, P = platform_pose(model, q)
+    out = []
+    for c, rows in zip(model.closures, model.closure_rows):
+        axes = cj.aligned_axes(c, rows)
+        if not axes:
+            continue
+        dots = cj.alignment(c, rows, cj.cut_sides(model, kin, c, P, R_p))
+        for b, i in zip(*np.nonzero(~(dots > 0))):
+            name = "xyz"[axes[i]]
+            out.append((int(b), c.label, c.leg, f"{name}_k . {name}_g", float(dots[b, i])))
+    return sorted(out, key=lambda f: f[0])
 
 
 def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):

@@ -27,7 +27,9 @@ prismatic v_x, v_y, w (O_g slides on z_k); universal v and ``z_k . x_g = 0``
 ``a' z_k + b' x_g`` is free whatever the angles); spherical v. Each residual
 vanishes on the joint's whole motion manifold, not only at alignment, and
 the velocity rows are its exact derivative (the Newton steps of
-:func:`flexpkm.assemble` converge quadratically).
+:func:`flexpkm.assemble` converge quadratically). The rotation rows also
+vanish when the cut frame is half-turned (``z_g = -z_k``, or ``x_g = -x_k``):
+:func:`alignment` tells the two apart (``a_k . a_g`` +1 or -1).
 """
 from __future__ import annotations
 
@@ -153,6 +155,32 @@ def bias_rows(closure, rows, s: CutSides, qd_tot, acc_k, acc_g):
         c_dot = cross(cross(wk, a), b) + cross(a, cross(wg, b))
         return sign * (np.sum((alk - alg) * cross(a, b), -1) + np.sum((wk - wg) * c_dot, -1))
     return _stack_rows(closure, rows, trans, rotation)
+
+
+def aligned_axes(closure, rows) -> tuple:
+    """Axes (0 x, 2 z) that the joint keeps parallel *and* pointing the same
+    way: the rotation rows vanish at ``a_k . a_g = +1`` and at ``-1`` alike
+    (a half-turn of the cut frame), so the sign is checked apart
+    (:func:`alignment`). Revolute: z (rows w_x, w_y); weld, prismatic: z and
+    x (w_z, then ``R_kg`` is the identity); a planar model's rows: x when w_z
+    is a row. A universal or spherical joint has no such axis: every
+    orientation that its rows allow is a motion of the joint (a half-turn
+    about y of a universal joint is its two angles at pi)."""
+    axes = []
+    if closure.joint != "universal" and 3 in rows and 4 in rows:
+        axes.append(2)
+    if 5 in rows:
+        axes.append(0)
+    return tuple(axes)
+
+
+def alignment(closure, rows, s: CutSides) -> np.ndarray:
+    """``a_k . a_g`` (B, len(axes)) for the axes of :func:`aligned_axes`:
+    +1 at a closure, -1 for a cut frame closed half-turned."""
+    axes = aligned_axes(closure, rows)
+    if not axes:
+        return np.zeros((s.Rk.shape[0], 0))
+    return np.stack([np.sum(s.Rk[:, :, a] * s.Rg[:, :, a], -1) for a in axes], 1)
 
 
 def platform_point_acceleration(s: CutSides, qd_tot, P):

@@ -4,18 +4,35 @@ constraints, actuated, independent; Section 10.3-10.4), the platform
 coordinates commanded (the pose) and dependent (solved by the assembly; a
 flexible model's completed platform, docs/design.md), the independent
 constraint rows (redundant ones dropped, Müller Remark 2) and the dependent
-coordinates chosen at its reference configuration (assembled, Chapter 7)."""
+coordinates chosen at its reference configuration (assembled, Chapter 7).
+For a file with ``--pose`` (``--working-modes`` + or - per leg: other working
+modes than the reference's, Section 7.5) it also prints the configuration's
+working modes and a ``[reference]`` table of it, to paste into the file."""
 from __future__ import annotations
 
+import numpy as np
+
 from flexpkm.algorithms.modal import reduced_matrices
-from flexpkm.cli.common import add_case_parsers, resolve
+from flexpkm.algorithms.mode_keeping import assemble_in_modes
+from flexpkm.algorithms.assembly import reference_configuration
+from flexpkm.algorithms.modes import mode_signature, mode_text, parse_modes
+from flexpkm.cli.common import add_case_parsers, model_of, options_of, resolve
+from flexpkm.errors import InvalidArgumentError
 
 
 def register(subparsers, files=()):
     p = subparsers.add_parser("check", help="validate a robot description, count its coordinates",
                               description=__doc__.splitlines()[0])
-    add_case_parsers(p, "check", lambda p, case: None, files=files)
+    add_case_parsers(p, "check", _add_options, files=files)
     p.set_defaults(func=run)
+
+
+def _add_options(p, case):
+    if case.extra.get("file"):
+        p.add_argument("--working-modes", dest="modes_wanted", nargs="+", choices=("+", "-"), metavar="+|-",
+                       help="working mode of each leg at --pose (+ or -, the sign of the "
+                            "determinant of the leg's Jacobian, Section 7.5; default the "
+                            "reference's)")
 
 
 def counts(model, n_c=None) -> dict:
@@ -49,7 +66,15 @@ def platform_line(model):
 
 
 def run(args) -> int:
-    case, model, options, pose, q = resolve(args)
+    if getattr(args, "modes_wanted", None):
+        if args.pose is None:
+            raise InvalidArgumentError(f"--working-modes needs --{args.case.pose_option}")
+        case, model, options, pose = args.case, model_of(args), options_of(args), args.pose
+        wanted = parse_modes(args.modes_wanted, mode_signature(model, reference_configuration(model)).legs)
+        problem = "pose" if model.platform is not None else "q_a"
+        q = assemble_in_modes(model, wanted, **{problem: np.asarray(pose, float)})
+    else:
+        case, model, options, pose, q = resolve(args)
     red = reduced_matrices(model, q)
     print(f"{model.name}: the description is valid and its configuration assembles")
     n_c = len(red.rows.kept) if red.rows is not None else None
@@ -60,4 +85,23 @@ def run(args) -> int:
     if red.rows is not None:
         print(red.rows.summary())
     print(f"dependent coordinates ({red.choice}, {len(dep)}): {', '.join(dep)}")
+    if pose is not None and case.extra.get("file"):
+        print(f"modes at this pose: {mode_text(mode_signature(model, q).at(0))}")
+        print(reference_table(model, q))
     return 0
+
+
+def reference_table(model, q_tot) -> str:
+    """A ``[reference]`` TOML table of the configuration ``q_tot`` (n_tot,):
+    the joint and platform coordinates (revolute angles in (-pi, pi], rad;
+    m), 17 significant digits; elastic coordinates left out (0)."""
+    layout = model.layout
+    lines = ["[reference]"]
+    revolute = {layout.joint_index[f.name] for f in model.frames
+                if f.name in layout.joint_index and f.sigma == 0}
+    for c in sorted(layout.joint_index.values()) + list(range(layout.n_t, layout.n_tot)):
+        v = float(q_tot[c])
+        if c in revolute:
+            v = float(np.pi - (np.pi - v) % (2 * np.pi))
+        lines.append(f"{layout.names[c]} = {v!r}")
+    return "\n".join(lines)

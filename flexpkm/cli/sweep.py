@@ -58,7 +58,7 @@ def run(args) -> int:
     run_ = start_file_run([args.csv, args.plot], args, robot)   # before computing
     try:
         model = build_model(robot)
-        result = frequency_sweep(model, lambda pose: case.configure(model, pose, options),
+        result = frequency_sweep(model, continuing(case, model, options),
                                  args.start, args.stop, args.steps, n_modes=args.modes,
                                  names=case.pose_names, on_error="nan",
                                  progress=progress_callback(args, "sweep"),
@@ -82,6 +82,19 @@ def run(args) -> int:
     if len(counts) > 1 or "ok" not in counts:
         print(summary)
     return 0
+
+
+def continuing(case, model, options):
+    """``configure(pose)`` of a path: each pose's assembly starts from the
+    last configured pose (continuation: the modes of the path are kept, and
+    one Newton solve per pose instead of a continuation from the reference)."""
+    last = {}
+
+    def configure(pose):
+        q = case.configure(model, pose, dict(options, guess=last.get("q")))
+        last["q"] = q
+        return q
+    return configure
 
 
 class SweepFailed(FlexPKMError):

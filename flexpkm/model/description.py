@@ -162,6 +162,10 @@ class Robot:
                -> value (rad or m): a configuration near the assembly mode and
                working modes wanted, the start of :func:`flexpkm.assemble`
                (absent coordinates are 0).
+    working_modes : leg name (or ``"assembly"``) -> +1 / -1: the working
+               modes (assembly mode) :func:`flexpkm.assemble` keeps, the signs
+               of :mod:`flexpkm.algorithms.modes` (Section 7.5); absent legs
+               keep the reference's.
     """
 
     name: str
@@ -177,6 +181,7 @@ class Robot:
     coulomb_friction: Mapping = field(default_factory=dict)
     joint_stiffness: Mapping = field(default_factory=dict)
     reference: Mapping = field(default_factory=dict)
+    working_modes: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
         validate(self)

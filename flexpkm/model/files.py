@@ -194,10 +194,23 @@ def build(data, where, elements=None) -> Robot:
                       q_dep=tuple(data["q_dep"]) if "q_dep" in data else None,
                       gravity=vec.get("gravity", (0.0, 0.0, 0.0)),
                       reference={k: angle(v, ["reference", k], where)
-                                 for k, v in data.get("reference", {}).items()}, **joint)
+                                 for k, v in data.get("reference", {}).items()},
+                      working_modes=_working_modes(data, frames, where), **joint)
         return refine(robot, counts) if counts else robot
     except InvalidDescriptionError as exc:
         raise with_context(located(exc, data), where.source) from None
+
+
+def _working_modes(data, frames, where) -> dict:
+    """The ``working_modes`` table: leg name or ``assembly`` -> +1 / -1."""
+    legs = {f.leg for f in frames}
+    out = {}
+    for leg, sign in data.get("working_modes", {}).items():
+        if leg != "assembly" and leg not in legs:
+            raise where.error(["working_modes", leg], f"unknown leg {leg!r}; legs: "
+                                                      f"{', '.join(sorted(legs))}")
+        out[leg] = {"+": 1, "-": -1}.get(sign, sign)
+    return out
 
 
 def read_frames(rows, leg, path, where, bodies, joint, counts) -> list:
@@ -347,6 +360,8 @@ def dumps(robot: Robot) -> str:
         data["q_dep"] = list(robot.q_dep)
     if robot.reference:
         data["reference"] = {k: float(v) for k, v in robot.reference.items()}
+    if robot.working_modes:
+        data["working_modes"] = {k: "+" if v > 0 else "-" for k, v in robot.working_modes.items()}
     if robot.platform is not None:
         p = robot.platform
         data["platform"] = {"dofs": list(p.dofs), "dof_names": list(p.dof_names)}

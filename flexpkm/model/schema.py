@@ -121,6 +121,7 @@ ROBOT = {
         "platform": PLATFORM,
         "closures": {"type": "array", "items": CLOSURE},
         "reference": {"type": "object", "additionalProperties": ANGLE},
+        "working_modes": {"type": "object", "additionalProperties": {"enum": ["+", "-", 1, -1]}},
         "variants": {"type": "object"},
     },
 }

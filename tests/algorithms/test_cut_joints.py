@@ -108,3 +108,34 @@ def test_platform_rotation_is_required_where_it_matters():
     kin = tree_kinematics(model, q0[None, :model.layout.n_t])
     with pytest.raises(InvalidArgumentError, match="R_p"):
         constraint_jacobian(model, kin, platform_pose(model, q0[None])[1])
+
+
+def ry(a):
+    return rz(np.pi / 2) @ rx(a) @ rz(-np.pi / 2)
+
+
+#: half-turns of the cut frame that a joint's rows cannot see, per joint:
+#: refused (not a motion of the joint) or accepted (a motion of the joint)
+HALF_TURNS = {"x": rx(np.pi), "y": ry(np.pi), "z": rz(np.pi)}
+REFUSED = {"weld": "xyz", "prismatic": "xyz", "revolute": "xy", "universal": "", "spherical": ""}
+
+
+@pytest.mark.parametrize("joint", JOINTS)
+@pytest.mark.parametrize("axis", "xyz")
+def test_a_half_turned_cut_frame_is_refused_unless_a_motion_of_the_joint(joint, axis):
+    from flexpkm.algorithms.assembly import assemble
+    from flexpkm.algorithms.closure import check_loops, half_turns
+    from flexpkm.errors import OpenLoopError, UnreachablePoseError
+    rng = np.random.default_rng(8)
+    T_rel = joint_motion(joint, rng) @ transform(HALF_TURNS[axis], np.zeros(3))
+    robot, q = closed_chains(joint, T_rel)
+    assert np.abs(closure_residual(robot, q)).max() < 1e-12     # the rows cannot see it
+    if axis in REFUSED[joint]:
+        assert half_turns(robot, q)[0][1] == "A5-Bc"
+        with pytest.raises(OpenLoopError, match="half-turned"):
+            check_loops(robot, q)
+        with pytest.raises(UnreachablePoseError, match="half-turned"):
+            assemble(robot, q_a=np.zeros(0), guess=q)
+    else:
+        assert half_turns(robot, q) == []
+        assert check_loops(robot, q).max() < 1e-12

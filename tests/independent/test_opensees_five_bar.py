@@ -58,3 +58,17 @@ def test_reference_table_is_the_geometric_model():
     ref = files.reference(FILE)
     g = five_bar_geometry(ref["q11"], ref["q21"])
     assert (ref["q12"], ref["q22"]) == pytest.approx((g["q12"], g["q22"]), abs=1e-14)
+
+
+def test_a_pose_keeps_the_reference_elbows_and_matches_opensees():
+    """Issue 16: at (0.2, 0.45) the file's modes give q11 = 1.7607 (not the
+    other elbow, 0.5445) and f1 = 14.497 Hz; OpenSees at the same actuated
+    coordinates, whose circle intersection must land on the pose."""
+    rob = files.load(FILE)
+    q = fp.assemble(rob, pose=[0.2, 0.45])
+    q11, q21 = q[rob.layout.index("q11")], q[rob.layout.index("q21")]
+    assert q11 == pytest.approx(1.7607, abs=1e-4)
+    assert five_bar_geometry(q11, q21)["P"] == pytest.approx([0.2, 0.45], abs=1e-12)
+    f = fp.natural_frequencies(rob, q, shapes=False).frequencies_hz[:6]
+    np.testing.assert_allclose(f, five_bar_frequencies(q11, q21, n_el=1), rtol=3e-4)
+    assert f[0] == pytest.approx(14.497, abs=5e-4)
