@@ -132,10 +132,18 @@ class CompiledModel:
 
     def step(self, prescribed, iterations, exact=False):
         """The HHT step, at most ``iterations`` Newton corrections
-        (:func:`flexpkm.compiled.step.step_function`)."""
+        (:func:`flexpkm.compiled.step.step_function`), compiled with its
+        Newton function and its conditional iterations (one C call per
+        step; the iteration limit is part of the cache key)."""
         dims = steps.Dims(self.model.layout.n_tot, len(self.r_index), self.n_a,
                           tuple(int(i) for i in self.r_index))
-        return steps.step_function(self.newton(prescribed, exact), dims, prescribed, iterations)
+
+        name = f"flexpkm_step{int(prescribed)}{int(exact)}"
+
+        def build():
+            newton = steps.newton_function(self.symbolic, prescribed, exact)
+            return steps.step_function(newton, dims, prescribed, iterations, name)
+        return self._function(name, build, prescribed, iterations, exact)
 
     @cached_property
     def project(self):

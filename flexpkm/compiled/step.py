@@ -80,9 +80,9 @@ def model_function(sm: SymbolicModel, prescribed):
         qa, va = sm.q[[int(i) for i in sm.r_index[:n_a]]], sm.qd_r[:n_a]
         tau[:n_a] = u[:n_a] + kp * (u[n_a:2 * n_a] - qa) + kd * (u[2 * n_a:] - va)
     forces = ca.horzcat(sm.c, tau, sm.J.T @ (ca.SX(ca.sparsify(ca.DM(sm.model.K_tot))) @ sm.q))
-    outs = [ca.substitute(o, ca.vertcat(sm.g, sm.friction, sm.smoothing),
-                          par[2 * n_a + 2:2 * n_a + 7])
-            for o in (sm.M, sm.c - tau, sm.J, sm.b, forces)]
+    outs = ca.substitute([sm.M, sm.c - tau, sm.J, sm.b, forces],   # in one call: the
+                         [ca.vertcat(sm.g, sm.friction, sm.smoothing)],  # outputs share their
+                         [par[2 * n_a + 2:2 * n_a + 7]])                  # subexpressions
     return ca.Function("model", [sm.q, sm.qd_r, u, par], outs)
 
 
@@ -140,8 +140,8 @@ def newton_function(sm: SymbolicModel, prescribed, exact=False):
     da = ca.solve(S, res)
     new = ca.SX(a1)
     new[unk] = a_u - da
-    outs = [ca.substitute(e, a_u, a1[unk]) for e in (new, J1, b1, g, q1, v1, rho)]
-    return ca.Function("newton", [x, a1, J, b, u, par], outs)
+    outs = ca.substitute([new, J1, b1, g, q1, v1, rho], [a_u], [a1[unk]])   # shared terms once
+    return ca.Function("newton", [x, a1, J, b, u, par], ca.cse(outs))
 
 
 def relative_residual(res, inertial, forces):
@@ -173,7 +173,7 @@ def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
     return q1, v1
 
 
-def step_function(newton, d: Dims, prescribed, iterations):
+def step_function(newton, d: Dims, prescribed, iterations, name="hht_step"):
     """``(x, u, par) -> (x1, rho, evaluations)``: one HHT step of the
     (compiled) ``newton`` function (:func:`newton_function`): a first
     correction, then up to ``iterations - 1`` more while the relative
@@ -197,7 +197,7 @@ def step_function(newton, d: Dims, prescribed, iterations):
     a1, J, b, g, q_ev, v_ev, rho = state
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed)
     x1 = ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev)
-    return ca.Function("hht_step", [x, u, par], [x1, rho, evaluations])
+    return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
 def _conditional(newton):
