@@ -33,6 +33,9 @@ from flexpkm.errors import InvalidArgumentError
 
 #: output samples per call of the compiled block function
 CHUNK = 500
+#: rows of a compiled sample's record after the sensors
+#: (:func:`flexpkm.compiled.step.sample_function`)
+DRIFT, RHO, EVALUATIONS, CONVERGED = -4, -3, -2, -1
 
 
 #: largest n_tot the default backend compiles (the generated code grows fast
@@ -85,7 +88,8 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
     (gravity, friction, coulomb_smoothing, exact, sensors). A sample with a
     step that did not converge is redone alone with smaller steps
     (:func:`flexpkm.analysis.step_control.converged_sample`), the next block
-    starts after it."""
+    starts after it (blocks shrink to a power of two after a failure and
+    grow back after each converged block)."""
     gravity, friction, smoothing, exact, sensors = cfg
     m = state.model
     cm = compiled_model(robot, m.dep, None if m.rows is None or not len(m.rows.dropped)
@@ -101,22 +105,24 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
     n_out = len(rec.t)
     times = np.cumsum(np.full((n_out - 1) * n_sub, p.h))
     store = _Store(robot, cm, rec, names, other, cfg, progress)
-    k0 = 1
+    k0, size = 1, CHUNK
     while k0 < n_out:
-        K = min(CHUNK, n_out - k0)
+        K = min(size, n_out - k0)
         U = drive_table(drive, times[(k0 - 1) * n_sub:(k0 - 1 + K) * n_sub], n_a)
         xs, recs = _block(cm, config, K)(x, U, par[0])
-        rec.log.iterations += int(np.nansum(recs[-1]))
+        rec.log.iterations += int(np.nansum(recs[EVALUATIONS]))
         ok = _converged(xs, recs, p.tol)
         n_ok = K if ok.all() else int(np.argmin(ok))
         store(xs[:, :n_ok], recs[:, :n_ok], k0)
         if n_ok == K:
-            x, k0 = xs[:, -1], k0 + K
+            x, k0, size = xs[:, -1], k0 + K, min(CHUNK, 2 * size)
             continue
+        size = 1 << (max(n_ok, 1).bit_length() - 1)  # less to throw away at the next failure
         k = k0 + n_ok                               # redo sample k with smaller steps
         x = x if n_ok == 0 else xs[:, n_ok - 1]
         t0 = times[(k - 1) * n_sub - 1] if k > 1 else 0.0
-        first = Attempt(None, _residual(xs[:, n_ok], recs[:, n_ok]), 0, rec.t[k])
+        first = _attempt(xs[:, n_ok:n_ok + 1], recs[:, n_ok:n_ok + 1], p.tol,
+                         times[(k - 1) * n_sub:k * n_sub], 0)
 
         def advance(level, x=x, t0=t0, first=first):
             if level == 0:
@@ -125,8 +131,7 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
             t = t0 + np.cumsum(np.full(steps, p.h / (1 << level)))
             xs, recs = _block(cm, config[:2] + (steps,) + config[3:], 1)(
                 x, drive_table(drive, t, n_a), par[level])
-            failed = None if _converged(xs, recs, p.tol)[0] else rec.t[k]
-            return Attempt((xs, recs), _residual(xs[:, 0], recs[:, 0]), int(recs[-1, 0]), failed)
+            return _attempt(xs, recs, p.tol, t, int(recs[EVALUATIONS, 0]))
         (xs, recs), _ = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
         store(xs, recs, k)
         x, k0 = xs[:, 0], k + 1
@@ -134,19 +139,27 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
 
 def _converged(xs, recs, tol):
     """(K,) whether each sample's steps converged: finite, rho <= tol."""
-    return np.isfinite(xs).all(axis=0) & np.isfinite(recs).all(axis=0) & (recs[-2] <= tol)
+    return np.isfinite(xs).all(axis=0) & np.isfinite(recs).all(axis=0) & (recs[RHO] <= tol)
 
 
-def _residual(x, rec):
-    """The largest relative residual of a sample's steps (inf if it diverged)."""
-    return float(rec[-2]) if np.isfinite(x).all() and np.isfinite(rec).all() else np.inf
+def _attempt(xs, recs, tol, times, evaluations) -> Attempt:
+    """The :class:`Attempt` of one compiled sample (xs (n_x, 1), recs (n_rec,
+    1)) whose steps end at ``times``: failed at its first step above tol
+    (the sample's end when it diverged); the largest residual (inf if it
+    diverged)."""
+    if _converged(xs, recs, tol)[0]:
+        return Attempt((xs, recs), float(recs[RHO, 0]), evaluations)
+    finite = np.isfinite(xs).all() and np.isfinite(recs).all()
+    first = int(recs[CONVERGED, 0]) if finite else len(times) - 1
+    return Attempt(None, float(recs[RHO, 0]) if finite else np.inf, evaluations,
+                   float(times[min(first, len(times) - 1)]))
 
 
 class _Store:
     """``store(xs, recs, k0)``: complete samples k0, k0 + 1, ... into the
     recorder (the compiled outputs ``[tau; energy; sensors; drift; rho;
-    evaluations]``, the sensors without a compiled form), then the progress
-    callback."""
+    evaluations; converged]``, the sensors without a compiled form), then the
+    progress callback."""
 
     def __init__(self, robot, cm, rec, names, other, cfg, progress):
         self.robot, self.cm, self.rec, self.names = robot, cm, rec, names
@@ -158,7 +171,7 @@ class _Store:
         ks = slice(k0, k0 + K)
         rec.q[ks], rec.v[ks] = q, v
         rec.tau[ks], rec.energy[ks] = recs[:n_a].T, recs[n_a]
-        rec.drift[ks], rec.residual[ks] = recs[-3], recs[-2]
+        rec.drift[ks], rec.residual[ks] = recs[DRIFT], recs[RHO]
         for i, name in enumerate(self.names):
             rec.values[name][ks] = recs[n_a + 1 + i]
         _numpy_sensors(self.robot, self.cm, xs, self.other, rec, k0, self.cfg)

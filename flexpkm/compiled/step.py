@@ -258,8 +258,10 @@ def sample_function(step, project, record, n_sub, project_each):
     ``project`` (:func:`project_function`) and ``record``
     (:func:`record_function`): ``n_sub`` steps to the next output sample, the
     loops closed after every step when ``project_each``, else at the sample;
-    ``rec = [tau; energy; sensors; drift; rho; evaluations]`` (the largest
-    relative residual of the steps, their Newton evaluations)."""
+    ``rec = [tau; energy; sensors; drift; rho; evaluations; converged]``
+    (the largest relative residual of the steps, their Newton evaluations,
+    the number of steps before the first one whose residual is above tol:
+    n_sub when all converged)."""
     n_x, n_u, n_par = (step.size1_in(i) for i in range(3))
     n_q = project.size1_in(0)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", n_u), ca.MX.sym("par", n_par)
@@ -274,5 +276,6 @@ def sample_function(step, project, record, n_sub, project_each):
     xs, rhos, evals = one.mapaccum(n_sub)(x, U, par)
     xk, drift = closed(xs[:, -1])
     rec = record(xk, U[:, -1], par)
+    converged = ca.find((rhos > par[-1]).T)             # n_sub when none is above tol
     return ca.Function("sample", [x, U, par],
-                       [xk, ca.vertcat(rec, drift, ca.mmax(rhos), ca.sum2(evals))])
+                       [xk, ca.vertcat(rec, drift, ca.mmax(rhos), ca.sum2(evals), converged)])
