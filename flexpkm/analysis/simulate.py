@@ -127,8 +127,9 @@ def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing)
             tau[:na] = drive.efforts(t, q[model.r_index[:na]], v[:na])
         J = model.J
         C = friction_damping(robot, J @ v, coulomb_smoothing) if friction else 0.0
+        forces = np.stack([model.c, tau, J.T @ (K_tot @ q)])
         return Evaluation(model, model.c - tau, (J.T * C) @ J + np.diag(kd),
-                          J.T @ K_tot @ J + np.diag(kp), np.stack([model.c, tau, J.T @ (K_tot @ q)]))
+                          J.T @ K_tot @ J + np.diag(kp), forces)
     return evaluate
 
 

@@ -157,7 +157,8 @@ def five_bar_move(duration=0.02):
     model = fp.build_model(case.robot({}))
     q0 = case.configure(model, None, {})
     q_a0 = q0[list(model.layout.actuated)]
-    return model, q0, PrescribedMotion(Trajectory(np.array([q_a0, [2.3, 1.6]]), (duration,), (0.0,)))
+    trajectory = Trajectory(np.array([q_a0, [2.3, 1.6]]), (duration,), (0.0,))
+    return model, q0, PrescribedMotion(trajectory)
 
 
 def test_fast_five_bar_move_is_converged_on_both_backends():
