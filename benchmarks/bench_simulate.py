@@ -111,14 +111,16 @@ def main(maneuvers=("square", "fast"), t_cap=None):
         wall, comp = first_use(maneuvers[0])
         print(f"first use (empty cache): {wall:.1f} s, of which C generation + gcc {comp:.1f} s\n")
         print(f"{'maneuver':9s} {'h, s':>8s} {'T, s':>6s} {'compiled':>9s} {'numpy':>8s} "
-              f"{'Exudyn':>8s} {'numpy/comp':>11s} {'Exudyn/comp':>12s}   (wall s per simulated s)")
+              f"{'Exudyn':>8s} {'numpy/comp':>11s} {'Exudyn/comp':>12s} {'Newton':>7s}   "
+              "(wall s per simulated s; Newton: compiled evaluations per step)")
         exu = {}
         for maneuver in maneuvers:
             T = min(D.duration(maneuver), t_cap or 1e9)
             other = maneuver if maneuver in ("edge", "fast") else "fast"
             for h in STEPS:
                 Th = T if h >= 1e-4 else min(T, 1.0)
-                c, _ = per_second(maneuver, Th, h, "compiled", REPEATS)
+                c, res = per_second(maneuver, Th, h, "compiled", REPEATS)
+                evals = res.cost["newton_iterations"] / res.cost["steps"]
                 n, _ = per_second(maneuver, min(Th, NUMPY_SPAN * h / STEPS[0]), h, "numpy")
                 if (other, h) not in exu:
                     exu[other, h] = exudyn(other, min(D.duration(other), Th, 1.0), h)
@@ -126,7 +128,7 @@ def main(maneuvers=("square", "fast"), t_cap=None):
                 es = f"{e:8.3f}" if e else f"{'-':>8s}"
                 ratio = f"{e / c:12.1f}" if e else f"{'-':>12s}"
                 print(f"{maneuver:9s} {h:8.1e} {Th:6.2f} {c:9.4f} {n:8.2f} {es} {n / c:11.0f} "
-                      f"{ratio}{'' if other == maneuver else '   (Exudyn: fast)'}")
+                      f"{ratio} {evals:7.2f}{'' if other == maneuver else '   (Exudyn: fast)'}")
         wall, calls = cost_split(maneuvers[0], min(D.duration(maneuvers[0]), t_cap or 1e9))
         print(f"\ncompiled cost split, '{maneuvers[0]}' ({wall:.2f} s wall):")
         for k, v in calls.items():

@@ -103,6 +103,29 @@ class InvalidArgumentError(FlexPKMError, ValueError):
     step or duration, an unknown maneuver...)."""
 
 
+class StepConvergenceError(FlexPKMError, ArithmeticError):
+    """A time step whose Newton iterations do not converge, even with the
+    step halved the largest number of times
+    (:mod:`flexpkm.analysis.step_control`).
+
+    Attributes
+    ----------
+    t : float         time of the failed sample, s
+    residual : float  relative residual reached (inf for a diverged step)
+    tol : float       the tolerance it had to meet
+    partial           the samples computed before it (a
+                      :class:`flexpkm.analysis.simulate.SimulationResult`), or None
+    """
+
+    def __init__(self, message, t=float("nan"), residual=float("nan"), tol=float("nan"),
+                 partial=None):
+        super().__init__(message)
+        self.t = t
+        self.residual = residual
+        self.tol = tol
+        self.partial = partial
+
+
 def with_context(error: FlexPKMError, where: str) -> FlexPKMError:
     """A copy of ``error`` (same class, same attributes) whose message starts
     with ``where`` (e.g. ``"pose 280 of the path"``)."""

@@ -3,15 +3,17 @@
 Same scheme and outputs as :func:`flexpkm.analysis.simulate.simulate`: the
 initial state is assembled by the numpy path, then every block of steps
 between two output samples runs in one call of a compiled function
-(:mod:`flexpkm.compiled.step`: HHT step with a fixed number of Newton
-iterations, loop projection, recorded efforts, energy, drift and point-
-acceleration sensors). The drive is tabulated at the step times before the
-block (trajectories are evaluated vectorised).
+(:mod:`flexpkm.compiled.step`: HHT step with Newton iterated to the
+relative residual ``tol``, loop projection, recorded efforts, energy,
+drift, the largest residual and point-acceleration sensors). The drive is
+tabulated at the step times before the block (trajectories are evaluated
+vectorised). A sample whose steps did not all converge is redone alone
+with smaller steps and the next block starts after it, as on the numpy
+path (:mod:`flexpkm.analysis.step_control`).
 
-Differences from the numpy path: the Newton iterations do not stop early at
-``tol`` (always ``iterations`` of them, so the result is at least as
-converged), the loop projection uses the exact Jacobian of the loop
-equations (same fixed point), and a sensor is compiled when it carries an
+Differences from the numpy path: the loop projection uses the exact
+Jacobian of the loop equations (same fixed point), and a sensor is compiled
+when it carries an
 attribute ``point = (frame, axis_frame, axis)``
 (:func:`flexpkm.algorithms.dynamics.point_acceleration`); other sensors are
 evaluated with the numpy full model at the samples.
@@ -24,12 +26,16 @@ from threadpoolctl import threadpool_limits
 from flexpkm.algorithms.closure import closure_residual
 from flexpkm.algorithms.dynamics import full_model
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
+from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sample
 from flexpkm.compiled.codegen import description_key
 from flexpkm.compiled.robot import CompiledModel
-from flexpkm.errors import FlexPKMError, InvalidArgumentError
+from flexpkm.errors import InvalidArgumentError
 
 #: output samples per call of the compiled block function
 CHUNK = 500
+#: rows of a compiled sample's record after the sensors
+#: (:func:`flexpkm.compiled.step.sample_function`)
+DRIFT, RHO, EVALUATIONS, CONVERGED = -4, -3, -2, -1
 
 
 #: largest n_tot the default backend compiles (the generated code grows fast
@@ -76,11 +82,15 @@ def split_sensors(sensors):
 
 def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
     """The loop over blocks of output samples on the compiled functions;
-    fills the recorder ``rec`` from sample 1 on. ``p`` the HHT parameters,
-    ``state`` the numpy initial state, ``cfg`` = (gravity, friction,
-    coulomb_smoothing, iterations, exact, sensors). Returns the Newton
-    iterations (steps x iterations)."""
-    gravity, friction, smoothing, iterations, exact, sensors = cfg
+    fills the recorder ``rec`` from sample 1 on (its ``log`` counts the
+    Newton evaluations and the retried steps). ``p`` the HHT parameters
+    (tol, iteration limit), ``state`` the numpy initial state, ``cfg`` =
+    (gravity, friction, coulomb_smoothing, exact, sensors). A sample with a
+    step that did not converge is redone alone with smaller steps
+    (:func:`flexpkm.analysis.step_control.converged_sample`), the next block
+    starts after it (blocks shrink to a power of two after a failure and
+    grow back after each converged block)."""
+    gravity, friction, smoothing, exact, sensors = cfg
     m = state.model
     cm = compiled_model(robot, m.dep, None if m.rows is None or not len(m.rows.dropped)
                         else m.rows.kept)
@@ -88,32 +98,88 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
     specs, names, other = split_sensors(sensors)
     kp, kd = (np.broadcast_to(np.asarray(k, float), (n_a,)) for k in drive.gains(n_a))
     g = np.asarray(robot.gravity if gravity is None else gravity, float)
-    par = cm.parameters(kp, kd, p.h, p.alpha, g, friction, smoothing)
-    config = (prescribed, iterations, n_sub, project == "step", tuple(specs), exact)
+    par = [cm.parameters(kp, kd, p.h / (1 << level), p.alpha, g, friction, smoothing, p.tol)
+           for level in range(MAX_HALVINGS + 1)]
+    config = (prescribed, p.iterations, n_sub, project == "step", tuple(specs), exact)
     x = cm.pack(state.q, state.v, state.a, state.g, m.J, m.b)
     n_out = len(rec.t)
     times = np.cumsum(np.full((n_out - 1) * n_sub, p.h))
-    for k0 in range(1, n_out, CHUNK):
-        K = min(CHUNK, n_out - k0)
+    store = _Store(robot, cm, rec, names, other, cfg, progress)
+    k0, size = 1, CHUNK
+    while k0 < n_out:
+        K = min(size, n_out - k0)
         U = drive_table(drive, times[(k0 - 1) * n_sub:(k0 - 1 + K) * n_sub], n_a)
-        xs, recs = _block(cm, config, K)(x, U, par)
-        if not np.all(np.isfinite(xs)):
-            bad = k0 + int(np.argmax(~np.all(np.isfinite(xs), axis=0)))
-            raise FlexPKMError(f"the time integration diverged before t = {rec.t[bad]:.6f} s")
-        q, v, a = cm.unpack(xs)
+        xs, recs = _block(cm, config, K)(x, U, par[0])
+        rec.log.iterations += int(np.nansum(recs[EVALUATIONS]))
+        ok = _converged(xs, recs, p.tol)
+        n_ok = K if ok.all() else int(np.argmin(ok))
+        store(xs[:, :n_ok], recs[:, :n_ok], k0)
+        if n_ok == K:
+            x, k0, size = xs[:, -1], k0 + K, min(CHUNK, 2 * size)
+            continue
+        size = 1 << (max(n_ok, 1).bit_length() - 1)  # less to throw away at the next failure
+        k = k0 + n_ok                               # redo sample k with smaller steps
+        x = x if n_ok == 0 else xs[:, n_ok - 1]
+        t0 = times[(k - 1) * n_sub - 1] if k > 1 else 0.0
+        first = _attempt(xs[:, n_ok:n_ok + 1], recs[:, n_ok:n_ok + 1], p.tol,
+                         times[(k - 1) * n_sub:k * n_sub], 0)
+
+        def advance(level, x=x, t0=t0, first=first):
+            if level == 0:
+                return first
+            steps = n_sub << level
+            t = t0 + np.cumsum(np.full(steps, p.h / (1 << level)))
+            xs, recs = _block(cm, config[:2] + (steps,) + config[3:], 1)(
+                x, drive_table(drive, t, n_a), par[level])
+            return _attempt(xs, recs, p.tol, t, int(recs[EVALUATIONS, 0]))
+        (xs, recs), _ = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
+        store(xs, recs, k)
+        x, k0 = xs[:, 0], k + 1
+
+
+def _converged(xs, recs, tol):
+    """(K,) whether each sample's steps converged: finite, rho <= tol."""
+    return np.isfinite(xs).all(axis=0) & np.isfinite(recs).all(axis=0) & (recs[RHO] <= tol)
+
+
+def _attempt(xs, recs, tol, times, evaluations) -> Attempt:
+    """The :class:`Attempt` of one compiled sample (xs (n_x, 1), recs (n_rec,
+    1)) whose steps end at ``times``: failed at its first step above tol
+    (the sample's end when it diverged); the largest residual (inf if it
+    diverged)."""
+    if _converged(xs, recs, tol)[0]:
+        return Attempt((xs, recs), float(recs[RHO, 0]), evaluations)
+    finite = np.isfinite(xs).all() and np.isfinite(recs).all()
+    first = int(recs[CONVERGED, 0]) if finite else len(times) - 1
+    return Attempt(None, float(recs[RHO, 0]) if finite else np.inf, evaluations,
+                   float(times[min(first, len(times) - 1)]))
+
+
+class _Store:
+    """``store(xs, recs, k0)``: complete samples k0, k0 + 1, ... into the
+    recorder (the compiled outputs ``[tau; energy; sensors; drift; rho;
+    evaluations; converged]``, the sensors without a compiled form), then the
+    progress callback."""
+
+    def __init__(self, robot, cm, rec, names, other, cfg, progress):
+        self.robot, self.cm, self.rec, self.names = robot, cm, rec, names
+        self.other, self.cfg, self.progress = other, cfg, progress
+
+    def __call__(self, xs, recs, k0):
+        rec, n_a, K = self.rec, self.cm.n_a, xs.shape[1]
+        q, v, a = self.cm.unpack(xs)
         ks = slice(k0, k0 + K)
         rec.q[ks], rec.v[ks] = q, v
-        rec.tau[ks], rec.energy[ks], rec.drift[ks] = recs[:n_a].T, recs[n_a], recs[-1]
-        for i, name in enumerate(names):
+        rec.tau[ks], rec.energy[ks] = recs[:n_a].T, recs[n_a]
+        rec.drift[ks], rec.residual[ks] = recs[DRIFT], recs[RHO]
+        for i, name in enumerate(self.names):
             rec.values[name][ks] = recs[n_a + 1 + i]
-        _numpy_sensors(robot, cm, xs, other, rec, k0, cfg)
+        _numpy_sensors(self.robot, self.cm, xs, self.other, rec, k0, self.cfg)
         rec.n_done = k0 + K                       # complete samples (kept on Ctrl-C)
-        x = xs[:, -1]
-        for k in range(k0, k0 + K) if progress is not None else ():
+        for k in range(k0, k0 + K) if self.progress is not None else ():
             rec.n_done = k + 1                    # what the progress callback has seen
-            progress(k, n_out - 1)
+            self.progress(k, len(rec.t) - 1)
         rec.n_done = k0 + K
-    return (n_out - 1) * n_sub * iterations
 
 
 #: compiled models of the robots simulated in this process, by the hash of

@@ -17,7 +17,16 @@ From the state at t_n (``q_n`` all coordinates, ``v_n = qd_r``,
 * Newton on ``R``: ``a <- a - S^-1 R`` with the iteration matrix
   ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``, ``D = J^T C J + K_d``
   (friction derivative (+ PD damping)), ``K = J^T K_tot J + K_p``
-  ((11.26) + PD stiffness); stops when ``gamma h max|da| <= tol``.
+  ((11.26) + PD stiffness);
+* convergence on the residual relative to the step's forces, on the rows
+  ``u`` of the unknown accelerations (:func:`relative_residual`):
+  ``rho = |R_u|_inf / (|(M a)_u|_inf + |c_u|_inf + |tau_u|_inf +
+  |(J^T K_tot q)_u|_inf)`` (inertial, non-inertial (gravity, Coriolis,
+  friction, elastic), actuator and elastic forces, each by its own norm, so
+  that forces in balance do not shrink the scale); the iterate ``a_k`` is
+  converged when ``rho(a_k) <= tol``; its correction ``a_k+1`` is applied
+  (it only improves it) and the step ends. After ``iterations``
+  evaluations without convergence the step is reported not converged.
 
 Prescribed coordinates (the actuators of an inverse problem) take their
 given positions and velocities at t_n+1 and are not iterated.
@@ -28,7 +37,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flexpkm.errors import FlexPKMError, SingularConfigurationError
 
 
 @dataclass(frozen=True)
@@ -49,12 +57,26 @@ class StepState:
 class Evaluation:
     """What ``evaluate(t, q, v)`` returns: ``model`` (FullModel), g (n_r,)
     ``c - [tau; 0]``, D (n_r, n_r) damping and K (n_r, n_r) stiffness of the
-    iteration matrix."""
+    iteration matrix; ``forces`` (k, n_r): the force terms whose sizes scale
+    the residual (rows ``c``, ``[tau; 0]``, ``J^T K_tot q``; None: ``g``)."""
 
     model: object
     g: np.ndarray
     D: np.ndarray
     K: np.ndarray
+    forces: np.ndarray = None
+
+
+@dataclass(frozen=True)
+class Newton:
+    """How the Newton iterations of one step ended: ``iterations`` (model
+    evaluations), ``residual`` the relative residual of the last evaluated
+    iterate (:func:`relative_residual`; inf for a diverged step), and
+    whether it met the tolerance."""
+
+    iterations: int
+    residual: float
+    converged: bool
 
 
 @dataclass(frozen=True)
@@ -94,37 +116,53 @@ def newmark(p: HHT, n: StepState, VA_n, a1, model, fixed=None):
     return q1, v1
 
 
+def relative_residual(res, inertial, forces) -> float:
+    """``|res|_inf / (|inertial|_inf + sum_k |forces[k]|_inf)``: the residual
+    (n,) relative to the inertial forces (n,) and the other force terms
+    (k, n) of the step (module docstring); 0 for a zero residual, inf for a
+    non-finite one or a positive residual on a zero scale."""
+    r = np.abs(res).max(initial=0.0)
+    scale = np.abs(inertial).max(initial=0.0) + np.abs(forces).max(axis=-1, initial=0.0).sum()
+    if not np.isfinite(r):
+        return np.inf
+    return r / scale if scale > 0 else (0.0 if r == 0 else np.inf)
+
+
 def hht_step(p: HHT, n: StepState, a1, evaluate, fixed=None):
     """Advance from ``n`` (t_n) to t_n+1 = t_n + h.
 
     a1 : (n_r,) first guess of the accelerations at t_n+1 (the prescribed
     ones exact); evaluate : ``(t, q, v) -> Evaluation``; fixed : ``(q_a,
     qd_a)`` at t_n+1 for a prescribed motion, else None.
-    Returns ``(StepState at t_n+1, Newton iterations)``. Pure: no argument is
-    modified. Raises :class:`flexpkm.errors.FlexPKMError` if the iteration
-    diverges.
+    Returns ``(StepState at t_n+1, Newton)``: a step that did not converge
+    (residual above ``p.tol`` after ``p.iterations`` evaluations, a singular
+    iteration matrix, non-finite accelerations) is returned with
+    ``converged = False``; the caller retries it with a smaller step
+    (:mod:`flexpkm.analysis.step_control`). Pure: no argument is modified.
     """
     t, u, alpha = n.t + p.h, p.unknown, p.alpha
     model = n.model
     VA_n = (model.J @ n.v, model.J @ n.a + model.b)
-    for it in range(p.iterations):
-        q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
-        ev = evaluate(t, q1, v1)
-        model = ev.model
-        res = model.M @ a1 + (1 - alpha) * ev.g + alpha * n.g
-        S = model.M + (1 - alpha) * (p.h * p.gamma * ev.D + p.h * p.h * p.beta * ev.K)
-        try:
-            da = np.linalg.solve(S[np.ix_(u, u)], res[u])
-        except np.linalg.LinAlgError:
-            raise SingularConfigurationError(
-                f"the time integration stopped at t = {t:.6f} s: the Newton matrix "
-                f"M + h gamma D + h^2 beta K of the step is singular (Newton iteration {it + 1}; "
-                f"a very stiff spring or a singular configuration)", matrix="S") from None
-        a1 = a1.copy()
-        a1[u] -= da
-        if not np.all(np.isfinite(a1)):
-            raise FlexPKMError(f"the time integration diverged at t = {t:.6f} s")
-        if p.gamma * p.h * np.abs(da).max() <= p.tol:
-            break
+    with np.errstate(all="ignore"):     # a diverging iterate is caught below, not warned
+        for it in range(1, p.iterations + 1):
+            q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
+            ev = evaluate(t, q1, v1)
+            model = ev.model
+            Ma = model.M @ a1
+            res = Ma + (1 - alpha) * ev.g + alpha * n.g
+            forces = ev.g[None] if ev.forces is None else ev.forces
+            rho = relative_residual(res[u], Ma[u], forces[:, u])
+            S = model.M + (1 - alpha) * (p.h * p.gamma * ev.D + p.h * p.h * p.beta * ev.K)
+            try:
+                da = np.linalg.solve(S[np.ix_(u, u)], res[u])
+            except np.linalg.LinAlgError:
+                da = np.full(len(u), np.nan)
+            a1 = a1.copy()
+            a1[u] -= da
+            if not np.all(np.isfinite(a1)):
+                rho = np.inf
+                break
+            if rho <= p.tol:
+                break
     q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
-    return StepState(t, q1, v1, a1, ev.g, model), it + 1
+    return StepState(t, q1, v1, a1, ev.g, model), Newton(it, rho, bool(rho <= p.tol))

@@ -27,7 +27,7 @@ small: threads only add overhead and noise on a shared machine).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -38,7 +38,8 @@ from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full
 from flexpkm.algorithms.virtual_system import friction_damping
 from flexpkm.algorithms.tree import as_batch
 from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
-from flexpkm.errors import Interrupted, InvalidArgumentError
+from flexpkm.analysis.step_control import Attempt, StepLog, check_newton, converged_sample
+from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 from flexpkm.model.build import build_model
 
 
@@ -49,7 +50,10 @@ class SimulationResult:
     t (n,) s; q (n, n_tot) all coordinates (``names``); qd_r (n, n_r);
     tau (n, n_a); sensors: name -> (n,) arrays; drift (n,) max loop-closure
     residual (m / rad); energy (n,) kinetic + elastic energy, J;
-    cost: steps and Newton iterations.
+    residual (n,) the largest relative Newton residual of the steps to each
+    sample (:mod:`flexpkm.analysis.step_control`; 0 at t = 0);
+    retried_steps: steps computed again with a smaller step;
+    cost: steps (of h, retries not included), Newton iterations, h.
     """
 
     t: np.ndarray
@@ -62,6 +66,8 @@ class SimulationResult:
     drift: np.ndarray = None
     energy: np.ndarray = None
     cost: dict = field(default_factory=dict)
+    residual: np.ndarray = None
+    retried_steps: int = 0
 
 
 #: at most this many integration steps per output sample (h >= dt_out / MAX_SUBSTEPS)
@@ -107,7 +113,8 @@ def _vector(x, n, name):
 
 def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing):
     """``evaluate(t, q, v) -> Evaluation``: the full model (10.123) at a state,
-    ``g = c - [tau; 0]`` and the damping / stiffness of the iteration matrix."""
+    ``g = c - [tau; 0]``, the damping / stiffness of the iteration matrix and
+    the force terms that scale the residual (:func:`flexpkm.analysis.hht.relative_residual`)."""
     K_tot = robot.K_tot
     kp, kd = np.zeros(n_r), np.zeros(n_r)
     kp[:na], kd[:na] = drive.gains(na)
@@ -115,12 +122,14 @@ def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing)
     def evaluate(t, q, v):
         model = full_model(robot, q, v, dep=dep, gravity=gravity, friction=friction,
                            coulomb_smoothing=coulomb_smoothing, loop_tol=None)
-        g = model.c.copy()
+        tau = np.zeros(n_r)
         if not drive.prescribes_actuators:
-            g[:na] -= drive.efforts(t, q[model.r_index[:na]], v[:na])
+            tau[:na] = drive.efforts(t, q[model.r_index[:na]], v[:na])
         J = model.J
         C = friction_damping(robot, J @ v, coulomb_smoothing) if friction else 0.0
-        return Evaluation(model, g, (J.T * C) @ J + np.diag(kd), J.T @ K_tot @ J + np.diag(kp))
+        forces = np.stack([model.c, tau, J.T @ (K_tot @ q)])
+        return Evaluation(model, model.c - tau, (J.T * C) @ J + np.diag(kd),
+                          J.T @ K_tot @ J + np.diag(kp), forces)
     return evaluate
 
 
@@ -163,35 +172,39 @@ class _Recorder:
         self.v = np.zeros((n_out, n_r))
         self.tau = np.zeros((n_out, na))
         self.drift, self.energy = np.zeros(n_out), np.zeros(n_out)
+        self.residual = np.zeros(n_out)
+        self.log = StepLog()
         self.values = {name: np.zeros(n_out) for name in self.sensors}
         self.n_done = 0                                 # complete samples
 
 
-    def record(self, k, s: StepState, drive, drift):
+    def record(self, k, s: StepState, drive, drift, residual=0.0):
         m, na, K_tot = s.model, s.model.n_a, self.robot.K_tot
         self.q[k], self.v[k] = s.q, s.v
         if drive.prescribes_actuators:
             self.tau[k] = actuator_efforts(m, s.a)      # first row of (10.124)
         else:
             self.tau[k] = drive.efforts(self.t[k], s.q[m.r_index[:na]], s.v[:na])
-        self.drift[k] = drift
+        self.drift[k], self.residual[k] = drift, residual
         self.energy[k] = 0.5 * s.v @ m.M @ s.v + 0.5 * s.q @ K_tot @ s.q
         for name, fn in self.sensors.items():
             self.values[name][k] = fn(self.robot, m, s.a)
         self.n_done = k + 1
 
-    def result(self, r_index, cost):
-        """The first ``n_done`` samples (all of them unless interrupted)."""
+    def result(self, r_index, n_sub, h):
+        """The first ``n_done`` samples (all of them unless interrupted or stopped)."""
         names, n = self.robot.layout.names, self.n_done
+        cost = {"steps": (n - 1) * n_sub, "newton_iterations": self.log.iterations, "h": h}
         return SimulationResult(self.t[:n], self.q[:n], self.v[:n], self.tau[:n], names,
                                 tuple(names[i] for i in r_index),
                                 {k: v[:n] for k, v in self.values.items()}, self.drift[:n],
-                                self.energy[:n], cost)
+                                self.energy[:n], cost, self.residual[:n],
+                                self.log.retried_steps)
 
 
 def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
              friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
-             tol=1e-6, iterations=None, hht_alpha=0.05, project="output",
+             tol=None, iterations=None, hht_alpha=0.05, project="output",
              progress=None, backend=None, exact_tangent=False) -> SimulationResult:
     """Integrate the full elastodynamic model (10.123) from an assembled state.
 
@@ -208,10 +221,14 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     hht_alpha : numerical damping of the HHT scheme, in [0, 1/3]; 0 is
         Newmark's average acceleration (energy checks); see
         :mod:`flexpkm.analysis.hht` and docs/simulation.md for the default.
-    tol, iterations : at most ``iterations`` Newton corrections per step
-        (numpy: default 6, fewer once ``gamma h |da|`` < tol; compiled: always
-        ``iterations``, default 2, 3 for tol < 1e-6, 6 for tol < 1e-9);
-        measured effects on the DualEMPS in docs/simulation.md.
+    tol, iterations : Newton iterates each step until its residual relative
+        to the step's forces is at most ``tol`` (default 1e-6), within
+        ``iterations`` model evaluations (default 8), on both backends
+        (:mod:`flexpkm.analysis.hht`); a sample with a step that does not
+        converge is redone with steps h/2, h/4, ... (at most 4 times,
+        :mod:`flexpkm.analysis.step_control`). ``residual`` and
+        ``retried_steps`` of the result report them; measured effects in
+        docs/simulation.md.
     backend : ``"compiled"`` (generated C code, :mod:`flexpkm.analysis.compiled_simulate`;
         compiled once per robot and cached on disk), ``"numpy"`` (the
         reference), or None: compiled when CasADi is importable, the drive
@@ -230,21 +247,22 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     progress : optional callback ``progress(done, total)`` (output samples).
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
     or non-finite t_end, h or dt_out, t_end < dt_out, more than
-    :data:`MAX_SUBSTEPS` steps per sample or :data:`MAX_SAMPLES` samples, or
-    an object that is not a drive; :class:`flexpkm.errors.FlexPKMError` if
-    the integration diverges; :class:`flexpkm.errors.Interrupted` (a
+    :data:`MAX_SUBSTEPS` steps per sample or :data:`MAX_SAMPLES` samples, a
+    tol outside (0, 1), an iterations outside [1, 100], or an object that
+    is not a drive; :class:`flexpkm.errors.StepConvergenceError` when a
+    step does not converge (or diverges) even with h / 16, with the samples
+    so far in its ``partial``; :class:`flexpkm.errors.Interrupted` (a
     KeyboardInterrupt) on Ctrl-C, with the complete samples so far in its
     ``partial``. ``cost["h"]`` is the step used (``dt_out / round(dt_out / h)``).
     """
     n_sub, n_out = _check_times(t_end, h, dt_out)
+    tol, iterations = check_newton(tol, iterations)
     _check_arguments(gravity, hht_alpha, drive)
     robot = build_model(robot)
     q0_tot = _vector(q0_tot, robot.layout.n_tot, "q0_tot")
     backend = _backend(backend, drive, robot)
     with threadpool_limits(1):
         q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
-        if iterations is None:
-            iterations = 6 if backend == "numpy" or tol < 1e-9 else (2 if tol >= 1e-6 else 3)
         r, na = m.r_index, m.n_a
         evaluate = _evaluator(robot, drive, m.dep, len(r), na, gravity, friction,
                               coulomb_smoothing)
@@ -257,17 +275,18 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         try:
             if backend == "compiled":
                 from flexpkm.analysis.compiled_simulate import run_compiled
-                iters = run_compiled(robot, p, state, drive, rec, n_sub, project, progress,
-                                     (gravity, friction, coulomb_smoothing, iterations,
-                                      exact_tangent, sensors))
+                run_compiled(robot, p, state, drive, rec, n_sub, project, progress,
+                             (gravity, friction, coulomb_smoothing, exact_tangent, sensors))
             else:
-                iters = _integrate(robot, p, state, drive, evaluate, rec, n_sub, project,
-                                   progress)
-        except KeyboardInterrupt:                 # keep the complete samples
-            cost = {"steps": (rec.n_done - 1) * n_sub, "newton_iterations": None, "h": p.h}
+                _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress)
+        except StepConvergenceError as e:         # keep the complete samples
+            e.partial = rec.result(r, n_sub, p.h)
+            raise
+        except KeyboardInterrupt:
             raise Interrupted(f"interrupted at t = {rec.t[rec.n_done - 1]:g} s "
-                              f"({rec.n_done} of {n_out} samples)", rec.result(r, cost)) from None
-    return rec.result(r, {"steps": (n_out - 1) * n_sub, "newton_iterations": iters, "h": p.h})
+                              f"({rec.n_done} of {n_out} samples)",
+                              rec.result(r, n_sub, p.h)) from None
+    return rec.result(r, n_sub, p.h)
 
 
 def _check_arguments(gravity, hht_alpha, drive):
@@ -300,22 +319,37 @@ def _backend(backend, drive, model):
 
 
 def _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress):
-    """The loop over output samples and steps; returns the Newton iterations."""
-    n_out, iters, a_prev = len(rec.t), 0, state.a
-    for k in range(1, n_out):
-        for sub in range(n_sub):
-            a1 = 2 * state.a - a_prev                     # linear extrapolation
-            a_prev = state.a
-            fixed = None
-            if drive.prescribes_actuators:
-                q_a, qd_a, a1[p.fixed_r] = drive.actuator_state(state.t + p.h)
-                fixed = (q_a, qd_a)
-            state, it = hht_step(p, state, a1, evaluate, fixed)
-            if project == "step" or sub == n_sub - 1:     # close the loops
-                q, drift = project_on_loops(robot, state.q, state.model.dep)
-                state = StepState(state.t, q, state.v, state.a, state.g, state.model)
-            iters += it
-        rec.record(k, state, drive, drift)
+    """The loop over output samples, each one converged
+    (:func:`flexpkm.analysis.step_control.converged_sample`)."""
+    a_prev = state.a
+    for k in range(1, len(rec.t)):
+        def advance(level, start=(state, a_prev)):
+            return _sample(robot, replace(p, h=p.h / (1 << level)), *start, drive, evaluate,
+                           n_sub << level, project)
+        (state, a_prev, drift), residual = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
+        rec.record(k, state, drive, drift, residual)
         if progress is not None:
-            progress(k, n_out - 1)
-    return iters
+            progress(k, len(rec.t) - 1)
+
+
+def _sample(robot, p, state, a_prev, drive, evaluate, steps, project) -> Attempt:
+    """``steps`` HHT steps of ``p.h`` from ``state`` (``a_prev`` the
+    accelerations of the step before, for the first guess), the loops closed
+    at the end (or at every step); stops at the first step that does not
+    converge. ``Attempt.result`` = (state, a_prev, drift)."""
+    worst, iters = 0.0, 0
+    for sub in range(steps):
+        a1 = 2 * state.a - a_prev                         # linear extrapolation
+        a_prev = state.a
+        fixed = None
+        if drive.prescribes_actuators:
+            q_a, qd_a, a1[p.fixed_r] = drive.actuator_state(state.t + p.h)
+            fixed = (q_a, qd_a)
+        state, newton = hht_step(p, state, a1, evaluate, fixed)
+        worst, iters = max(worst, newton.residual), iters + newton.iterations
+        if not newton.converged:
+            return Attempt(None, worst, iters, state.t)
+        if project == "step" or sub == steps - 1:         # close the loops
+            q, drift = project_on_loops(robot, state.q, state.model.dep)
+            state = StepState(state.t, q, state.v, state.a, state.g, state.model)
+    return Attempt((state, a_prev, drift), worst, iters)

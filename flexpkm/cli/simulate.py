@@ -13,9 +13,10 @@ import time
 
 import numpy as np
 
-from flexpkm.cli.common import add_case_parsers, finite, model_of, positive, progress_callback
+from flexpkm.cli.common import (add_case_parsers, count, finite, model_of, positive,
+                                progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
-from flexpkm.errors import Interrupted, InvalidArgumentError
+from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 
 #: output period of the command line, s
 DT_OUT = 1e-3
@@ -49,6 +50,11 @@ def _options(p, case):
                    help="simulated time, s (default: the maneuver's duration)")
     p.add_argument("--step", type=positive, default=2.5e-4,
                    help="integration step, s (default 2.5e-4; made a divisor of the 1 ms output period)")
+    p.add_argument("--tol", type=positive, default=None,
+                   help="Newton's residual relative to the step's forces (default 1e-6)")
+    p.add_argument("--iterations", type=count, default=None,
+                   help="Newton's iteration limit per step (default 8; a sample that does "
+                        "not converge is redone with smaller steps)")
     p.add_argument("--backend", choices=("compiled", "numpy"), default=None,
                    help="generated C code (compiled once per robot, cached in "
                         "~/.cache/flexpkm) or the numpy reference (default: compiled "
@@ -112,6 +118,7 @@ def _refined(robot, q0, n):
 
 def run(args) -> int:
     from flexpkm.analysis.simulate import _check_times, simulate
+    from flexpkm.analysis.step_control import check_newton
     case = args.case
     if "file" in case.extra:
         robot, q0, drive, sensors, duration, label = _file_setup(args)
@@ -119,6 +126,7 @@ def run(args) -> int:
         duration, label = case.duration(args.maneuver), args.maneuver
     t_end = args.t_end if args.t_end is not None else duration
     n_sub, _ = _check_times(t_end, args.step, DT_OUT)       # before the simulation is set up
+    check_newton(args.tol, args.iterations)
     if "file" not in case.extra:
         robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         if args.elements > 1:
@@ -131,10 +139,17 @@ def run(args) -> int:
     try:
         res = simulate(robot, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
                        friction=not args.no_friction, coulomb_smoothing=1e-3, sensors=sensors,
-                       progress=progress_callback(args, "simulate"), backend=args.backend)
+                       progress=progress_callback(args, "simulate"), backend=args.backend,
+                       tol=args.tol, iterations=args.iterations)
     except Interrupted as e:
         _write(robot, e.partial, args, run_)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}", e)
+    except StepConvergenceError as e:
+        _write(robot, e.partial, args, run_)
+        run_.finish("failed")
+        print(f"flexpkm: error: {e}; wrote the samples up to t = {e.partial.t[-1]:g} s to "
+              f"{args.out}", file=sys.stderr)
+        return 2
     except BaseException as e:
         run_.fail(e)
         raise
@@ -145,6 +160,8 @@ def run(args) -> int:
           f"({wall / max(t_end, 1e-12):.2f} s per simulated second), "
           f"{res.cost['steps']} steps of {res.cost['h']:.6g} s, "
           f"{res.cost['newton_iterations']} Newton iterations")
+    print(f"largest Newton residual {res.residual.max():.2e} (relative to the step's forces), "
+          f"{res.retried_steps} steps retried with a smaller step")
     print(f"max loop-closure drift {res.drift.max():.2e}; "
           f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)")
     for f in files:
@@ -155,7 +172,8 @@ def run(args) -> int:
 def _write(robot, res, args, run_) -> list:
     """The output files of ``res`` (Ctrl-C deferred until they are complete)."""
     from flexpkm.io.sim_output import write_outputs
-    run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"))
+    run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"),
+              newton_residual_max=float(res.residual.max()), retried_steps=res.retried_steps)
     try:
         with interrupts_deferred():
             return write_outputs(robot, res, args.out, xdmf=not args.no_xdmf, run=run_)

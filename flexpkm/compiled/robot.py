@@ -131,10 +131,19 @@ class CompiledModel:
                               prescribed, exact)
 
     def step(self, prescribed, iterations, exact=False):
-        """The HHT step (:func:`flexpkm.compiled.step.step_function`)."""
+        """The HHT step, at most ``iterations`` Newton corrections
+        (:func:`flexpkm.compiled.step.step_function`), compiled with its
+        Newton function and its conditional iterations (one C call per
+        step; the iteration limit is part of the cache key)."""
         dims = steps.Dims(self.model.layout.n_tot, len(self.r_index), self.n_a,
                           tuple(int(i) for i in self.r_index))
-        return steps.step_function(self.newton(prescribed, exact), dims, prescribed, iterations)
+
+        name = f"flexpkm_step{int(prescribed)}{int(exact)}"
+
+        def build():
+            newton = steps.newton_function(self.symbolic, prescribed, exact)
+            return steps.step_function(newton, dims, prescribed, iterations, name)
+        return self._function(name, build, prescribed, iterations, exact)
 
     @cached_property
     def project(self):
@@ -168,10 +177,11 @@ class CompiledModel:
         x = np.asarray(x)
         return tuple(x[sl[k]].T for k in ("q", "v", "a"))
 
-    def parameters(self, kp, kd, h, alpha, gravity, friction, coulomb_smoothing):
-        """The ``par`` vector of the step functions."""
+    def parameters(self, kp, kd, h, alpha, gravity, friction, coulomb_smoothing, tol=1e-6):
+        """The ``par`` vector of the step functions (``tol``: Newton's
+        relative residual, :mod:`flexpkm.compiled.step`)."""
         return np.concatenate([kp, kd, [h, alpha], gravity, [float(friction),
-                                                             coulomb_smoothing]])
+                                                             coulomb_smoothing, tol]])
 
 
 def as_dm(x):

@@ -2,19 +2,27 @@
 
 One step from t_n to t_n+1 (the numpy driver's arithmetic, see
 :func:`flexpkm.analysis.hht.hht_step`): the accelerations are guessed by
-linear extrapolation ``a = 2 a_n - a_n-1``, then a fixed number of Newton
-corrections on the averaged equation of motion
+linear extrapolation ``a = 2 a_n - a_n-1``, then Newton corrections on the
+averaged equation of motion
 ``R(a) = M(q1) a + (1 - alpha) g(q1, v1) + alpha g_n`` (rows of the
 unknown accelerations), ``q1 = q_n + h V_n + h^2 ((1/2 - beta) A_n + beta
 (J a + b))``, ``v1 = v_n + h ((1 - gamma) a_n + gamma a)``, ``g = c - [tau;
 0]`` (J and b of the previous iterate, as in the numpy step), with the
-iteration matrix of the numpy step or the exact derivative ``dR/da`` (AD).
-One Newton correction is one compiled function (:func:`newton_function`);
-the step (:func:`step_function`) and a sample of ``n_sub`` steps
+iteration matrix of the numpy step or the exact derivative ``dR/da`` (AD),
+until the residual relative to the step's forces is at most ``tol``
+(:func:`flexpkm.analysis.hht.relative_residual`; each correction returns
+the relative residual of its iterate) or ``iterations`` corrections: the
+corrections after the first are conditional calls (CasADi's
+``Function.conditional``: a converged step skips them at the cost of a
+branch). One Newton correction is one compiled function
+(:func:`newton_function`); the step (:func:`step_function`) and a sample of
+``n_sub`` steps
 (:func:`sample_function`: loop projection by Newton on the geometric loop
 equations with their exact Jacobian, then the recorded outputs) are
 composed at run time (CasADi MX), so that one call from Python runs a
-whole block of steps.
+whole block of steps; a sample reports the largest relative residual of
+its steps and their Newton iterations, and the driver redoes a sample that
+did not converge with smaller steps (:mod:`flexpkm.analysis.step_control`).
 
 State vector ``x = [q (n_tot); v; a; a_prev; g (n_r each); J (n_tot n_r,
 column-major); b (n_tot); q_ev (n_tot); v_ev (n_r)]``: J, b, g of the last
@@ -22,7 +30,7 @@ evaluation of the model, at (q_ev, v_ev); drive input per step ``u``
 (3 n_a): ``[q_a; qd_a; qdd_a]`` at t_n+1 for a prescribed motion, else
 ``[tau; q_ref; qd_ref]`` (the effort is ``tau + kp (q_ref - q_a) + kd
 (qd_ref - qd_a)``); parameters ``par = [kp; kd (n_a each); h; alpha; g
-(3); friction; smoothing]``.
+(3); friction; smoothing; tol]``.
 """
 from __future__ import annotations
 
@@ -56,22 +64,25 @@ def layout(n_tot, n_r, n_a):
     for name, n in sizes:
         out[name] = slice(k, k + n)
         k += n
-    return out, k, 2 * n_a + 7
+    return out, k, 2 * n_a + 8
 
 
 def model_function(sm: SymbolicModel, prescribed):
-    """``(q, v, u, par) -> (M, g, J, b)`` with ``g = c - [tau; 0]`` (the
-    effort of the drive input ``u``; none for a prescribed motion)."""
-    n_a = sm.n_a
-    u, par = ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", 2 * n_a + 7)
+    """``(q, v, u, par) -> (M, g, J, b, forces)`` with ``g = c - [tau; 0]``
+    (the effort of the drive input ``u``; none for a prescribed motion) and
+    ``forces = [c, [tau; 0], J^T K_tot q]`` (n_r, 3), the terms that scale
+    the residual."""
+    n_a, n_r = sm.n_a, sm.qd_r.shape[0]
+    u, par = ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", 2 * n_a + 8)
     kp, kd = par[:n_a], par[n_a:2 * n_a]
-    g = sm.c
+    tau = ca.SX.zeros(n_r)
     if not prescribed:
         qa, va = sm.q[[int(i) for i in sm.r_index[:n_a]]], sm.qd_r[:n_a]
-        tau = u[:n_a] + kp * (u[n_a:2 * n_a] - qa) + kd * (u[2 * n_a:] - va)
-        g = ca.vertcat(g[:n_a] - tau, g[n_a:])
-    outs = [ca.substitute(o, ca.vertcat(sm.g, sm.friction, sm.smoothing), par[2 * n_a + 2:])
-            for o in (sm.M, g, sm.J, sm.b)]
+        tau[:n_a] = u[:n_a] + kp * (u[n_a:2 * n_a] - qa) + kd * (u[2 * n_a:] - va)
+    forces = ca.horzcat(sm.c, tau, sm.J.T @ (ca.SX(ca.sparsify(ca.DM(sm.model.K_tot))) @ sm.q))
+    outs = ca.substitute([sm.M, sm.c - tau, sm.J, sm.b, forces],   # in one call: the
+                         [ca.vertcat(sm.g, sm.friction, sm.smoothing)],  # outputs share their
+                         [par[2 * n_a + 2:2 * n_a + 7]])                  # subexpressions
     return ca.Function("model", [sm.q, sm.qd_r, u, par], outs)
 
 
@@ -101,8 +112,9 @@ def iteration_matrix(sm: SymbolicModel, M, J, v, par):
 
 def newton_function(sm: SymbolicModel, prescribed, exact=False):
     """One Newton correction of the accelerations:
-    ``(x, a1, J, b, u, par) -> (a1 - S^-1 R, J1, b1, g1, q1, v1)`` where
-    (J, b) give ``A1 = J a1 + b`` and (J1, b1, g1) are the model at (q1, v1);
+    ``(x, a1, J, b, u, par) -> (a1 - S^-1 R, J1, b1, g1, q1, v1, rho)`` where
+    (J, b) give ``A1 = J a1 + b``, (J1, b1, g1) are the model at (q1, v1) and
+    rho the relative residual of a1 (:func:`relative_residual`);
     ``S = dR/da`` (AD) when ``exact``, else :func:`iteration_matrix`."""
     n_tot, n_r, n_a = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
@@ -116,9 +128,11 @@ def newton_function(sm: SymbolicModel, prescribed, exact=False):
     acc = ca.SX(a1)
     acc[unk] = a_u
     q1, v1 = newmark(Dims.of(sm), x, acc, J, b, u, par, prescribed)
-    M, g, J1, b1 = F(q1, v1, u, par)
+    M, g, J1, b1, forces = F(q1, v1, u, par)
     alpha = par[2 * n_a + 1]
-    res = (M @ acc + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
+    Ma = M @ acc
+    res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
+    rho = relative_residual(res, Ma[unk], forces[unk, :])
     if exact:
         S = ca.jacobian(res, a_u)
     else:
@@ -126,8 +140,19 @@ def newton_function(sm: SymbolicModel, prescribed, exact=False):
     da = ca.solve(S, res)
     new = ca.SX(a1)
     new[unk] = a_u - da
-    outs = [ca.substitute(e, a_u, a1[unk]) for e in (new, J1, b1, g, q1, v1)]
-    return ca.Function("newton", [x, a1, J, b, u, par], outs)
+    outs = ca.substitute([new, J1, b1, g, q1, v1, rho], [a_u], [a1[unk]])   # shared terms once
+    return ca.Function("newton", [x, a1, J, b, u, par], ca.cse(outs))
+
+
+def relative_residual(res, inertial, forces):
+    """The numpy step's :func:`flexpkm.analysis.hht.relative_residual`:
+    ``|res|_inf / (|inertial|_inf + sum_k |forces[:, k]|_inf)`` (SX), 0 for
+    a zero residual, inf for a positive one on a zero scale."""
+    if res.shape[0] == 0:
+        return ca.SX(0)
+    r = ca.norm_inf(res)
+    scale = ca.norm_inf(inertial) + sum(ca.norm_inf(forces[:, k]) for k in range(forces.shape[1]))
+    return ca.if_else(scale > 0, r / ca.fmax(scale, 1e-300), ca.if_else(r > 0, ca.inf, 0))
 
 
 def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
@@ -148,10 +173,13 @@ def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
     return q1, v1
 
 
-def step_function(newton, d: Dims, prescribed, iterations):
-    """``(x, u, par) -> x1``: one HHT step with ``iterations`` corrections of
-    the (compiled) ``newton`` function (:func:`newton_function`), composed at
-    run time (MX: no new code to compile per number of iterations)."""
+def step_function(newton, d: Dims, prescribed, iterations, name="hht_step"):
+    """``(x, u, par) -> (x1, rho, evaluations)``: one HHT step of the
+    (compiled) ``newton`` function (:func:`newton_function`): a first
+    correction, then up to ``iterations - 1`` more while the relative
+    residual rho of the last iterate is above ``tol`` (the last entry of
+    ``par``); rho of the last evaluated iterate. Composed at run time (MX:
+    no new code to compile per iteration limit)."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
@@ -160,11 +188,28 @@ def step_function(newton, d: Dims, prescribed, iterations):
     if prescribed:
         a1 = ca.vertcat(u[2 * n_a:], a1[n_a:])
     J, b = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["b"]]
-    for _ in range(iterations):
-        a1, J, b, g, q_ev, v_ev = newton(x, a1, J, b, u, par)
+    state = newton(x, a1, J, b, u, par)
+    more, evaluations = _conditional(newton), 1
+    for _ in range(iterations - 1):
+        go = state[-1] > par[-1]
+        state = more(go, x, *state, u, par)
+        evaluations += go
+    a1, J, b, g, q_ev, v_ev, rho = state
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed)
     x1 = ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev)
-    return ca.Function("hht_step", [x, u, par], [x1])
+    return ca.Function(name, [x, u, par], [x1, rho, evaluations])
+
+
+def _conditional(newton):
+    """``(go, x, a1, J, b, g, q_ev, v_ev, rho, u, par) -> (a1, J, b, g,
+    q_ev, v_ev, rho)``: one more correction when ``go``, else the state
+    unchanged (not evaluated: CasADi's switch)."""
+    x, a1, J, b, u, par = (ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(6))
+    kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
+    args = [x, *kept, u, par]
+    keep = ca.Function("newton_skip", args, kept)
+    again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par))
+    return ca.Function.conditional("newton_if", [keep], again)
 
 
 def project_function(sm: SymbolicModel, iterations=3):
@@ -213,7 +258,10 @@ def sample_function(step, project, record, n_sub, project_each):
     ``project`` (:func:`project_function`) and ``record``
     (:func:`record_function`): ``n_sub`` steps to the next output sample, the
     loops closed after every step when ``project_each``, else at the sample;
-    ``rec = [tau; energy; sensors; drift]``."""
+    ``rec = [tau; energy; sensors; drift; rho; evaluations; converged]``
+    (the largest relative residual of the steps, their Newton evaluations,
+    the number of steps before the first one whose residual is above tol:
+    n_sub when all converged)."""
     n_x, n_u, n_par = (step.size1_in(i) for i in range(3))
     n_q = project.size1_in(0)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", n_u), ca.MX.sym("par", n_par)
@@ -221,10 +269,13 @@ def sample_function(step, project, record, n_sub, project_each):
     def closed(xk):
         qp, drift = project(xk[:n_q])
         return ca.vertcat(qp, xk[n_q:]), drift
-    x1 = step(x, u, par)
-    one = ca.Function("one", [x, u, par], [closed(x1)[0] if project_each else x1])
+    x1, rho, evaluations = step(x, u, par)
+    one = ca.Function("one", [x, u, par], [closed(x1)[0] if project_each else x1, rho,
+                                           evaluations])
     U = ca.MX.sym("U", n_u, n_sub)
-    xs = one.mapaccum(n_sub)(x, U, par)
+    xs, rhos, evals = one.mapaccum(n_sub)(x, U, par)
     xk, drift = closed(xs[:, -1])
     rec = record(xk, U[:, -1], par)
-    return ca.Function("sample", [x, U, par], [xk, ca.vertcat(rec, drift)])
+    converged = ca.find((rhos > par[-1]).T)             # n_sub when none is above tol
+    return ca.Function("sample", [x, U, par],
+                       [xk, ca.vertcat(rec, drift, ca.mmax(rhos), ca.sum2(evals), converged)])

@@ -64,7 +64,8 @@ def test_bad_sensitivity_paths(capsys, path, pattern):
 
 def test_a_stiff_joint_spring_on_the_numpy_path(tmp_path, capsys):
     """k = 1e8 N m/rad on the elbow: the numpy HHT's Newton matrix became
-    singular (LinAlgError); now a SingularConfigurationError, one line."""
+    singular (LinAlgError); now the step is retried with smaller steps, then
+    refused (StepConvergenceError) in one line, without numpy warnings."""
     f = tmp_path / "stiff.toml"
     f.write_text(FIVE_BAR.replace('j = "12"\n', 'j = "12"\njoint_stiffness = 1e8\n', 1))
     status = main(["simulate", str(f), "--backend", "numpy", "--to", "0.1", "0.45",

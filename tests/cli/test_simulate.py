@@ -1,0 +1,53 @@
+"""``flexpkm simulate``'s converged steps (issue 16 item 4): the summary and
+the run manifest give the largest Newton residual and the retried steps; a
+run whose steps do not converge prints one line, exits 2 and keeps the
+samples computed so far; Newton's options are checked before anything is
+written."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import flexpkm as fp
+from flexpkm.cli.app import main
+
+FIVE_BAR = str(Path(fp.cases.__file__).parent / "examples" / "five_bar.toml")
+MOVE = ["simulate", FIVE_BAR, "--to", "2.3", "1.6", "--duration", "0.02", "--no-xdmf",
+        "--no-progress"]
+
+
+def test_summary_and_manifest_report_the_newton_residual(tmp_path, capsys):
+    assert main(MOVE + ["--t-end", "0.01", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("largest Newton residual"))
+    residual = float(line.split()[3])
+    assert 0 < residual <= 1e-6 and "0 steps retried" in line
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["status"] == "completed" and run["retried_steps"] == 0
+    assert run["newton_residual_max"] == pytest.approx(residual, rel=0.01)
+
+
+def test_steps_that_do_not_converge_stop_with_one_line_and_keep_the_samples(tmp_path, capsys):
+    """One Newton iteration cannot reach 1e-9: each halving fails too (the
+    4 steps of 0.25 ms of the first sample, then 8 of h/2, ... 64 of h/16)."""
+    assert main(MOVE + ["--t-end", "0.01", "--iterations", "1", "--tol", "1e-9",
+                        "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("flexpkm: error: the time step does not converge at t = ")
+    assert "\n" not in err and "> tol = 1e-09" in err and str(tmp_path) in err
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["status"] == "failed" and run["retried_steps"] == 4 * (1 + 2 + 4 + 8 + 16)
+    assert {f["name"] for f in run["files"]} >= {"simulation.npz", "simulation.csv"}
+    d = np.load(tmp_path / "simulation.npz")
+    assert d["t"].tolist() == [0.0] and run["samples"] == 1
+
+
+@pytest.mark.parametrize("option", [["--tol", "1"], ["--tol", "0"], ["--iterations", "0"],
+                                    ["--iterations", "101"], ["--iterations", "2.5"]])
+def test_bad_newton_options_are_refused_before_anything_is_written(tmp_path, capsys, option):
+    out = tmp_path / "out"
+    assert main(MOVE + option + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("flexpkm: error:") and "\n" not in err and "Traceback" not in err
+    assert not out.exists()
