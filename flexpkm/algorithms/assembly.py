@@ -26,13 +26,12 @@ steps are refined when Newton does not converge.
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint_jacobian,
                                         row_labels)
 from flexpkm.algorithms.mode_keeping import half_turn_refusal, kept_modes, other_starts
+from flexpkm.algorithms.modes import mode_signature
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import (FlexPKMError, InvalidArgumentError, SingularConfigurationError,
@@ -92,7 +91,10 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40,
     targets = _targets(q_a if pose is None else pose, len(fixed_cols), what)
     free = _free_columns(model, fixed_cols)
     q = reference_configuration(model) if guess is None else _guess(model, guess)
-    keep = kept_modes(model, None if guess is None else q, modes, inverse=pose is not None)
+    ref_modes = reference_modes(model) if guess is None and not modes and modes is not False \
+        else None
+    keep = kept_modes(model, None if guess is None else q, modes, inverse=pose is not None,
+                      reference=ref_modes)
     out = []
     for b, target in enumerate(targets):
         where = f"pose {b} " if len(targets) > 1 else ""
@@ -249,27 +251,17 @@ def assemble_reference(model) -> np.ndarray:
     return assemble(model, pose=q_ref[list(layout.commanded)], modes=False)
 
 
-#: J_tot at the reference configuration of each model (by model object)
-_REFERENCE_JACOBIANS = weakref.WeakKeyDictionary()
-
-
-def reference_jacobian(model):
-    """``J_tot`` (n_rows, n_tot) (10.107) at the robot's reference
-    configuration, assembled from its actuated coordinates (kept per model
-    object), or None when the robot gives no reference or it does not
-    assemble. It fixes the choice of the dependent coordinates independently
-    of the poses analysed (:func:`flexpkm.algorithms.closure.solve_closure`)."""
+def reference_modes(model):
+    """The modes (dict, :meth:`flexpkm.algorithms.modes.ModeSignature.at`)
+    of the robot's assembled reference configuration, or None (no reference,
+    or it does not assemble): those of ``model.reference_state``
+    (:func:`flexpkm.build_model`), else computed (not kept)."""
     model = build_model(model)
-    if model in _REFERENCE_JACOBIANS:
-        return _REFERENCE_JACOBIANS[model]
-    J = None
-    if model.reference and model.closures:
-        try:
-            q = assemble_reference(model)
-            kin = tree_kinematics(model, q[None, :model.layout.n_t])
-            R_p, P = platform_pose(model, q[None])
-            J = constraint_jacobian(model, kin, P, R_p)[0][0]
-        except FlexPKMError:
-            J = None
-    _REFERENCE_JACOBIANS[model] = J
-    return J
+    if model.reference_state is not None:
+        return model.reference_state.modes
+    if not (model.reference and model.closures):
+        return None
+    try:
+        return mode_signature(model, assemble_reference(model)).at(0)
+    except FlexPKMError:
+        return None

@@ -350,24 +350,37 @@ RCOND_KEEP_REFERENCE = 1e-8
 
 def _choose(model, J_tot, labels, q_dep, sel):
     """The dependent columns and how they were chosen: made at the robot's
-    reference configuration (:func:`flexpkm.algorithms.assembly.reference_jacobian`),
-    so that the choice of a pose does not depend on the other poses of its
-    batch, unless ``J_t^f`` of that choice has a reciprocal condition number
-    below :data:`RCOND_KEEP_REFERENCE` at a pose of the batch (or the robot
-    has no reference): then at the batch's first pose
+    reference configuration (:attr:`flexpkm.model.build.Model.reference_state`,
+    filled once by :func:`flexpkm.build_model`), so that the choice of a pose
+    does not depend on the other poses of its batch, unless ``J_t^f`` of that
+    choice has a reciprocal condition number below
+    :data:`RCOND_KEEP_REFERENCE` at a pose of the batch (or the model has no
+    reference state): then at the batch's first pose
     (:func:`flexpkm.algorithms.dependent.choose_dependent`)."""
-    from flexpkm.algorithms.assembly import reference_jacobian
-    ref = None if q_dep is not None else reference_jacobian(model)
+    state = model.reference_state
+    ref = None if q_dep is not None or state is None else state.J_tot
     if ref is not None and ref.shape[0] == sel.kept.size + sel.dropped.size:
-        try:
-            dep, choice = choose_dependent(model, ref[None, sel.kept], labels)
-        except SingularConfigurationError:
-            dep = None
+        dep, choice = _reference_choice(model, state, labels, sel)
         if dep is not None:
             sv = np.linalg.svd(J_tot[:, :, dep], compute_uv=False)
             if len(dep) == 0 or np.all(sv[:, -1] > RCOND_KEEP_REFERENCE * sv[:, 0]):
-                return dep, f"{choice} at the reference configuration"
+                return dep, choice
     return choose_dependent(model, J_tot, labels, q_dep)
+
+
+def _reference_choice(model, state, labels, sel):
+    """``(dep, choice)`` made at the reference configuration for the rows
+    ``sel`` kept at this batch: the state's own solution when it kept the
+    same rows, else chosen from its ``J_tot`` on these rows; (None, None)
+    when singular there."""
+    sol = state.solution
+    if sol is not None and np.array_equal(np.arange(state.J_tot.shape[0])[sol.kept], sel.kept):
+        return sol.dep, sol.choice
+    try:
+        dep, choice = choose_dependent(model, state.J_tot[None, sel.kept], labels)
+    except SingularConfigurationError:
+        return None, None
+    return dep, f"{choice} at the reference configuration"
 
 
 def _check_dropped(J_tot, labels, sol):

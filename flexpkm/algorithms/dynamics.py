@@ -22,7 +22,7 @@ from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, constraint_bias,
 from flexpkm.errors import IndefiniteMassMatrixError
 from flexpkm.algorithms.platform import platform_pose, selection
 from flexpkm.algorithms.tree import add_acceleration_bias, as_batch, tree_kinematics
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
 
 

@@ -26,7 +26,7 @@ from flexpkm.algorithms.platform import platform_pose
 from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 from flexpkm.threads import one_blas_thread
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
