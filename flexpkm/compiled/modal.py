@@ -13,7 +13,9 @@ of ``J_d``), and only their lower triangles are computed; the loop check
 reads the residual computed with them.
 
 The dependent coordinates are those of the numpy path (chosen once at the
-robot's reference configuration, :func:`flexpkm.algorithms.closure.solve_closure`);
+robot's reference configuration by :func:`flexpkm.build_model`:
+``Model.reference_state``; the compiled function is held by the model,
+``Model.compiled``);
 when that choice is ill-conditioned at a pose of the batch, or when the
 robot has no reference or redundant constraint rows, the batch runs on the
 numpy path, which then chooses at the batch's first pose: both paths give
