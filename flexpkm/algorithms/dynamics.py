@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flexpkm.algorithms.assembly import reference_jacobian
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, constraint_bias,
                                         constraint_jacobian, solve_closure)
 from flexpkm.algorithms.eigen import solve_spd
@@ -26,7 +27,7 @@ from flexpkm.model.build import build_model
 from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
 
 
-@dataclass
+@dataclass(kw_only=True)
 class FullModel:
     """``M qdd_r + c = [tau; 0]`` at one state or a batch of states (10.123).
 
@@ -110,7 +111,8 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
         check_loops(model, q, kin0, tol=loop_tol, what="full_model")
     R_0p, P = platform_pose(model, q)
     J_tot, labels = constraint_jacobian(model, kin0, P, R_0p)
-    sol = solve_closure(model, J_tot, labels, dep=dep)
+    sol = solve_closure(model, J_tot, labels, dep=dep,
+                        reference=None if dep is not None else reference_jacobian(model))
     r_index, n_a = r_ordering(model, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
     J = sol.J[:, :, [col[i] for i in r_index]]
@@ -137,9 +139,11 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     M = 0.5 * (M + np.swapaxes(M, -1, -2))
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
-    return FullModel(M, c, J, b, r_index, sol.dep, n_a, tuple(layout.names[i] for i in r_index),
-                     kin, np.array(layout.actuated, dtype=int), M_tot, c_tot,
-                     J_tot[..., sol.kept, :], tuple(labels[i] for i in sol.kept), sol.rows)
+    return FullModel(M=M, c=c, J=J, b=b, r_index=r_index, dep=sol.dep, n_a=n_a,
+                     names=tuple(layout.names[i] for i in r_index), kin=kin,
+                     actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
+                     J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
+                     rows=sol.rows)
 
 
 def actuator_efforts(model: FullModel, qdd_r):
