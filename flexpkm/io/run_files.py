@@ -321,8 +321,3 @@ def _plain(value):
     if hasattr(value, "tolist"):
         return _plain(value.tolist())
     return str(value)
-
-
-def read_manifest(folder) -> dict:
-    """The parsed ``folder/run.json``."""
-    return json.loads((Path(folder) / MANIFEST).read_text())
