@@ -33,6 +33,7 @@ import numpy as np
 from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint_jacobian,
                                         row_labels)
 from flexpkm.algorithms.mode_keeping import half_turn_refusal, kept_modes, other_starts
+from flexpkm.algorithms.modes import mode_signature
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import (FlexPKMError, InvalidArgumentError, SingularConfigurationError,
@@ -92,7 +93,9 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40,
     targets = _targets(q_a if pose is None else pose, len(fixed_cols), what)
     free = _free_columns(model, fixed_cols)
     q = reference_configuration(model) if guess is None else _guess(model, guess)
-    keep = kept_modes(model, None if guess is None else q, modes, inverse=pose is not None)
+    reference = reference_modes(model) if guess is None and modes is None else None
+    keep = kept_modes(model, None if guess is None else q, modes, inverse=pose is not None,
+                      reference=reference)
     out = []
     for b, target in enumerate(targets):
         where = f"pose {b} " if len(targets) > 1 else ""
@@ -273,3 +276,24 @@ def reference_jacobian(model):
             J = None
     _REFERENCE_JACOBIANS[model] = J
     return J
+
+
+#: the signature of each model's assembled reference configuration (by model
+#: object; None when it does not assemble), a cache as reference_jacobian's
+_REFERENCE_MODES = weakref.WeakKeyDictionary()
+
+
+def reference_modes(model):
+    """The modes (dict, :meth:`flexpkm.algorithms.modes.ModeSignature.at`)
+    of the robot's assembled reference configuration, or None (no reference,
+    or it does not assemble)."""
+    model = build_model(model)
+    if model not in _REFERENCE_MODES:
+        modes = None
+        if model.reference and model.closures:
+            try:
+                modes = mode_signature(model, assemble_reference(model)).at(0)
+            except FlexPKMError:
+                modes = None
+        _REFERENCE_MODES[model] = modes
+    return _REFERENCE_MODES[model]

@@ -258,7 +258,7 @@ def _check_planar_cut(model, kin, c, k):
             f"must be normal to the plane of motion (z = {np.round(z, 6)})")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ClosureSolution:
     """Dependent / independent split and ``J`` of Eq. (10.114).
 
@@ -300,7 +300,8 @@ def expand(indep, dep, J_d) -> np.ndarray:
     return J
 
 
-def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> ClosureSolution:
+def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None,
+                  reference=None) -> ClosureSolution:
     """``J_d`` (10.110) and ``J`` (10.114) for every pose of the batch.
 
     J_tot : (B, n_rows, n_tot) with its row ``labels``; its independent rows
@@ -310,6 +311,10 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
     its loops by a drift, where the redundant rows are independent at the
     level of the drift, the ``len(dep)`` rows best conditioned on ``dep`` are
     kept (:func:`flexpkm.algorithms.constraint_rows.select_for_columns`).
+    reference : ``J_tot`` (n_rows, n_tot) at the robot's reference
+    configuration (:func:`flexpkm.algorithms.assembly.reference_jacobian`),
+    where ``q_dep`` is chosen when neither ``q_dep`` nor ``dep`` is given;
+    None: chosen at the batch's first pose.
     Raises :class:`SingularConfigurationError` when ``J_t^f`` is singular, or
     when a dropped row is not redundant at another pose of the batch."""
     model = build_model(model)
@@ -321,7 +326,7 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
     J_tot, labels = J_tot[:, sel.kept], [labels[i] for i in sel.kept]
     choice = "given"
     if dep is None:
-        dep, choice = _choose(model, J_tot, labels, q_dep, sel)
+        dep, choice = _choose(model, J_tot, labels, q_dep, sel, reference)
     indep = np.array([i for i in range(layout.n_tot) if i not in set(dep)])
     Jf = J_tot[:, :, dep]
     J0 = J_tot[:, :, indep]
@@ -337,7 +342,7 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
             J_d[:, cols] = -np.linalg.solve(Jb, J0[:, rows])
     else:
         J_d = np.zeros((J_tot.shape[0], 0, len(indep)))
-    sol = ClosureSolution(dep, indep, J_d, choice, sel)
+    sol = ClosureSolution(dep=dep, indep=indep, J_d=J_d, choice=choice, rows=sel)
     if len(sel.dropped):
         _check_dropped(full, full_labels, sol)
     return sol
@@ -348,16 +353,15 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
 RCOND_KEEP_REFERENCE = 1e-8
 
 
-def _choose(model, J_tot, labels, q_dep, sel):
+def _choose(model, J_tot, labels, q_dep, sel, reference):
     """The dependent columns and how they were chosen: made at the robot's
-    reference configuration (:func:`flexpkm.algorithms.assembly.reference_jacobian`),
+    reference configuration (its ``J_tot``: ``reference``),
     so that the choice of a pose does not depend on the other poses of its
     batch, unless ``J_t^f`` of that choice has a reciprocal condition number
     below :data:`RCOND_KEEP_REFERENCE` at a pose of the batch (or the robot
     has no reference): then at the batch's first pose
     (:func:`flexpkm.algorithms.dependent.choose_dependent`)."""
-    from flexpkm.algorithms.assembly import reference_jacobian
-    ref = None if q_dep is not None else reference_jacobian(model)
+    ref = None if q_dep is not None else reference
     if ref is not None and ref.shape[0] == sel.kept.size + sel.dropped.size:
         try:
             dep, choice = choose_dependent(model, ref[None, sel.kept], labels)

@@ -13,34 +13,11 @@ explicitly are all kept.
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from flexpkm.algorithms.closure import half_turns
 from flexpkm.algorithms.modes import mode_signature, mode_text
 from flexpkm.errors import FlexPKMError, UnreachablePoseError, WorkingModeError
-from flexpkm.model.build import build_model
-
-#: the signature of each model's assembled reference configuration (by model
-#: object; None when it does not assemble), a cache as reference_jacobian's
-_REFERENCE_MODES = weakref.WeakKeyDictionary()
-
-
-def reference_modes(model):
-    """The modes (dict, :meth:`ModeSignature.at`) of the robot's assembled
-    reference configuration, or None (no reference, or it does not assemble)."""
-    from flexpkm.algorithms.assembly import assemble_reference
-    model = build_model(model)
-    if model not in _REFERENCE_MODES:
-        modes = None
-        if model.reference and model.closures:
-            try:
-                modes = mode_signature(model, assemble_reference(model)).at(0)
-            except FlexPKMError:
-                modes = None
-        _REFERENCE_MODES[model] = modes
-    return _REFERENCE_MODES[model]
 
 
 class ModeKeeper:
@@ -67,14 +44,17 @@ class ModeKeeper:
             found=found[bad[0]])
 
 
-def kept_modes(model, guess, modes, inverse=True):
+def kept_modes(model, guess, modes, inverse=True, reference=None):
     """The :class:`ModeKeeper` of an assembly, or None (nothing to keep).
 
     guess : (n_tot,) start given by the caller, or None (the reference);
     modes : dict of wanted signs, None (those of the guess; without a guess
             those of the reference updated by the description's
             ``working_modes``, all kept), False (none); inverse : True for the inverse problem (the legs'
-            working modes kept), False for the forward one (the assembly mode).
+            working modes kept), False for the forward one (the assembly mode);
+    reference : the modes of the robot's assembled reference configuration
+            (:func:`flexpkm.algorithms.assembly.reference_modes`), read when
+            neither ``modes`` nor ``guess`` is given; None: unknown.
     """
     if modes is False:
         return None
@@ -83,7 +63,7 @@ def kept_modes(model, guess, modes, inverse=True):
     if guess is not None:
         found, source = mode_signature(model, guess).at(0), "the start's"
     else:
-        found, source = reference_modes(model) or {}, "the reference's"
+        found, source = reference or {}, "the reference's"
     keys = [k for k in found if (k != "assembly") == inverse and found[k] != 0]
     wanted = {k: found[k] for k in keys}
     stated = dict(model.robot.working_modes) if guess is None else {}
@@ -106,7 +86,7 @@ def half_turn_refusal(model, q_tot, where=""):
         f"+1 when closed); start from a configuration closer to the closed one")
 
 
-#: random starts tried by :func:`assemble_in_modes` after the mirrored ones
+#: random starts tried by :func:`other_starts` after the mirrored ones
 TRIES = 24
 
 
@@ -138,15 +118,6 @@ def other_starts(model, keep, solve, error):
         if keep.refusal(q) is None:
             return q
     raise error
-
-
-def assemble_in_modes(model, wanted: dict, **problem):
-    """``q_tot`` (n_tot,) assembled for ``problem`` (``pose=`` or ``q_a=``,
-    one pose, as :func:`flexpkm.assemble`) in the modes ``wanted`` (leg name
-    or ``"assembly"`` -> +1/-1), from the reference configuration or other
-    starts (:func:`other_starts`). Raises what :func:`flexpkm.assemble` raises."""
-    from flexpkm.algorithms.assembly import assemble
-    return assemble(model, modes=wanted, **problem)
 
 
 def _with(q, cols, values):
