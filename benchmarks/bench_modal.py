@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from flexpkm.cases import dualemps as D                                   # noqa: E402
 from flexpkm.algorithms.eigen import (decoupled_blocks, dense_generalized_eigh,  # noqa: E402
                                       generalized_eigh)
-from flexpkm.algorithms.modal import _natural_frequencies, natural_frequencies  # noqa: E402
+from flexpkm.algorithms.modal import modes_of, natural_frequencies  # noqa: E402
 from flexpkm.algorithms.reference import build_model                          # noqa: E402
 from flexpkm.threads import one_blas_thread                                 # noqa: E402
 
@@ -159,7 +159,7 @@ def batch_rows(robot, qs, t_ops=np.nan):
             print(f"{'    against the OpenSeesPy model (one pose)':<48s} {1e3 * tc:10.3f} "
                   f"{1e3 * t_ops:10.3f}   {t_ops / tc:5.1f} x faster")
     t1 = median_of(lambda: natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
-    td = median_of(lambda: _natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
+    td = median_of(lambda: modes_of(robot, qs, shapes=False), repeat=5, number=1) / B
     print(f"{'  numpy, frequencies, BLAS default threads':<48s} {1e3 * td:10.3f} {'':>10s}   "
           f"one thread: {1e3 * t1:.3f} ({td / t1:.1f} x faster)")
     print()

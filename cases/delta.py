@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases import Case, Option
+from flexpkm.cases.case import Case, Option
 from flexpkm.elements.beam import Beam3D, Material, Section
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases import Case
+from flexpkm.cases.case import Case
 from flexpkm.elements.beam import Material, PlanarBeam, Section
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import Closure, Frame, Platform, Robot

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from flexpkm.algorithms.assembly import assemble, assemble_reference
-from flexpkm.cases import Case, Option
+from flexpkm.cases.case import Case, Option
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model import files
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases import Case
+from flexpkm.cases.case import Case
 from flexpkm.errors import UnreachablePoseError
 
 

@@ -233,8 +233,10 @@ def beam_invariants(length: float, section: Section, material: Material) -> Body
                           J_re=J_re, J_ee=J_ee, K_ee=K)
 
 
-class _Beam(Body):
-    """Common code of the beams: shape functions restricted to ``columns``."""
+class Beam(Body):
+    """Common base of the beams (:class:`Beam3D`, :class:`PlanarBeam`):
+    shape functions restricted to ``columns``; ``isinstance(body, Beam)``
+    tells a beam of either kind."""
 
     columns: tuple = tuple(range(6))
     _names = ("u_x", "u_y", "u_z", "theta_x", "theta_y", "theta_z")
@@ -292,7 +294,7 @@ class _Beam(Body):
         ], axis=-2)
 
 
-class Beam3D(_Beam):
+class Beam3D(Beam):
     """Clamped-free 3D Euler-Bernoulli beam, 6 coordinates (Appendix F).
 
     Parameters
@@ -316,7 +318,7 @@ class Beam3D(_Beam):
         super().__init__(length, section, material, name)
 
 
-class PlanarBeam(_Beam):
+class PlanarBeam(Beam):
     """Planar clamped-free beam (in the x_j-y_j plane), 3 coordinates.
 
     The columns (u_x, u_y, theta_z) = [0, 1, 5] of :class:`Beam3D`: same

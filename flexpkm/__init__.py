@@ -13,8 +13,7 @@ One namespace::
 
 One pose in gives one pose out, a batch (B, ...) gives a batch.
 """
-__version__ = "0.2.0"
-
+from flexpkm.version import __version__
 from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, Interrupted,
                             InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
                             OutputError, SingularConfigurationError, UnreachablePoseError,

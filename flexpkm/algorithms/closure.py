@@ -258,7 +258,7 @@ def _check_planar_cut(model, kin, c, k):
             f"must be normal to the plane of motion (z = {np.round(z, 6)})")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ClosureSolution:
     """Dependent / independent split and ``J`` of Eq. (10.114).
 
@@ -310,6 +310,10 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
     its loops by a drift, where the redundant rows are independent at the
     level of the drift, the ``len(dep)`` rows best conditioned on ``dep`` are
     kept (:func:`flexpkm.algorithms.constraint_rows.select_for_columns`).
+    ``q_dep`` is chosen at the robot's reference configuration
+    (``model.reference_state``, :func:`flexpkm.build_model`) when neither
+    ``q_dep`` nor ``dep`` is given; at the batch's first pose for a model
+    without it.
     Raises :class:`SingularConfigurationError` when ``J_t^f`` is singular, or
     when a dropped row is not redundant at another pose of the batch."""
     model = build_model(model)
@@ -337,7 +341,7 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
             J_d[:, cols] = -np.linalg.solve(Jb, J0[:, rows])
     else:
         J_d = np.zeros((J_tot.shape[0], 0, len(indep)))
-    sol = ClosureSolution(dep, indep, J_d, choice, sel)
+    sol = ClosureSolution(dep=dep, indep=indep, J_d=J_d, choice=choice, rows=sel)
     if len(sel.dropped):
         _check_dropped(full, full_labels, sol)
     return sol

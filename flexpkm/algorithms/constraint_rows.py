@@ -47,7 +47,7 @@ RANK_TOL = 1e-10
 ZERO_ROW = 1e-12
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RowSelection:
     """Independent rows of ``J_tot``.
 
@@ -139,7 +139,8 @@ def select_rows(J_tot, labels, tol=RANK_TOL) -> RowSelection:
             count[names[i]] = count.get(names[i], 0) + 1
         blocks = [(nm, n, count.get(nm, 0)) for nm, n, _ in blocks]
     dropped = np.setdiff1d(np.arange(len(labels)), kept)
-    return RowSelection(kept, dropped, tuple(labels), tuple(blocks), across)
+    return RowSelection(kept=kept, dropped=dropped, labels=tuple(labels), blocks=tuple(blocks),
+                        across=across)
 
 
 def select_for_columns(J_tot, labels, cols) -> RowSelection:
@@ -156,12 +157,5 @@ def select_for_columns(J_tot, labels, cols) -> RowSelection:
     names = [leg or lab for lab, leg, _ in labels]
     blocks = tuple((nm, names.count(nm), sum(names[i] == nm for i in kept))
                    for nm in dict.fromkeys(names))
-    return RowSelection(kept, np.setdiff1d(np.arange(len(labels)), kept), tuple(labels), blocks)
-
-
-def all_rows(labels) -> RowSelection:
-    """The trivial selection (every row kept)."""
-    n = len(labels)
-    names = [leg or lab for lab, leg, _ in labels]
-    blocks = tuple((nm, names.count(nm), names.count(nm)) for nm in dict.fromkeys(names))
-    return RowSelection(np.arange(n), np.zeros(0, dtype=int), tuple(labels), blocks)
+    return RowSelection(kept=kept, dropped=np.setdiff1d(np.arange(len(labels)), kept),
+                        labels=tuple(labels), blocks=blocks)

@@ -19,14 +19,14 @@ import numpy as np
 
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, constraint_bias,
                                         constraint_jacobian, solve_closure)
-from flexpkm.errors import IndefiniteMassMatrixError
+from flexpkm.algorithms.eigen import solve_spd
 from flexpkm.algorithms.platform import platform_pose, selection
 from flexpkm.algorithms.tree import add_acceleration_bias, as_batch, tree_kinematics
 from flexpkm.algorithms.reference import build_model
 from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
 
 
-@dataclass
+@dataclass(kw_only=True)
 class FullModel:
     """``M qdd_r + c = [tau; 0]`` at one state or a batch of states (10.123).
 
@@ -64,6 +64,13 @@ class FullModel:
     J_tot: object = None
     labels: tuple = ()
     rows: object = None
+
+    def batched(self):
+        """``((M, c, J, b), single)``: the arrays with a batch axis (one
+        state gets B = 1), and whether the model is one state."""
+        single = self.c.ndim == 1
+        arrays = (self.M, self.c, self.J, self.b)
+        return tuple(x[None] for x in arrays) if single else arrays, single
 
     def reactions(self, qdd_r, tau):
         """Joint reactions (cut-joint wrenches) at this state for
@@ -130,25 +137,11 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     M = 0.5 * (M + np.swapaxes(M, -1, -2))
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
-    return FullModel(M, c, J, b, r_index, sol.dep, n_a, tuple(layout.names[i] for i in r_index),
-                     kin, np.array(layout.actuated, dtype=int), M_tot, c_tot,
-                     J_tot[..., sol.kept, :], tuple(labels[i] for i in sol.kept), sol.rows)
-
-
-def _batched(model: FullModel):
-    """``(M, c, J, b)`` with a batch axis, and whether the model is one state."""
-    single = model.c.ndim == 1
-    arrays = (model.M, model.c, model.J, model.b)
-    return tuple(x[None] for x in arrays) if single else arrays, single
-
-
-def _solve_spd(M, rhs, what):
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        raise IndefiniteMassMatrixError(f"{what} is not positive definite") from None
-    y = np.linalg.solve(L, rhs[..., None])
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+    return FullModel(M=M, c=c, J=J, b=b, r_index=r_index, dep=sol.dep, n_a=n_a,
+                     names=tuple(layout.names[i] for i in r_index), kin=kin,
+                     actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
+                     J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
+                     rows=sol.rows)
 
 
 def actuator_efforts(model: FullModel, qdd_r):
@@ -175,10 +168,10 @@ def inverse_dynamics(model: FullModel, qdd_a, weights=None):
     if is_redundant(model):
         return redundant_inverse_dynamics(model, qdd_a, weights)
     na = model.n_a
-    (M, c, _, _), single = _batched(model)
+    (M, c, _, _), single = model.batched()
     qdd_a = np.asarray(qdd_a, float).reshape(c.shape[0], na)
     rhs = -(c[:, na:] + (M[:, na:, :na] @ qdd_a[:, :, None])[..., 0])
-    qdd_c = _solve_spd(M[:, na:, na:], rhs, "M_cc")
+    qdd_c = solve_spd(M[:, na:, na:], rhs, "M_cc")
     tau = actuator_efforts(model, np.concatenate([qdd_a, qdd_c], axis=-1)[0 if single else ...])
     return (tau, qdd_c[0]) if single else (tau, qdd_c)
 
@@ -195,10 +188,10 @@ def direct_dynamics(model: FullModel, tau):
     from flexpkm.algorithms.redundancy import is_redundant, redundant_direct_dynamics
     if is_redundant(model):
         return redundant_direct_dynamics(model, tau)
-    (M, c, _, _), single = _batched(model)
+    (M, c, _, _), single = model.batched()
     rhs = -c.copy()
     rhs[:, :model.n_a] += np.asarray(tau, float).reshape(c.shape[0], model.n_a)
-    qdd = _solve_spd(M, rhs, "M")
+    qdd = solve_spd(M, rhs, "M")
     return qdd[0] if single else qdd
 
 
@@ -213,7 +206,7 @@ def point_acceleration(model, full: FullModel, qdd_r, frame, axis_frame=None, ax
     (3,) of ``axis_frame``: a scalar, or (B,)."""
     kin = full.kin
     j = model.frame_index[frame]
-    (_, _, J, b), single = _batched(full)
+    (_, _, J, b), single = full.batched()
     qdd_r = np.asarray(qdd_r, float).reshape(J.shape[0], J.shape[2])
     qdd_t = ((J @ qdd_r[..., None])[..., 0] + b)[:, :model.layout.n_t]
     a = (kin.Jv[:, j] @ qdd_t[:, :, None])[..., 0] + kin.a_bias[:, j] + kin.gravity

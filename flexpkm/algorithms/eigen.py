@@ -101,6 +101,18 @@ def graded_generalized_eigh(K, M, where="M", vectors=True):
     return lam, X
 
 
+def solve_spd(M, rhs, what):
+    """``x = M^-1 rhs`` by Cholesky: M (..., n, n) symmetric positive definite,
+    rhs (..., n) -> x (..., n). Raises :class:`IndefiniteMassMatrixError`
+    naming ``what`` (e.g. ``"M_cc"``) when M is not positive definite."""
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise IndefiniteMassMatrixError(f"{what} is not positive definite") from None
+    y = np.linalg.solve(L, rhs[..., None])
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+
+
 def dense_generalized_eigh(K, M, where="M", vectors=True):
     """:func:`generalized_eigh` on the whole pencil: LAPACK ``dsygvd`` pose
     by pose from :data:`LOOP_SIZE` on, else a batched Cholesky reduction."""

@@ -38,7 +38,7 @@ ZERO_STIFFNESS = 1e-11
 STIFF_ACTUATOR = 1e3
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ReducedModel:
     """``M_r``, ``K_r`` of Eqs. (11.26)-(11.27) over ``q_r = [q_a, q_c]``.
 
@@ -114,9 +114,10 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)
     J_f = J_tot[:, sol.kept][:, :, dep] if sol.rows is not None else J_tot[:, :, dep]
-    red = ReducedModel(M_r, K_r, names, len(act), sol.choice,
-                       tuple(layout.names[i] for i in sol.dep), ind, dep, J_d, sol.rows,
-                       closure_condition(J_f), passive_scale(model, M_tot))
+    red = ReducedModel(M_r=M_r, K_r=K_r, names=names, n_a=len(act), choice=sol.choice,
+                       dep_names=tuple(layout.names[i] for i in sol.dep), ind=ind, dep=dep, J_d=J_d,
+                       rows=sol.rows, cond_closure=closure_condition(J_f),
+                       scales=passive_scale(model, M_tot))
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 
@@ -147,7 +148,7 @@ def project(A, ind, dep, J_d):
     return out
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Modes:
     """Natural frequencies and mode shapes (B poses, n modes).
 
@@ -263,15 +264,17 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
     """
     n_modes = check_modes_count(n_modes)
     with one_blas_thread():                 # small matrices: threads cost more than they give
-        return _natural_frequencies(model, q_tot, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
+        return modes_of(model, q_tot, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
 
 
-def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
-                        q_dep=None, allow_zero=False, shapes=True, reduce=None) -> Modes:
-    """Body of :func:`natural_frequencies` (BLAS threads already limited);
+def modes_of(model, q_tot, n_modes=None, actuator_stiffness=None,
+             q_dep=None, allow_zero=False, shapes=True, reduce=None) -> Modes:
+    """:func:`natural_frequencies` with the BLAS threads left as they are
+    (the caller limits them) and the reduction given:
     ``reduce(model, q (B, n_tot), q_dep=)`` gives the :class:`ReducedModel`
     (default :func:`reduced_matrices`; the generated one of
-    :mod:`flexpkm.compiled.modal`)."""
+    :mod:`flexpkm.compiled.modal`). Same arguments, result and errors as
+    :func:`natural_frequencies`."""
     model = build_model(model)
     q = as_batch(q_tot, model.layout.n_tot, "q_tot")
     act = list(model.layout.actuated)
@@ -328,9 +331,10 @@ def _natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
     extra = dict(cond_closure=red.cond_closure, cond_pencil=cond, singularity_measure=measure,
                  near_singular=near)
     if X is None:
-        modes = Modes(f[:, :n], None, None, names, red, repeated=repeated_flags(lam)[:, :n], **extra)
+        modes = Modes(frequencies_hz=f[:, :n], shapes_q=None, shapes_tot=None, names=names,
+                      reduced=red, repeated=repeated_flags(lam)[:, :n], **extra)
     else:
         X, T, rep = canonical_shapes(lam, X, J() @ X)
-        modes = Modes(f[:, :n], X[:, :, :n], T[:, :, :n], names, red, repeated=rep[:, :n],
-                      **extra)
+        modes = Modes(frequencies_hz=f[:, :n], shapes_q=X[:, :, :n], shapes_tot=T[:, :, :n],
+                      names=names, reduced=red, repeated=rep[:, :n], **extra)
     return single_pose(modes) if np.ndim(q_tot) == 1 else modes

@@ -19,6 +19,7 @@ from flexpkm.algorithms.closure import half_turns
 from flexpkm.algorithms.modes import mode_signature, mode_text
 from flexpkm.errors import FlexPKMError, UnreachablePoseError, WorkingModeError
 
+
 class ModeKeeper:
     """The modes an assembly keeps: ``wanted`` leg name (or ``"assembly"``)
     -> +1/-1, ``source`` says whose modes they are (for the messages)."""
@@ -51,8 +52,9 @@ def kept_modes(model, guess, modes, inverse=True, reference=None):
             those of the reference updated by the description's
             ``working_modes``, all kept), False (none); inverse : True for the inverse problem (the legs'
             working modes kept), False for the forward one (the assembly mode);
-    reference : the modes of the reference configuration (dict or None,
-            :func:`flexpkm.algorithms.assembly.reference_modes`), read without a guess.
+    reference : the modes of the robot's assembled reference configuration
+            (:func:`flexpkm.algorithms.assembly.reference_modes`), read when
+            neither ``modes`` nor ``guess`` is given; None: unknown.
     """
     if modes is False:
         return None
@@ -84,7 +86,7 @@ def half_turn_refusal(model, q_tot, where=""):
         f"+1 when closed); start from a configuration closer to the closed one")
 
 
-#: random starts tried by :func:`assemble_in_modes` after the mirrored ones
+#: random starts tried by :func:`other_starts` after the mirrored ones
 TRIES = 24
 
 
@@ -116,15 +118,6 @@ def other_starts(model, keep, solve, error):
         if keep.refusal(q) is None:
             return q
     raise error
-
-
-def assemble_in_modes(model, wanted: dict, **problem):
-    """``q_tot`` (n_tot,) assembled for ``problem`` (``pose=`` or ``q_a=``,
-    one pose, as :func:`flexpkm.assemble`) in the modes ``wanted`` (leg name
-    or ``"assembly"`` -> +1/-1), from the reference configuration or other
-    starts (:func:`other_starts`). Raises what :func:`flexpkm.assemble` raises."""
-    from flexpkm.algorithms.assembly import assemble
-    return assemble(model, modes=wanted, **problem)
 
 
 def _with(q, cols, values):

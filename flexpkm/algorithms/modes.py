@@ -38,7 +38,7 @@ SINGULAR_TOL = 1e-9
 ZERO_ROW = 1e-12
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModeSignature:
     """Working modes and assembly mode of B configurations.
 
@@ -77,7 +77,7 @@ def mode_signature(model, q_tot) -> ModeSignature:
     rows = _nonzero_rows(J_generic, np.arange(J.shape[1]), cols)
     assembly = (_sign_det(J[:, rows][:, :, cols]) if len(rows) == len(cols) and cols
                 else np.zeros(J.shape[0], dtype=int))
-    return ModeSignature(tuple(legs), working, assembly)
+    return ModeSignature(legs=tuple(legs), working=working, assembly=assembly)
 
 
 def generic_configuration(model) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 from flexpkm.errors import InvalidArgumentError
 
 
-@dataclass
+@dataclass(kw_only=True)
 class JointReactions:
     """Cut-joint wrenches of a full model state.
 
@@ -79,4 +79,4 @@ def joint_reactions(full, qdd_r, tau) -> JointReactions:
     res = (Q - (np.swapaxes(J_tot, -1, -2) @ lam[..., None])[..., 0])[:, full.r_index]
     if single:
         lam, res = lam[0], res[0]
-    return JointReactions(lam, full.labels, res)
+    return JointReactions(lam=lam, labels=full.labels, residual=res)

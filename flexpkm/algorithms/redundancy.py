@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.dynamics import _batched, _solve_spd
+from flexpkm.algorithms.eigen import solve_spd
 from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 
 
@@ -78,7 +78,7 @@ def redundant_inverse_dynamics(full, qdd_a, weights=None):
     Raises :class:`SingularConfigurationError` when ``S`` loses rank (the
     actuators cannot move the robot), :class:`InvalidArgumentError` on bad shapes.
     """
-    (M, c, _, _), single = _batched(full)
+    (M, c, _, _), single = full.batched()
     A = actuation_matrix(full).reshape(c.shape[0], c.shape[1], -1)
     na, n_A = full.n_a, A.shape[-1]
     qdd = np.asarray(qdd_a, float).reshape(c.shape[0], -1)
@@ -93,7 +93,7 @@ def redundant_inverse_dynamics(full, qdd_a, weights=None):
     if M.shape[-1] > na:                    # elastic coordinates q_c
         rhs_c = (M[:, na:, :na] @ qdd[..., None])[..., 0] + c[:, na:]
         Mcc = M[:, na:, na:]
-        _solve_spd(Mcc, rhs_c, "M_cc")      # raises unless M_cc is positive definite
+        solve_spd(Mcc, rhs_c, "M_cc")      # raises unless M_cc is positive definite
         X = np.linalg.solve(Mcc, np.concatenate([A[:, na:], rhs_c[..., None]], -1))
         S = S - M[:, :na, na:] @ X[..., :-1]
         r = r - (M[:, :na, na:] @ X[..., -1:])[..., 0]
@@ -119,8 +119,8 @@ def redundant_direct_dynamics(full, tau):
     ``full.actuated``), N m or N. Returns qdd_r (n_r,) or (B, n_r).
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M is not
     positive definite."""
-    (M, c, _, _), single = _batched(full)
+    (M, c, _, _), single = full.batched()
     A = actuation_matrix(full).reshape(c.shape[0], c.shape[1], -1)
     t = np.asarray(tau, float).reshape(c.shape[0], A.shape[-1])
-    qdd = _solve_spd(M, (A @ t[..., None])[..., 0] - c, "M")
+    qdd = solve_spd(M, (A @ t[..., None])[..., 0] - c, "M")
     return qdd[0] if single else qdd

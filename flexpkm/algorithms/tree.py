@@ -37,7 +37,7 @@ from flexpkm.spatial import (euler_xyz, euler_xyz_rate_bias, euler_xyz_rate_matr
                       cross, mdh_transform, rot_z, skew)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class TreeKinematics:
     """Result of :func:`tree_kinematics` (batch axis B first; nf frames).
 
@@ -167,7 +167,7 @@ def tree_kinematics(model: Model, q_t, qd_t=None, gravity=None) -> TreeKinematic
             Jw[:, j, :, fc.col] += z
         S[:, j] = s
         RHO[:, j] = rho
-    kin = TreeKinematics(R, p, Jv, Jw, S, RHO, tuple(elastic_frames))
+    kin = TreeKinematics(R=R, p=p, Jv=Jv, Jw=Jw, s=S, rho=RHO, elastic=tuple(elastic_frames))
     return kin if qd_t is None else add_acceleration_bias(model, kin, qd_t, gravity)
 
 

@@ -21,9 +21,7 @@ evaluated with the numpy full model at the samples.
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from flexpkm.algorithms.closure import closure_residual
 from flexpkm.algorithms.dynamics import full_model
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sample
@@ -167,14 +165,9 @@ class _Store:
     def __call__(self, xs, recs, k0):
         rec, n_a, K = self.rec, self.cm.n_a, xs.shape[1]
         q, v, a = self.cm.unpack(xs)
-        ks = slice(k0, k0 + K)
-        rec.q[ks], rec.v[ks] = q, v
-        rec.tau[ks], rec.energy[ks] = recs[:n_a].T, recs[n_a]
-        rec.drift[ks], rec.residual[ks] = recs[DRIFT], recs[RHO]
-        for i, name in enumerate(self.names):
-            rec.values[name][ks] = recs[n_a + 1 + i]
-        _numpy_sensors(self.robot, self.cm, xs, self.other, rec, k0, self.cfg)
-        rec.n_done = k0 + K                       # complete samples (kept on Ctrl-C)
+        values = {name: recs[n_a + 1 + i] for i, name in enumerate(self.names)}
+        values.update(_numpy_sensors(self.robot, self.cm, xs, self.other, self.cfg))
+        rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values)
         for k in range(k0, k0 + K) if self.progress is not None else ():
             rec.n_done = k + 1                    # what the progress callback has seen
             self.progress(k, len(rec.t) - 1)
@@ -220,11 +213,12 @@ def _block(cm, config, K):
     return blocks[config, K]
 
 
-def _numpy_sensors(robot, cm, xs, other, rec, k0, cfg):
-    """Sensors without a compiled form: the numpy full model at the last
-    evaluation of each sample, as the numpy recorder does."""
+def _numpy_sensors(robot, cm, xs, other, cfg) -> dict:
+    """Sensors without a compiled form: name -> (K,) values of the numpy full
+    model at the last evaluation of each sample, as the numpy recorder does."""
+    out = {name: np.zeros(xs.shape[1]) for name in other}
     if not other:
-        return
+        return out
     from flexpkm.compiled.step import layout
     sl = layout(robot.layout.n_tot, len(cm.r_index), cm.n_a)[0]
     gravity, friction, smoothing = cfg[:3]
@@ -233,10 +227,5 @@ def _numpy_sensors(robot, cm, xs, other, rec, k0, cfg):
                           gravity=gravity, friction=friction, coulomb_smoothing=smoothing,
                           loop_tol=None)
         for name, fn in other.items():
-            rec.values[name][k0 + j] = fn(robot, full, xs[sl["a"], j])
-
-
-def initial_drift(robot, q):
-    """Largest loop gap of the initial state."""
-    with threadpool_limits(1):
-        return np.abs(closure_residual(robot, q)).max(initial=0.0)
+            out[name][j] = fn(robot, full, xs[sl["a"], j])
+    return out

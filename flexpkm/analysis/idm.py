@@ -16,7 +16,7 @@ from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
 
 
-@dataclass
+@dataclass(kw_only=True)
 class IdmResult:
     """Efforts along a path.
 
@@ -90,5 +90,5 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
     act = full.actuated
     qd_tot = (full.J @ qd_r[..., None])[..., 0]
     qdd_tot = (full.J @ qdd_r[..., None])[..., 0] + full.b
-    return IdmResult(t, q[:, plat], q[:, act], qd_tot[:, act], qdd_tot[:, act], tau,
-                     tuple(layout.names[i] for i in act))
+    return IdmResult(t=t, x_p=q[:, plat], q_a=q[:, act], qd_a=qd_tot[:, act], qdd_a=qdd_tot[:, act],
+                     tau=tau, names=tuple(layout.names[i] for i in act))

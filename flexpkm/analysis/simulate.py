@@ -43,7 +43,7 @@ from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceErr
 from flexpkm.algorithms.reference import build_model
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SimulationResult:
     """Samples at the output rate.
 
@@ -77,7 +77,7 @@ MAX_SUBSTEPS = 10_000
 MAX_SAMPLES = 2_000_000
 
 
-def _check_times(t_end, h, dt_out):
+def check_times(t_end, h, dt_out):
     """Steps per output sample and output count; raises InvalidArgumentError
     for non-finite or non-positive values, t_end < dt_out < h, more than
     MAX_SUBSTEPS steps per sample or MAX_SAMPLES samples (before anything
@@ -162,8 +162,12 @@ def _initial_state(q, v, drive, evaluate):
     return StepState(0.0, q, v, a, ev.g, ev.model)
 
 
-class _Recorder:
-    """Output samples: positions, velocities, efforts, drift, energy, sensors."""
+class Recorder:
+    """Output samples of a simulation: positions q (n_out, n_tot), velocities
+    v (n_out, n_r), efforts tau (n_out, n_a), drift, energy, residual
+    (n_out,), sensor values (name -> (n_out,)); ``n_done`` complete samples.
+    Filled sample by sample by :meth:`record` (numpy) or in blocks by
+    :meth:`store` (:mod:`flexpkm.analysis.compiled_simulate`)."""
 
     def __init__(self, robot, n_out, dt_out, n_r, na, sensors):
         self.robot, self.sensors = robot, sensors or {}
@@ -180,26 +184,35 @@ class _Recorder:
 
     def record(self, k, s: StepState, drive, drift, residual=0.0):
         m, na, K_tot = s.model, s.model.n_a, self.robot.K_tot
-        self.q[k], self.v[k] = s.q, s.v
         if drive.prescribes_actuators:
-            self.tau[k] = actuator_efforts(m, s.a)      # first row of (10.124)
+            tau = actuator_efforts(m, s.a)              # first row of (10.124)
         else:
-            self.tau[k] = drive.efforts(self.t[k], s.q[m.r_index[:na]], s.v[:na])
-        self.drift[k], self.residual[k] = drift, residual
-        self.energy[k] = 0.5 * s.v @ m.M @ s.v + 0.5 * s.q @ K_tot @ s.q
-        for name, fn in self.sensors.items():
-            self.values[name][k] = fn(self.robot, m, s.a)
-        self.n_done = k + 1
+            tau = drive.efforts(self.t[k], s.q[m.r_index[:na]], s.v[:na])
+        energy = 0.5 * s.v @ m.M @ s.v + 0.5 * s.q @ K_tot @ s.q
+        values = {name: fn(self.robot, m, s.a) for name, fn in self.sensors.items()}
+        self.store(k, s.q[None], s.v[None], np.asarray(tau, float)[None], [energy], [drift],
+                   [residual], {name: [x] for name, x in values.items()})
+
+    def store(self, k0, q, v, tau, energy, drift, residual, values):
+        """Samples ``k0 .. k0 + K - 1`` computed elsewhere: q (K, n_tot),
+        v (K, n_r), tau (K, n_a), energy, drift, residual (K,), values: each
+        sensor's name -> (K,); they become the ``n_done`` complete samples."""
+        ks = slice(k0, k0 + len(q))
+        self.q[ks], self.v[ks], self.tau[ks] = q, v, tau
+        self.energy[ks], self.drift[ks], self.residual[ks] = energy, drift, residual
+        for name, x in values.items():
+            self.values[name][ks] = x
+        self.n_done = ks.stop
 
     def result(self, r_index, n_sub, h):
         """The first ``n_done`` samples (all of them unless interrupted or stopped)."""
         names, n = self.robot.layout.names, self.n_done
         cost = {"steps": (n - 1) * n_sub, "newton_iterations": self.log.iterations, "h": h}
-        return SimulationResult(self.t[:n], self.q[:n], self.v[:n], self.tau[:n], names,
-                                tuple(names[i] for i in r_index),
-                                {k: v[:n] for k, v in self.values.items()}, self.drift[:n],
-                                self.energy[:n], cost, self.residual[:n],
-                                self.log.retried_steps)
+        return SimulationResult(t=self.t[:n], q=self.q[:n], qd_r=self.v[:n], tau=self.tau[:n],
+                                names=names, r_names=tuple(names[i] for i in r_index),
+                                sensors={k: v[:n] for k, v in self.values.items()},
+                                drift=self.drift[:n], energy=self.energy[:n], cost=cost,
+                                residual=self.residual[:n], retried_steps=self.log.retried_steps)
 
 
 def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
@@ -255,7 +268,7 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     KeyboardInterrupt) on Ctrl-C, with the complete samples so far in its
     ``partial``. ``cost["h"]`` is the step used (``dt_out / round(dt_out / h)``).
     """
-    n_sub, n_out = _check_times(t_end, h, dt_out)
+    n_sub, n_out = check_times(t_end, h, dt_out)
     tol, iterations = check_newton(tol, iterations)
     _check_arguments(gravity, hht_alpha, drive)
     robot = build_model(robot)
@@ -270,7 +283,7 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         p = HHT(dt_out / n_sub, float(hht_alpha), np.setdiff1d(np.arange(len(r)), known),
                 r[known], known, tol, iterations)
         state = _initial_state(q, v, drive, evaluate)
-        rec = _Recorder(robot, n_out, dt_out, len(r), na, sensors)
+        rec = Recorder(robot, n_out, dt_out, len(r), na, sensors)
         rec.record(0, state, drive, np.abs(closure_residual(robot, state.q)).max(initial=0.0))
         try:
             if backend == "compiled":

@@ -22,7 +22,7 @@ from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError, with
 from flexpkm.algorithms.reference import build_model
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SweepResult:
     """Frequencies along a path (N poses, n modes).
 
@@ -190,7 +190,8 @@ def _result(names, poses, s, parts, status, complete=True) -> SweepResult:
         else np.zeros((0, width))
     measures = {k: np.concatenate([p[1][k] for p in parts]) if parts else np.zeros(0)
                 for k in MEASURES}
-    return SweepResult(names, poses, s, f, tuple(status), measures, complete)
+    return SweepResult(names=names, poses=poses, parameter=s, frequencies_hz=f,
+                       status=tuple(status), measures=measures, complete=complete)
 
 
 #: the trust indicators of :class:`flexpkm.algorithms.modal.Modes` kept per pose

@@ -16,7 +16,7 @@ import signal
 import sys
 import warnings
 
-from flexpkm import __version__
+from flexpkm.version import __version__
 from flexpkm import cases
 from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser

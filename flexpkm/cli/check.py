@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from flexpkm.algorithms.modal import reduced_matrices
-from flexpkm.algorithms.mode_keeping import assemble_in_modes
-from flexpkm.algorithms.assembly import reference_configuration
+from flexpkm.algorithms.assembly import assemble, reference_configuration
 from flexpkm.algorithms.modes import mode_signature, mode_text, parse_modes
 from flexpkm.cli.common import add_case_parsers, model_of, options_of, resolve
 from flexpkm.errors import InvalidArgumentError
@@ -72,7 +71,7 @@ def run(args) -> int:
         case, model, options, pose = args.case, model_of(args), options_of(args), args.pose
         wanted = parse_modes(args.modes_wanted, mode_signature(model, reference_configuration(model)).legs)
         problem = "pose" if model.platform is not None else "q_a"
-        q = assemble_in_modes(model, wanted, **{problem: np.asarray(pose, float)})
+        q = assemble(model, modes=wanted, **{problem: np.asarray(pose, float)})
     else:
         case, model, options, pose, q = resolve(args)
     red = reduced_matrices(model, q)

@@ -117,7 +117,7 @@ def _refined(robot, q0, n):
 
 
 def run(args) -> int:
-    from flexpkm.analysis.simulate import _check_times, simulate
+    from flexpkm.analysis.simulate import check_times, simulate
     from flexpkm.analysis.step_control import check_newton
     case = args.case
     if "file" in case.extra:
@@ -125,7 +125,7 @@ def run(args) -> int:
     else:
         duration, label = case.duration(args.maneuver), args.maneuver
     t_end = args.t_end if args.t_end is not None else duration
-    n_sub, _ = _check_times(t_end, args.step, DT_OUT)       # before the simulation is set up
+    n_sub, _ = check_times(t_end, args.step, DT_OUT)       # before the simulation is set up
     check_newton(args.tol, args.iterations)
     if "file" not in case.extra:
         robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})

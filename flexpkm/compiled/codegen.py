@@ -37,6 +37,7 @@ import numpy as np
 from flexpkm.compiled import cache
 from flexpkm.compiled.cache import cache_dir  # noqa: F401  (the cache folder, re-exported)
 from flexpkm.errors import FlexPKMError
+from flexpkm.version import __version__
 
 #: seconds spent compiling in this process (C generation + compiler), for the benchmarks
 COMPILE_SECONDS = {"last": 0.0, "total": 0.0}
@@ -86,7 +87,6 @@ def description_key(model, *options, sources=None) -> str:
     generated code may depend on: :func:`flexpkm.compiled.cache.source_digest`;
     ``sources``: other source folders ``{package: folder}`` instead, e.g. a
     modified copy). The compiler and its flags are added by :func:`compiled`."""
-    from flexpkm import __version__
     h = hashlib.sha256()
     for fc in model.frame_constants:
         _update(h, fc.antecedent, fc.sigma, fc.R_fix, fc.p_att, float(fc.r), fc.col, fc.shapes)

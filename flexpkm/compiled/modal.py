@@ -28,7 +28,7 @@ import numpy as np
 
 from flexpkm.algorithms.closure import LOOP_TOL, RCOND_KEEP_REFERENCE, check_loops
 from flexpkm.algorithms.conditioning import closure_condition
-from flexpkm.algorithms.modal import (ReducedModel, _natural_frequencies, single_pose,
+from flexpkm.algorithms.modal import (ReducedModel, modes_of, single_pose,
                                       stiffness_scale)
 from flexpkm.algorithms.modal import reduced_matrices as numpy_reduced_matrices
 from flexpkm.algorithms.tree import as_batch
@@ -73,7 +73,7 @@ def modal_function(cm: CompiledModel):
                    ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
                    ca.vertcat(m_free, m_act)]
         return ca.Function("flexpkm_modal", [sm.q], outputs, ["q"], list(OUTPUTS))
-    return cm._function("flexpkm_modal", build, opt="-O2", merge=False)
+    return cm.function("flexpkm_modal", build, opt="-O2", merge=False)
 
 
 def _mapped(cm, fn, B):
@@ -145,9 +145,10 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
         return numpy_reduced_matrices(model, q_tot)
     scales = np.column_stack([np.full(len(q), stiffness_scale(model)), out["scales"]])
     names = tuple(model.layout.names[i] for i in cm.r_index)
-    red = ReducedModel(out["M_r"], out["K_r"], names, cm.n_a, sol.choice,
-                       tuple(model.layout.names[i] for i in cm.dep), np.asarray(cm.r_index),
-                       cm.dep, out["J_d"], sol.rows, cond, scales)
+    red = ReducedModel(M_r=out["M_r"], K_r=out["K_r"], names=names, n_a=cm.n_a, choice=sol.choice,
+                       dep_names=tuple(model.layout.names[i] for i in cm.dep),
+                       ind=np.asarray(cm.r_index), dep=cm.dep, J_d=out["J_d"], rows=sol.rows,
+                       cond_closure=cond, scales=scales)
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 
@@ -157,5 +158,5 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None, all
     generated code (:func:`reduced_matrices`): the same :class:`Modes`
     (frequencies, shapes, condition numbers, flags) and errors."""
     with one_blas_thread():
-        return _natural_frequencies(model, q_tot, n_modes, actuator_stiffness, None, allow_zero,
+        return modes_of(model, q_tot, n_modes, actuator_stiffness, None, allow_zero,
                                     shapes, reduce=reduced_matrices)

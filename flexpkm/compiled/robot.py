@@ -61,7 +61,7 @@ class CompiledModel:
         """The :class:`flexpkm.compiled.full.SymbolicModel` (built on first use)."""
         return symbolic_model(self.model, self.dep, self.kept)
 
-    def _function(self, name, build, *options, opt=None, merge=True):
+    def function(self, name, build, *options, opt=None, merge=True):
         """``build()`` (a casadi Function), compiled and cached on disk
         (:func:`flexpkm.compiled.codegen.compiled`), or itself without
         ``compile``; kept in :attr:`functions`."""
@@ -85,7 +85,7 @@ class CompiledModel:
             sm = self.symbolic
             return sm.function("flexpkm_full", [sm.M, sm.c, sm.J, sm.b, sm.J_tot, sm.residual],
                                FULL_OUTPUTS)
-        return self._function("flexpkm_full", build)
+        return self.function("flexpkm_full", build)
 
     def evaluate(self, q_tot, qd_r, gravity=None, friction=True, coulomb_smoothing=0.0):
         """The full model (10.123) at one state: dict of numpy arrays
@@ -110,7 +110,7 @@ class CompiledModel:
             return ca.Function("flexpkm_loops", [sm.q],
                                [sm.residual, ca.jacobian(sm.residual, sm.q)], ["q"],
                                ["residual", "jacobian"])
-        return self._function("flexpkm_loops", build)
+        return self.function("flexpkm_loops", build)
 
     def sensor(self, frame, axis_frame=None, axis=None):
         """Point-acceleration sensor (:func:`flexpkm.algorithms.dynamics.point_acceleration`)
@@ -125,12 +125,12 @@ class CompiledModel:
             args = [sm.q, sm.qd_r, qdd, sm.g, sm.friction, sm.smoothing]
             return ca.Function("flexpkm_sensor", args, [a] + jac)
         name = f"flexpkm_sensor_{frame}_{axis_frame}".replace(".", "_")
-        return self._function(name, build, frame, axis_frame, None if axis is None else
+        return self.function(name, build, frame, axis_frame, None if axis is None else
                               tuple(float(v) for v in axis))
 
     def newton(self, prescribed, exact=False):
         """One Newton iteration of the step (:func:`flexpkm.compiled.step.newton_function`)."""
-        return self._function(f"flexpkm_newton{int(prescribed)}{int(exact)}",
+        return self.function(f"flexpkm_newton{int(prescribed)}{int(exact)}",
                               lambda: steps.newton_function(self.symbolic, prescribed, exact),
                               prescribed, exact)
 
@@ -147,19 +147,19 @@ class CompiledModel:
         def build():
             newton = steps.newton_function(self.symbolic, prescribed, exact)
             return steps.step_function(newton, dims, prescribed, iterations, name)
-        return self._function(name, build, prescribed, iterations, exact)
+        return self.function(name, build, prescribed, iterations, exact)
 
     @cached_property
     def project(self):
         """``q -> (q_proj, drift)`` (:func:`flexpkm.compiled.step.project_function`)."""
-        return self._function("flexpkm_project", lambda: steps.project_function(self.symbolic))
+        return self.function("flexpkm_project", lambda: steps.project_function(self.symbolic))
 
     def record(self, prescribed, sensors=()):
         """``(x, u, par) -> [tau; energy; sensors]`` (:func:`flexpkm.compiled.step.record_function`)."""
         sensors = tuple((str(f), None if a is None else str(a),
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
-        return self._function(f"flexpkm_record{int(prescribed)}",
+        return self.function(f"flexpkm_record{int(prescribed)}",
                               lambda: steps.record_function(self.symbolic, self.model,
                                                             prescribed, sensors),
                               prescribed, sensors)
@@ -186,8 +186,3 @@ class CompiledModel:
         relative residual, :mod:`flexpkm.compiled.step`)."""
         return np.concatenate([kp, kd, [h, alpha], gravity, [float(friction),
                                                              coulomb_smoothing, tol]])
-
-
-def as_dm(x):
-    """A numpy array as a CasADi DM (column-major), for the generated functions."""
-    return ca.DM(np.asarray(x, float))

@@ -41,7 +41,7 @@ import numpy as np
 
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.algorithms.tree import as_batch
-from flexpkm.io.mesh import (KINDS, Mesh, Part, RobotGeometry, _hexahedra,  # noqa: F401 (re-exported)
+from flexpkm.io.mesh import (KINDS, Mesh, Part, RobotGeometry, hexahedra,  # noqa: F401 (re-exported)
                              rotation_vector)
 from flexpkm.io.parts import Poses, Style, specs as _specs
 from flexpkm.model.description import Robot
@@ -62,7 +62,7 @@ def _evaluate(spec, poses: Poses):
     nodes = centres[:, :, None, None] + np.einsum("bsij,ykj->bsyki", triads, local)
     B, ns = centres.shape[:2]
     tri = np.broadcast_to(triads[:, :, None, None], (B, ns, ny, nz, 3, 3))
-    return (nodes.reshape(B, -1, 3), tri.reshape(B, -1, 3, 3), _hexahedra(ns, ny, nz))
+    return (nodes.reshape(B, -1, 3), tri.reshape(B, -1, 3, 3), hexahedra(ns, ny, nz))
 
 
 

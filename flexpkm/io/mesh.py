@@ -132,7 +132,7 @@ def disk(radius: float, n: int = 7) -> np.ndarray:
     return radius * np.stack([u * np.sqrt(1 - v * v / 2), v * np.sqrt(1 - u * u / 2)], axis=-1)
 
 
-def _hexahedra(ns: int, ny: int, nz: int) -> np.ndarray:
+def hexahedra(ns: int, ny: int, nz: int) -> np.ndarray:
     """(m, 8) VTK hexahedra of a (ns, ny, nz) structured block of nodes
     (node index ``(s * ny + i) * nz + k``)."""
     idx = np.arange(ns * ny * nz).reshape(ns, ny, nz)

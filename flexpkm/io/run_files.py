@@ -24,6 +24,7 @@ from pathlib import Path
 from flexpkm.errors import OutputError
 from flexpkm.io.output_paths import (PART, atomic_write, check_output_file,  # noqa: F401
                                      check_writable, holds_data, output_kind, sha256)
+from flexpkm.version import __version__
 
 #: name of the manifest in an output folder
 MANIFEST = "run.json"
@@ -79,7 +80,6 @@ class Run:
         self._lock = _lock(self.path)
         try:
             self._clear(force, owned, [Path(t) for t in targets])
-            from flexpkm import __version__
             self.data = {"command": command, "pid": os.getpid(), "version": __version__,
                          "description_sha256": description,
                          "options": {k: _plain(v) for k, v in options.items()},
@@ -321,8 +321,3 @@ def _plain(value):
     if hasattr(value, "tolist"):
         return _plain(value.tolist())
     return str(value)
-
-
-def read_manifest(folder) -> dict:
-    """The parsed ``folder/run.json``."""
-    return json.loads((Path(folder) / MANIFEST).read_text())

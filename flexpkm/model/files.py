@@ -49,8 +49,10 @@ _ANGLES = ("gamma", "alpha", "theta")
 _LENGTHS = ("b", "d", "r")
 
 
-class _Where:
-    """Builds error messages: file name + key path."""
+class Where:
+    """Builds the error messages of a description: ``source`` (the file
+    name, or ``"<robot>"``) + the key path; :meth:`error` gives the
+    :class:`InvalidDescriptionError` to raise. Passed to :func:`parse`."""
 
     def __init__(self, source):
         self.source = source
@@ -96,14 +98,14 @@ def loads(text: str, source="<string>", variant=None, elements=None) -> Robot:
     if not isinstance(text, str):
         raise InvalidArgumentError(f"loads: the text of a description must be a str (decode "
                                    f"bytes first), got {type(text).__name__}")
-    where = _Where(source)
+    where = Where(source)
     return from_dict(parse(text, where), source, variant, elements)
 
 
 def from_dict(data: dict, source="<dict>", variant=None, elements=None) -> Robot:
     """A :class:`Robot` from the parsed contents of a description file (what
     ``tomllib`` returns). Same checks and errors as :func:`loads`."""
-    where = _Where(source)
+    where = Where(source)
     try:
         data = copy.deepcopy(data)
     except RecursionError:
@@ -310,7 +312,7 @@ def analysis_options(path) -> dict:
     N m/rad, the ``actuator_stiffness`` keys of the frames of ``legs``, and of
     ``limbs`` for each placement (frame ``leg + local``), for
     ``natural_frequencies(..., actuator_stiffness=...)``, Eqs. 11.38-11.42)."""
-    where = _Where(str(path))
+    where = Where(str(path))
     try:
         data = parse(Path(path).read_text(encoding="utf-8"), where)
     except OSError as exc:

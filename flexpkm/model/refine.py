@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from flexpkm.elements.beam import _Beam
+from flexpkm.elements.beam import Beam
 from flexpkm.elements.rigid import RigidBody
 from flexpkm.errors import InvalidDescriptionError
 from flexpkm.model.checks import body_rows, check_model_size
@@ -67,7 +67,7 @@ def _element_counts(robot, n, only) -> dict:
         body = robot.flexible_body(name)
         if body is None and count > 1:
             raise InvalidDescriptionError(f"refine: frame {name!r} carries no flexible body")
-        if count > 1 and not isinstance(body, _Beam):
+        if count > 1 and not isinstance(body, Beam):
             raise InvalidDescriptionError(
                 f"refine: the flexible body of frame {name!r} is not a beam "
                 f"({type(body).__name__}); only beams can be split")

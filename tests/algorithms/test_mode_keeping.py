@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import flexpkm as fp
-from flexpkm.algorithms.mode_keeping import assemble_in_modes
 from flexpkm.algorithms.modes import mode_signature
 from flexpkm.errors import WorkingModeError
 from tests.algorithms.test_modes import FILE, configuration
@@ -87,7 +86,7 @@ def test_a_start_in_the_other_elbow_ends_in_the_modes_given(model):
 def test_assemble_in_modes_finds_each_elbow_combination(model, sides):
     P = np.array([0.2, 0.45])
     q_geo = configuration(model, P, sides)
-    q = assemble_in_modes(model, {k: v for k, v in mode_signature(model, q_geo).at(0).items()
+    q = fp.assemble(model, modes={k: v for k, v in mode_signature(model, q_geo).at(0).items()
                                   if k != "assembly"}, pose=P)
     assert wrapped_gap(q, q_geo) < 1e-10
 

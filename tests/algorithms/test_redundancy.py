@@ -118,8 +118,9 @@ def test_elastic_coordinates_by_a_kkt_system():
     J = np.zeros((6, n_r))
     J[[0, 2, 3, 4], range(n_r)] = 1.0
     J[[1, 5]] = rng.normal(size=(2, n_r))
-    full = FullModel(M, c, J, np.zeros(6), np.array([0, 2, 3, 4]), np.array([1, 5]), n_a,
-                     ("q1", "e1", "e2", "e3"), actuated=np.array([0, 1]))
+    full = FullModel(M=M, c=c, J=J, b=np.zeros(6), r_index=np.array([0, 2, 3, 4]),
+                     dep=np.array([1, 5]), n_a=n_a, names=("q1", "e1", "e2", "e3"),
+                     actuated=np.array([0, 1]))
     W = np.diag([2.0, 0.5])
     qdd_a = np.array([0.7])
     tau, qdd_c = fp.inverse_dynamics(full, qdd_a, weights=W)

@@ -13,7 +13,7 @@ from flexpkm.compiled import symbolic as sym
 from flexpkm.compiled.geometric import frame_vector, held_columns, symbolic_view
 from flexpkm.compiled.sensitivity import frequency_sensitivities
 from flexpkm.errors import SingularConfigurationError
-from flexpkm.model.files import _Where, from_dict, parse
+from flexpkm.model.files import Where, from_dict, parse
 
 
 def test_symbolic_view_reproduces_the_frames():
@@ -46,7 +46,7 @@ def test_an_undetermined_configuration_is_refused():
     """The refined NaVARo has no actuators: holding q_a holds nothing, and a
     change of geometry has no unique configuration to follow."""
     root = Path(__file__).resolve().parents[2]
-    data = parse((root / "cases" / "navaro_refined.toml").read_text(), _Where("navaro_refined"))
+    data = parse((root / "cases" / "navaro_refined.toml").read_text(), Where("navaro_refined"))
     model = fp.build_model(from_dict(data))
     from flexpkm.algorithms.assembly import assemble_reference
     q = assemble_reference(model)
@@ -57,7 +57,7 @@ def test_an_undetermined_configuration_is_refused():
 def _delta_data():
     from flexpkm.cases import delta
     model = fp.build_model(delta.robot(flexible=True))
-    return model, parse(fp.dumps_robot(model.robot), _Where("delta"))
+    return model, parse(fp.dumps_robot(model.robot), Where("delta"))
 
 
 def test_the_completed_platform_follows_the_geometry():

@@ -142,8 +142,8 @@ def test_five_bar_file_as_written(path):
     differences at a small step (its frequencies are strongly nonlinear in
     the elbow offset d: at 1e-3 p the differences themselves are off by 8e-6)."""
     root = Path(__file__).resolve().parents[2]
-    from flexpkm.model.files import _Where
-    data = parse((root / "cases" / "examples" / "five_bar.toml").read_text(), _Where("five_bar"))
+    from flexpkm.model.files import Where
+    data = parse((root / "cases" / "examples" / "five_bar.toml").read_text(), Where("five_bar"))
     model = fp.build_model(from_dict(data))
     q = fp.assemble(model, pose=[0.15, 0.45])
     f, df = frequency_sensitivities(data, [path], q, n_modes=3)
