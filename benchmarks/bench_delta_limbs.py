@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flexpkm.cases import delta as D, delta_limbs as L                       # noqa: E402
 from flexpkm.algorithms.dynamics import full_model, inverse_dynamics      # noqa: E402
-from flexpkm.model import build_model                                       # noqa: E402
+from flexpkm.algorithms.reference import build_model                          # noqa: E402
 from flexpkm.threads import one_blas_thread                                 # noqa: E402
 from bench_modal import median_of                                           # noqa: E402  (same folder)
 

@@ -21,7 +21,7 @@ K_ee      (N, N)       stiffness matrix (10.35)
 ========  ===========  =====================================================
 
 The other invariants (beta, lambda, I_re, I_ee, M_ee; Eqs. 10.44-10.60) are
-derived from J_re and J_ee by :func:`flexpkm.elements.newton_euler.derived`.
+derived from J_re and J_ee by :func:`derive` when the invariants are made.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flexpkm.errors import InvalidDescriptionError
+from flexpkm.spatial import EPS
 
 
 def check_inertia(m, I_rr) -> None:
@@ -47,15 +48,68 @@ def check_inertia(m, I_rr) -> None:
                                       f"({low:.3g} kg m^2): {I_rr.tolist()}")
 
 
+@dataclass(frozen=True)
+class DerivedInvariants:
+    """Invariants derived from J_re and J_ee (10.44)-(10.60), frame F_j, SI.
+
+    beta : (N, 3)        beta[k] = int r0 x Phi_dk dm (10.44), from (10.60)
+    lam  : (N, N, 3)     lam[k, i] = int Phi_dk x Phi_di dm (10.45)
+    I_re : (N, 3, 3)     I_re[k] = int hat(r0)^T hat(Phi_dk) dm (10.48)
+    I_ee : (N, N, 3, 3)  I_ee[i, k] = int hat(Phi_di)^T hat(Phi_dk) dm (10.49)
+    M_ee : (N, N)        M_ee[i, k] = int Phi_di . Phi_dk dm (10.50)
+    """
+
+    beta: np.ndarray
+    lam: np.ndarray
+    I_re: np.ndarray
+    I_ee: np.ndarray
+    M_ee: np.ndarray
+
+
+def derive(J_re, J_ee) -> DerivedInvariants:
+    """Derived invariants from ``J_re`` (N, 3, 3) and ``J_ee`` (N, N, 3, 3).
+
+    With J_re[k] = int r0 Phi_dk^T dm and J_ee[i, k] = int Phi_di Phi_dk^T dm,
+    and the identity hat(a)^T hat(b) = (a.b) 1 - b a^T:
+
+    * beta[k]_p    = eps_pab J_re[k]_ab                      (10.60)
+    * lam[k, i]_p  = eps_pab J_ee[k, i]_ab                   ((10.56) corrected)
+    * I_re[k]      = tr(J_re[k]) 1 - J_re[k]^T               (10.59)
+    * I_ee[i, k]   = tr(J_ee[i, k]) 1 - J_ee[i, k]^T         ((10.57) corrected)
+    * M_ee[i, k]   = tr(J_ee[i, k])                          (10.55)
+    """
+    eye = np.eye(3)
+    tr_re = np.einsum("kaa->k", J_re)
+    tr_ee = np.einsum("ikaa->ik", J_ee)
+    out = DerivedInvariants(
+        beta=np.einsum("pab,kab->kp", EPS, J_re),
+        lam=np.einsum("pab,kiab->kip", EPS, J_ee),
+        I_re=tr_re[:, None, None] * eye - np.swapaxes(J_re, -1, -2),
+        I_ee=tr_ee[:, :, None, None] * eye - np.swapaxes(J_ee, -1, -2),
+        M_ee=tr_ee,
+    )
+    for a in vars(out).values():
+        a.setflags(write=False)
+    return out
+
+
+def _flat(d: DerivedInvariants, n: int):
+    """The derived invariants reshaped for matrix products: I_re (N, 9),
+    I_re + I_re^T (N, 9), I_ee (N N, 9), lam (N, 3 N), beta^T."""
+    return (d.I_re.reshape(n, 9), (d.I_re + np.swapaxes(d.I_re, -1, -2)).reshape(n, 9),
+            d.I_ee.reshape(n * n, 9), d.lam.reshape(n, 3 * n), d.beta.T)
+
+
 @dataclass(frozen=True, eq=False)
 class BodyInvariants:
     """Constant inertial and elastic invariants of one body, in its frame F_j.
 
     See the module docstring for the shapes and equations. ``N`` (the number
     of elastic coordinates) may be 0 for a rigid body. Fields are converted
-    to read-only float arrays (the derived invariants of
-    :func:`flexpkm.elements.newton_euler.derived` are cached on the instance, so the
-    arrays must not change). Equality and hashing are by identity.
+    to read-only float arrays; the derived invariants (:func:`derive`) are
+    computed with them, once, and held as ``derived`` (and ``flat``, reshaped
+    for the products of :mod:`flexpkm.elements.newton_euler`), attributes
+    that are not fields. Equality and hashing are by identity.
     """
 
     m: float
@@ -92,6 +146,9 @@ class BodyInvariants:
             object.__setattr__(self, name, a)
         check_inertia(self.m, arrays["I_rr"])
         object.__setattr__(self, "m", float(self.m))
+        d = derive(arrays["J_re"], arrays["J_ee"])        # made with the instance, never after
+        object.__setattr__(self, "derived", d)
+        object.__setattr__(self, "flat", _flat(d, n))
 
     @property
     def n_e(self) -> int:

@@ -25,80 +25,28 @@ never batched. For a rigid body (N = 0) pass ``q_e = qd_e = qdd_e = None``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from flexpkm.errors import InvalidArgumentError
 
-from flexpkm.spatial import EPS, cross, skew
+from flexpkm.spatial import cross, skew
 
-from .base import BodyInvariants
+from .base import BodyInvariants, DerivedInvariants
 
 __all__ = ["DerivedInvariants", "derived", "skew", "mass_matrix",
            "velocity_terms", "mass_and_velocity_terms", "ne_wrench", "kinetic_energy"]
 
-@dataclass(frozen=True)
-class DerivedInvariants:
-    """Invariants derived from J_re and J_ee (10.44)-(10.60), frame F_j, SI.
-
-    beta : (N, 3)        beta[k] = int r0 x Phi_dk dm (10.44), from (10.60)
-    lam  : (N, N, 3)     lam[k, i] = int Phi_dk x Phi_di dm (10.45)
-    I_re : (N, 3, 3)     I_re[k] = int hat(r0)^T hat(Phi_dk) dm (10.48)
-    I_ee : (N, N, 3, 3)  I_ee[i, k] = int hat(Phi_di)^T hat(Phi_dk) dm (10.49)
-    M_ee : (N, N)        M_ee[i, k] = int Phi_di . Phi_dk dm (10.50)
-    """
-
-    beta: np.ndarray
-    lam: np.ndarray
-    I_re: np.ndarray
-    I_ee: np.ndarray
-    M_ee: np.ndarray
-
-
 def derived(inv: BodyInvariants) -> DerivedInvariants:
-    """Derived invariants of ``inv`` (cached on the instance).
-
-    With J_re[k] = int r0 Phi_dk^T dm and J_ee[i, k] = int Phi_di Phi_dk^T dm,
-    and the identity hat(a)^T hat(b) = (a.b) 1 - b a^T:
-
-    * beta[k]_p    = eps_pab J_re[k]_ab                      (10.60)
-    * lam[k, i]_p  = eps_pab J_ee[k, i]_ab                   ((10.56) corrected)
-    * I_re[k]      = tr(J_re[k]) 1 - J_re[k]^T               (10.59)
-    * I_ee[i, k]   = tr(J_ee[i, k]) 1 - J_ee[i, k]^T         ((10.57) corrected)
-    * M_ee[i, k]   = tr(J_ee[i, k])                          (10.55)
-
-    Returns a :class:`DerivedInvariants` (shapes in its docstring).
-    """
-    cached = inv.__dict__.get("_derived")
-    if cached is not None:
-        return cached
-    eye = np.eye(3)
-    tr_re = np.einsum("kaa->k", inv.J_re)
-    tr_ee = np.einsum("ikaa->ik", inv.J_ee)
-    out = DerivedInvariants(
-        beta=np.einsum("pab,kab->kp", EPS, inv.J_re),
-        lam=np.einsum("pab,kiab->kip", EPS, inv.J_ee),
-        I_re=tr_re[:, None, None] * eye - np.swapaxes(inv.J_re, -1, -2),
-        I_ee=tr_ee[:, :, None, None] * eye - np.swapaxes(inv.J_ee, -1, -2),
-        M_ee=tr_ee,
-    )
-    for a in vars(out).values():
-        a.setflags(write=False)
-    object.__setattr__(inv, "_derived", out)
-    return out
+    """Derived invariants of ``inv``, computed once when it was made
+    (:func:`flexpkm.elements.base.derive`; Eqs. (10.44)-(10.60)).
+    Returns a :class:`DerivedInvariants` (shapes in its docstring)."""
+    return inv.derived
 
 
 def _flat(inv: BodyInvariants):
-    """The derived invariants reshaped for matrix products (cached):
-    I_re (N, 9), I_re + I_re^T (N, 9), I_ee (N N, 9), lam (N, 3 N), beta^T."""
-    cached = inv.__dict__.get("_flat")
-    if cached is None:
-        d, n = derived(inv), inv.n_e
-        cached = (d.I_re.reshape(n, 9), (d.I_re + np.swapaxes(d.I_re, -1, -2)).reshape(n, 9),
-                  d.I_ee.reshape(n * n, 9), d.lam.reshape(n, 3 * n), d.beta.T)
-        object.__setattr__(inv, "_flat", cached)
-    return cached
+    """The derived invariants reshaped for matrix products (made with
+    ``inv``): I_re (N, 9), I_re + I_re^T (N, 9), I_ee (N N, 9), lam (N, 3 N), beta^T."""
+    return inv.flat
 
 
 def _outer(a, b):

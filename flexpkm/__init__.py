@@ -21,8 +21,9 @@ from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, Interrupted
 from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
                               Section, ShapeFunctionBody)
 from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
-                           MDHParameters, Model, Mount, Platform, Robot, combine_limbs, build_model,
+                           MDHParameters, Model, Mount, Platform, Robot, combine_limbs,
                            refine, load_robot, loads_robot, dump_robot, dumps_robot)
+from flexpkm.algorithms.reference import build_model
 from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.assembly import assemble, reference_configuration

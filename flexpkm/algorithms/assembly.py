@@ -26,8 +26,6 @@ steps are refined when Newton does not converge.
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint_jacobian,
@@ -93,9 +91,10 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40,
     targets = _targets(q_a if pose is None else pose, len(fixed_cols), what)
     free = _free_columns(model, fixed_cols)
     q = reference_configuration(model) if guess is None else _guess(model, guess)
-    reference = reference_modes(model) if guess is None and modes is None else None
+    ref_modes = reference_modes(model) if guess is None and not modes and modes is not False \
+        else None
     keep = kept_modes(model, None if guess is None else q, modes, inverse=pose is not None,
-                      reference=reference)
+                      reference=ref_modes)
     out = []
     for b, target in enumerate(targets):
         where = f"pose {b} " if len(targets) > 1 else ""
@@ -252,48 +251,17 @@ def assemble_reference(model) -> np.ndarray:
     return assemble(model, pose=q_ref[list(layout.commanded)], modes=False)
 
 
-#: J_tot at the reference configuration of each model (by model object)
-_REFERENCE_JACOBIANS = weakref.WeakKeyDictionary()
-
-
-def reference_jacobian(model):
-    """``J_tot`` (n_rows, n_tot) (10.107) at the robot's reference
-    configuration, assembled from its actuated coordinates (kept per model
-    object), or None when the robot gives no reference or it does not
-    assemble. It fixes the choice of the dependent coordinates independently
-    of the poses analysed (:func:`flexpkm.algorithms.closure.solve_closure`)."""
-    model = build_model(model)
-    if model in _REFERENCE_JACOBIANS:
-        return _REFERENCE_JACOBIANS[model]
-    J = None
-    if model.reference and model.closures:
-        try:
-            q = assemble_reference(model)
-            kin = tree_kinematics(model, q[None, :model.layout.n_t])
-            R_p, P = platform_pose(model, q[None])
-            J = constraint_jacobian(model, kin, P, R_p)[0][0]
-        except FlexPKMError:
-            J = None
-    _REFERENCE_JACOBIANS[model] = J
-    return J
-
-
-#: the signature of each model's assembled reference configuration (by model
-#: object; None when it does not assemble), a cache as reference_jacobian's
-_REFERENCE_MODES = weakref.WeakKeyDictionary()
-
-
 def reference_modes(model):
     """The modes (dict, :meth:`flexpkm.algorithms.modes.ModeSignature.at`)
     of the robot's assembled reference configuration, or None (no reference,
-    or it does not assemble)."""
+    or it does not assemble): those of ``model.reference_state``
+    (:func:`flexpkm.build_model`), else computed (not kept)."""
     model = build_model(model)
-    if model not in _REFERENCE_MODES:
-        modes = None
-        if model.reference and model.closures:
-            try:
-                modes = mode_signature(model, assemble_reference(model)).at(0)
-            except FlexPKMError:
-                modes = None
-        _REFERENCE_MODES[model] = modes
-    return _REFERENCE_MODES[model]
+    if model.reference_state is not None:
+        return model.reference_state.modes
+    if not (model.reference and model.closures):
+        return None
+    try:
+        return mode_signature(model, assemble_reference(model)).at(0)
+    except FlexPKMError:
+        return None

@@ -300,8 +300,7 @@ def expand(indep, dep, J_d) -> np.ndarray:
     return J
 
 
-def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None,
-                  reference=None) -> ClosureSolution:
+def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> ClosureSolution:
     """``J_d`` (10.110) and ``J`` (10.114) for every pose of the batch.
 
     J_tot : (B, n_rows, n_tot) with its row ``labels``; its independent rows
@@ -311,10 +310,10 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None,
     its loops by a drift, where the redundant rows are independent at the
     level of the drift, the ``len(dep)`` rows best conditioned on ``dep`` are
     kept (:func:`flexpkm.algorithms.constraint_rows.select_for_columns`).
-    reference : ``J_tot`` (n_rows, n_tot) at the robot's reference
-    configuration (:func:`flexpkm.algorithms.assembly.reference_jacobian`),
-    where ``q_dep`` is chosen when neither ``q_dep`` nor ``dep`` is given;
-    None: chosen at the batch's first pose.
+    ``q_dep`` is chosen at the robot's reference configuration
+    (``model.reference_state``, :func:`flexpkm.build_model`) when neither
+    ``q_dep`` nor ``dep`` is given; at the batch's first pose for a model
+    without it.
     Raises :class:`SingularConfigurationError` when ``J_t^f`` is singular, or
     when a dropped row is not redundant at another pose of the batch."""
     model = build_model(model)
@@ -326,7 +325,7 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None,
     J_tot, labels = J_tot[:, sel.kept], [labels[i] for i in sel.kept]
     choice = "given"
     if dep is None:
-        dep, choice = _choose(model, J_tot, labels, q_dep, sel, reference)
+        dep, choice = _choose(model, J_tot, labels, q_dep, sel)
     indep = np.array([i for i in range(layout.n_tot) if i not in set(dep)])
     Jf = J_tot[:, :, dep]
     J0 = J_tot[:, :, indep]
@@ -353,25 +352,39 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None,
 RCOND_KEEP_REFERENCE = 1e-8
 
 
-def _choose(model, J_tot, labels, q_dep, sel, reference):
+def _choose(model, J_tot, labels, q_dep, sel):
     """The dependent columns and how they were chosen: made at the robot's
-    reference configuration (its ``J_tot``: ``reference``),
-    so that the choice of a pose does not depend on the other poses of its
-    batch, unless ``J_t^f`` of that choice has a reciprocal condition number
-    below :data:`RCOND_KEEP_REFERENCE` at a pose of the batch (or the robot
-    has no reference): then at the batch's first pose
+    reference configuration (:attr:`flexpkm.model.build.Model.reference_state`,
+    filled once by :func:`flexpkm.build_model`), so that the choice of a pose
+    does not depend on the other poses of its batch, unless ``J_t^f`` of that
+    choice has a reciprocal condition number below
+    :data:`RCOND_KEEP_REFERENCE` at a pose of the batch (or the model has no
+    reference state): then at the batch's first pose
     (:func:`flexpkm.algorithms.dependent.choose_dependent`)."""
-    ref = None if q_dep is not None else reference
+    state = model.reference_state
+    ref = None if q_dep is not None or state is None else state.J_tot
     if ref is not None and ref.shape[0] == sel.kept.size + sel.dropped.size:
-        try:
-            dep, choice = choose_dependent(model, ref[None, sel.kept], labels)
-        except SingularConfigurationError:
-            dep = None
+        dep, choice = _reference_choice(model, state, labels, sel)
         if dep is not None:
             sv = np.linalg.svd(J_tot[:, :, dep], compute_uv=False)
             if len(dep) == 0 or np.all(sv[:, -1] > RCOND_KEEP_REFERENCE * sv[:, 0]):
-                return dep, f"{choice} at the reference configuration"
+                return dep, choice
     return choose_dependent(model, J_tot, labels, q_dep)
+
+
+def _reference_choice(model, state, labels, sel):
+    """``(dep, choice)`` made at the reference configuration for the rows
+    ``sel`` kept at this batch: the state's own solution when it kept the
+    same rows, else chosen from its ``J_tot`` on these rows; (None, None)
+    when singular there."""
+    sol = state.solution
+    if sol is not None and np.array_equal(np.arange(state.J_tot.shape[0])[sol.kept], sel.kept):
+        return sol.dep, sol.choice
+    try:
+        dep, choice = choose_dependent(model, state.J_tot[None, sel.kept], labels)
+    except SingularConfigurationError:
+        return None, None
+    return dep, f"{choice} at the reference configuration"
 
 
 def _check_dropped(J_tot, labels, sol):

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flexpkm.algorithms.assembly import reference_jacobian
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, constraint_bias,
                                         constraint_jacobian, solve_closure)
 from flexpkm.algorithms.eigen import solve_spd
 from flexpkm.algorithms.platform import platform_pose, selection
 from flexpkm.algorithms.tree import add_acceleration_bias, as_batch, tree_kinematics
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
 
 
@@ -111,8 +110,7 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
         check_loops(model, q, kin0, tol=loop_tol, what="full_model")
     R_0p, P = platform_pose(model, q)
     J_tot, labels = constraint_jacobian(model, kin0, P, R_0p)
-    sol = solve_closure(model, J_tot, labels, dep=dep,
-                        reference=None if dep is not None else reference_jacobian(model))
+    sol = solve_closure(model, J_tot, labels, dep=dep)
     r_index, n_a = r_ordering(model, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
     J = sol.J[:, :, [col[i] for i in r_index]]

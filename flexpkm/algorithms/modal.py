@@ -16,7 +16,6 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from flexpkm.algorithms.assembly import reference_jacobian
 from flexpkm.algorithms.closure import check_loops, constraint_jacobian, expand, solve_closure
 from flexpkm.algorithms.conditioning import (NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE,
                                              canonical_shapes, check_actuator_stiffness,
@@ -27,7 +26,7 @@ from flexpkm.algorithms.platform import platform_pose
 from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 from flexpkm.threads import one_blas_thread
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
@@ -105,8 +104,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     check_loops(model, q, kin, what="reduced_matrices")
     R_0p, P = platform_pose(model, q)
     J_tot, labels = constraint_jacobian(model, kin, P, R_0p)
-    sol = solve_closure(model, J_tot, labels, q_dep=q_dep,
-                        reference=None if q_dep is not None else reference_jacobian(model))
+    sol = solve_closure(model, J_tot, labels, q_dep=q_dep)
     act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q

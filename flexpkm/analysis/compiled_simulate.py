@@ -25,7 +25,6 @@ import numpy as np
 from flexpkm.algorithms.dynamics import full_model
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sample
-from flexpkm.compiled.codegen import description_key
 from flexpkm.compiled.robot import CompiledModel
 from flexpkm.errors import InvalidArgumentError
 
@@ -175,28 +174,26 @@ class _Store:
         rec.n_done = k0 + K
 
 
-#: compiled models of the robots simulated in this process, by the hash of
-#: their numbers and dependent coordinates (a robot rebuilt from the same
-#: description finds its functions again)
-_MODELS = {}
-
-
 def compiled_model(robot, dep, kept=None):
     """The :class:`CompiledModel` of ``robot`` (a Model) for ``dep`` and the
-    independent constraint rows ``kept`` (None: all), kept for the next
-    simulations of the same model (with its block functions)."""
+    independent constraint rows ``kept`` (None: all), made once per model
+    and kept for its next simulations (with its block functions) in the
+    model's slot ``robot.compiled.simulate``
+    (:class:`flexpkm.model.build.CompiledFunctions`); a model built again
+    finds its generated code in the disk cache (:mod:`flexpkm.compiled.codegen`)."""
     kept = None if kept is None else tuple(int(i) for i in kept)
-    key = description_key(robot, "simulate", tuple(int(i) for i in dep), kept)
-    if key not in _MODELS:
-        _MODELS[key] = (robot, CompiledModel(robot, dep=dep, kept=kept), {})
-    return _MODELS[key][1]
+    key = (tuple(int(i) for i in dep), kept)
+    held = robot.compiled.simulate
+    if key not in held:
+        held[key] = CompiledModel(robot, dep=dep, kept=kept)
+    return held[key]
 
 
 def _block(cm, config, K):
     """``(x, U, par) -> (xs (n_x, K), recs (n_rec, K))``: K output samples
     in one call of the compiled functions, through numpy buffers (no CasADi
     matrix conversions); built once per model, configuration and K."""
-    blocks = next(v[2] for v in _MODELS.values() if v[1] is cm)
+    blocks = cm.blocks
     if (config, K) not in blocks:
         prescribed, iterations, n_sub, project_each, specs, exact = config
         fn = cm.sample(prescribed, iterations, n_sub, project_each, specs, exact).mapaccum(K)

@@ -13,7 +13,7 @@ import numpy as np
 from flexpkm.algorithms.dynamics import full_model, inverse_dynamics
 from flexpkm.analysis.trajectories import quintic
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 
 
 @dataclass(kw_only=True)

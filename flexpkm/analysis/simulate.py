@@ -40,7 +40,7 @@ from flexpkm.algorithms.tree import as_batch
 from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
 from flexpkm.analysis.step_control import Attempt, StepLog, check_newton, converged_sample
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 
 
 @dataclass(kw_only=True)

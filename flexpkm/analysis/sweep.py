@@ -19,7 +19,7 @@ import numpy as np
 from flexpkm.algorithms.conditioning import check_modes_count
 from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError, with_context
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 
 
 @dataclass(kw_only=True)

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from flexpkm import cases
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 from flexpkm.model.refine import refine
 
 #: a value that starts with "-" but is a number (-1, -1.5, -.5, -1e-3)

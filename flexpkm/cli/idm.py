@@ -11,7 +11,7 @@ import time
 
 from flexpkm.cli.common import add_case_parsers, add_path_options, options_of, positive
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 
 #: the files of ``idm`` in its output folder (replaced with --force)
 OWNED = ("idm.*",)

@@ -103,7 +103,7 @@ def _refined(robot, q0, n):
     """The robot with n elements per flexible body and its state: joint and
     platform coordinates copied by name (the shipped initial states are at
     rest with q_e = 0)."""
-    from flexpkm.model.build import build_model
+    from flexpkm.algorithms.reference import build_model
     from flexpkm.model.refine import refine
     old = build_model(robot).layout
     if any(q0[i] for s in old.elastic_slice.values() for i in range(s.start, s.stop)):

@@ -14,7 +14,7 @@ from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
 from flexpkm.io.plots import image_format, plot_sweep
 from flexpkm.io.run_files import atomic_write
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 from flexpkm.model.refine import refine
 
 

@@ -13,7 +13,9 @@ of ``J_d``), and only their lower triangles are computed; the loop check
 reads the residual computed with them.
 
 The dependent coordinates are those of the numpy path (chosen once at the
-robot's reference configuration, :func:`flexpkm.algorithms.closure.solve_closure`);
+robot's reference configuration by :func:`flexpkm.build_model`:
+``Model.reference_state``; the compiled function is held by the model,
+``Model.compiled``);
 when that choice is ill-conditioned at a pose of the batch, or when the
 robot has no reference or redundant constraint rows, the batch runs on the
 numpy path, which then chooses at the batch's first pose: both paths give
@@ -21,28 +23,18 @@ the same result.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import casadi as ca
 import numpy as np
 
-from flexpkm.algorithms.assembly import reference_jacobian
-from flexpkm.algorithms.closure import (LOOP_TOL, RCOND_KEEP_REFERENCE, check_loops,
-                                        row_labels, solve_closure)
+from flexpkm.algorithms.closure import LOOP_TOL, RCOND_KEEP_REFERENCE, check_loops
 from flexpkm.algorithms.conditioning import closure_condition
-from flexpkm.algorithms.dependent import limb_blocks
 from flexpkm.algorithms.modal import (ReducedModel, modes_of, single_pose,
                                       stiffness_scale)
 from flexpkm.algorithms.modal import reduced_matrices as numpy_reduced_matrices
 from flexpkm.algorithms.tree import as_batch
 from flexpkm.compiled.robot import CompiledModel
-from flexpkm.model.build import build_model
+from flexpkm.algorithms.reference import build_model
 from flexpkm.threads import one_blas_thread
-
-#: id(model) -> (model, (cm, sol, blocks)) of the last models used (the
-#: model is kept so that its id stays valid; bounded: design loops build many)
-_MODELS = OrderedDict()
-KEEP_MODELS = 8
 
 #: outputs of :func:`modal_function`
 OUTPUTS = ("M_r", "K_r", "J_d", "J_f", "residual", "scales")
@@ -86,7 +78,7 @@ def modal_function(cm: CompiledModel):
 
 def _mapped(cm, fn, B):
     """``fn`` over B poses in one call (kept on ``cm`` per batch size)."""
-    maps = cm.__dict__.setdefault("_modal_maps", {})
+    maps = cm.maps
     if B not in maps:
         maps[B] = fn.map(B)
     return maps[B]
@@ -114,28 +106,21 @@ def evaluate(cm: CompiledModel, q):
 
 
 def compiled_model(model):
-    """``(cm, sol, blocks)`` of ``model``, made once per model object: the
-    :class:`CompiledModel` for the numpy choice of the dependent
-    coordinates at the robot's reference configuration
-    (:func:`flexpkm.algorithms.assembly.reference_jacobian`,
-    :func:`flexpkm.algorithms.closure.solve_closure`), that
+    """``(cm, sol, blocks)`` of ``model`` (a Model with its reference state,
+    :func:`flexpkm.build_model`): the :class:`CompiledModel` for the numpy
+    choice of the dependent coordinates at the robot's reference
+    configuration (``model.reference_state``: that
     :class:`flexpkm.algorithms.closure.ClosureSolution` and the limb blocks
-    of ``J_t^f`` (:func:`flexpkm.algorithms.dependent.limb_blocks`); cm is
-    None (numpy path) without a reference or with redundant rows."""
-    if id(model) in _MODELS:
-        _MODELS.move_to_end(id(model))
-        return _MODELS[id(model)][1]
-    out = (None, None, None)
-    J_ref = reference_jacobian(model)
-    if J_ref is not None:
-        labels = row_labels(model)
-        sol = solve_closure(model, J_ref[None], labels, reference=J_ref)
-        if (sol.rows is None or not len(sol.rows.dropped)) and "reference" in sol.choice:
-            out = (CompiledModel(model, dep=sol.dep), sol, limb_blocks(model, labels, sol.dep))
-    _MODELS[id(model)] = (model, out)
-    while len(_MODELS) > KEEP_MODELS:
-        _MODELS.popitem(last=False)
-    return out
+    of ``J_t^f``); cm is None (numpy path) without a reference or with
+    redundant rows. The CompiledModel is made once per model, held by its
+    :class:`flexpkm.model.build.CompiledFunctions` slot ``model.compiled``."""
+    state = model.reference_state
+    sol = None if state is None else state.solution
+    if sol is None or (sol.rows is not None and len(sol.rows.dropped)):
+        return None, None, None
+    if model.compiled.modal is None:
+        model.compiled.modal = CompiledModel(model, dep=sol.dep)
+    return model.compiled.modal, sol, state.blocks
 
 
 def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:

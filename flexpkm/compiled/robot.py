@@ -48,6 +48,10 @@ class CompiledModel:
         self.dep = np.asarray(dep, dtype=int)
         self.kept = None if kept is None else tuple(int(i) for i in kept)
         self.compile = compile
+        #: the generated functions (by tag), their CasADi maps (by batch size)
+        #: and the simulation's block runners (by configuration): built once
+        #: per CompiledModel, held by it (its owner keeps it)
+        self.functions, self.maps, self.blocks = {}, {}, {}
         from flexpkm.algorithms.dynamics import r_ordering
         indep = [i for i in range(self.model.layout.n_tot) if i not in set(self.dep.tolist())]
         self.r_index, self.n_a = r_ordering(self.model, indep)
@@ -60,8 +64,8 @@ class CompiledModel:
     def function(self, name, build, *options, opt=None, merge=True):
         """``build()`` (a casadi Function), compiled and cached on disk
         (:func:`flexpkm.compiled.codegen.compiled`), or itself without
-        ``compile``; kept on the instance."""
-        done = self.__dict__.setdefault("_functions", {})
+        ``compile``; kept in :attr:`functions`."""
+        done = self.functions
         tag = repr((name, options, opt, merge))
         if tag in done:
             return done[tag]

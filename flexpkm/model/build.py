@@ -8,7 +8,7 @@ written to.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
 import numpy as np
@@ -109,6 +109,46 @@ class StackedBodies:
 
 
 @dataclass(**_ARRAY)
+class ReferenceState:
+    """What Step 0 computes at the robot's reference configuration (its
+    ``reference`` assembled, :func:`flexpkm.algorithms.reference.reference_state`),
+    once per model; every field None when the robot gives no reference, has
+    no closure, or its reference does not assemble.
+
+    q_tot : (n_tot,) the assembled reference configuration (m, rad)
+    J_tot : (n_rows, n_tot) its constraint Jacobian (10.107), all rows
+    solution : its :class:`flexpkm.algorithms.closure.ClosureSolution`: the
+            q_dep choice (``dep``, ``choice``, hence the order of the
+            reduced coordinates) and the kept constraint rows (``rows``)
+    blocks : the limb blocks of its ``J_t^f``
+            (:func:`flexpkm.algorithms.dependent.limb_blocks`), or None
+    modes : its working / assembly modes (leg name or ``"assembly"`` -> +1/-1,
+            :mod:`flexpkm.algorithms.modes`)
+    """
+
+    q_tot: Optional[np.ndarray] = None
+    J_tot: Optional[np.ndarray] = None
+    solution: object = None
+    blocks: Optional[list] = None
+    modes: Optional[Mapping] = None
+
+
+class CompiledFunctions:
+    """The one mutable part of a :class:`Model`: a slot, made per model, that
+    the compiled backends fill on first use so that a model's generated
+    functions are built once and live as long as the model (no module-level
+    cache). ``modal``: the :class:`flexpkm.compiled.robot.CompiledModel` of
+    the modal analysis (None: not made yet; False: the numpy path);
+    ``simulate``: (dep, kept rows) -> CompiledModel of the simulations."""
+
+    __slots__ = ("modal", "simulate")
+
+    def __init__(self):
+        self.modal = None
+        self.simulate = {}
+
+
+@dataclass(**_ARRAY)
 class Model:
     """A robot prepared for the algorithms (Step 0 of Section 10.6), built
     once by :func:`build_model`; never modified.
@@ -131,6 +171,10 @@ class Model:
     closure_rows : per closure, the constrained twist components (in the cut frame)
     closure_columns : per closure, the q_tot columns its rows can depend on
             (structural sparsity of ``J_tot``, Eq. 10.107)
+    reference_state : :class:`ReferenceState`, filled by
+            :func:`flexpkm.build_model` (the model layer's :func:`build_model`
+            leaves it None: it needs the assembly, a layer above)
+    compiled : :class:`CompiledFunctions`, the generated functions of this model
     """
 
     robot: Robot
@@ -146,6 +190,8 @@ class Model:
     column_legs: tuple
     closure_rows: tuple
     closure_columns: tuple
+    reference_state: Optional[ReferenceState] = None
+    compiled: CompiledFunctions = field(default_factory=CompiledFunctions)
 
     # ---- the description's fields, read through the model ---------------
     @property
@@ -209,8 +255,10 @@ class Model:
 
 
 def build_model(robot) -> Model:
-    """Step 0 of Section 10.6: the constant data of ``robot`` (see
-    :class:`Model`). A :class:`Model` given instead is returned as is. A
+    """Step 0 of Section 10.6, the structural part: the constant data of
+    ``robot`` (see :class:`Model`) but the reference state, which
+    :func:`flexpkm.build_model` (:func:`flexpkm.algorithms.reference.build_model`)
+    adds. A :class:`Model` given instead is returned as is. A
     flexible robot's platform is first completed
     (:func:`flexpkm.model.completion.complete_platform`: ``Model.robot`` is
     then the completed description).

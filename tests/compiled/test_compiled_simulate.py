@@ -126,12 +126,10 @@ def test_overconstrained_rigid_delta_falls_alike_on_both_backends(monkeypatch, t
     the numpy path (here on CasADi's virtual machine: no compile time):
     same motion, loops closed, energy conserved (Newmark)."""
     import flexpkm as fp
-    import flexpkm.analysis.compiled_simulate as csim
     from flexpkm.cases import delta
     from tests.cases.test_delta import potential
     monkeypatch.setenv("FLEXPKM_CC", "")
     monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
-    monkeypatch.setattr(csim, "_MODELS", {})
     model = fp.build_model(delta.robot(flexible=False))
     q0 = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
     options = dict(h=5e-4, dt_out=1e-2, hht_alpha=0.0, tol=1e-10)
