@@ -60,7 +60,12 @@ class ModeSignature:
 
 def mode_signature(model, q_tot) -> ModeSignature:
     """:class:`ModeSignature` of ``q_tot`` (n_tot,) or (B, n_tot) (m, rad;
-    an assembled configuration, :func:`flexpkm.assemble`)."""
+    an assembled configuration, :func:`flexpkm.assemble`): the signs of the
+    determinants of the legs' blocks and of the Type 2 block of ``J_tot``
+    (10.107; Section 7.5, module doc), evaluated in one batch with the
+    seeded :func:`generic_configuration` that tells structural zero rows.
+    Raises :class:`flexpkm.errors.InvalidArgumentError` for a ``q_tot`` of
+    another shape or with non-finite values."""
     model = build_model(model)
     layout = model.layout
     q = np.concatenate([as_batch(q_tot, layout.n_tot), generic_configuration(model)])

@@ -31,7 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from flexpkm.errors import InvalidDescriptionError
+from flexpkm.errors import NameCollisionError
 from flexpkm.model.description import Platform, Robot, constrained_rows
 from flexpkm.spatial import rotation_matrix
 
@@ -119,8 +119,8 @@ def complete_platform(robot: Robot) -> Robot:
     :func:`added_directions` appended to ``Platform.dofs`` (default names
     ``x y z rx ry rz``), the description's dofs ``commanded``. The robot
     itself when nothing is added (rigid models, complete platforms).
-    Raises :class:`InvalidDescriptionError` when a default name is taken by
-    another coordinate."""
+    Raises :class:`NameCollisionError` (an :class:`InvalidDescriptionError`)
+    when a default name is taken by another coordinate."""
     added = added_directions(robot)
     if not added:
         return robot
@@ -130,10 +130,11 @@ def complete_platform(robot: Robot) -> Robot:
     for k in added:
         name = DEFAULT_NAMES[k]
         if name in taken:
-            raise InvalidDescriptionError(
+            raise NameCollisionError(
                 f"platform: the flexible model's platform gets the dependent coordinate "
                 f"{name!r} (direction {k} of [v_x, v_y, v_z, w_x, w_y, w_z]), but a coordinate "
-                f"of the description is already named {name!r}: rename it")
+                f"of the description is already named {name!r}: rename it",
+                name=name, things=(("platform", k), ("description", name)))
         names.append(name)
     platform = Platform(body=pl.body, dofs=tuple(pl.dofs) + added,
                         dof_names=tuple(pl.dof_names) + tuple(names),

@@ -13,6 +13,7 @@ from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.cases import delta as D
 from flexpkm.cases import dualemps, navaro
+from flexpkm.errors import NameCollisionError
 from flexpkm.model.completion import added_directions, complete_platform, space_directions
 from flexpkm.model.description import Platform
 
@@ -104,8 +105,9 @@ def test_bad_commanded_and_name_collisions_are_refused():
     robot = D.robot(flexible=True)
     clash = replace(robot, platform=replace(robot.platform, dof_names=("x", "rx", "z")),
                     reference={})
-    with pytest.raises(fp.InvalidDescriptionError, match="'rx'.*rename"):
+    with pytest.raises(NameCollisionError, match="'rx'.*rename") as e:
         fp.build_model(clash)
+    assert e.value.name == "rx"
 
 
 def test_a_file_may_state_the_commanded_dofs():
