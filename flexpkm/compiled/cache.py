@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from flexpkm.checksums import file_sha256
 from flexpkm.errors import InvalidArgumentError
 
 #: default bound of the cache (MB of libraries and records)
@@ -104,15 +105,6 @@ def private_folder() -> tuple[Path | None, str | None]:
     except OSError as err:
         return None, f"cannot write the cache {folder} ({err.strerror or err})"
     return (None, problem) if problem else (folder, None)
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 (hex) of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def record_path(lib: Path) -> Path:

@@ -18,7 +18,6 @@ all, never replacing what is not a regular file (docs/robustness.md).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import stat
@@ -162,11 +161,3 @@ def _stream_into(path):
 def _copy_into(tmp, path):
     with open(tmp, "rb") as src, open(path, "wb") as dst:
         shutil.copyfileobj(src, dst)
-
-
-def sha256(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

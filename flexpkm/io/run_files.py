@@ -21,9 +21,10 @@ import math
 import os
 from pathlib import Path
 
+from flexpkm.checksums import file_sha256
 from flexpkm.errors import OutputError
 from flexpkm.io.output_paths import (PART, atomic_write, check_output_file,  # noqa: F401
-                                     check_writable, holds_data, output_kind, sha256)
+                                     check_writable, holds_data, output_kind)
 from flexpkm.version import __version__
 
 #: name of the manifest in an output folder
@@ -135,7 +136,7 @@ class Run:
                 name = str(path.resolve().relative_to(self.folder.resolve()))
             except ValueError:
                 name = str(path.resolve())
-            entry = {"name": name, "bytes": path.stat().st_size, "sha256": sha256(path)}
+            entry = {"name": name, "bytes": path.stat().st_size, "sha256": file_sha256(path)}
         self.data["files"] = [f for f in self.data["files"] if f["name"] != entry["name"]]
         self.data["files"].append(entry)
         self._write()
@@ -257,7 +258,7 @@ def _verified(folder, entry, targets):
     else:
         path = folder / name
     try:
-        return path if path.resolve().is_file() and sha256(path) == digest else None
+        return path if path.resolve().is_file() and file_sha256(path) == digest else None
     except OSError:
         return None
 

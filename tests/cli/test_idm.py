@@ -50,7 +50,7 @@ def test_idm_follows_the_output_folder_rules(tmp_path, capsys):
     files; a file of the user's named like an output is never replaced."""
     import json
 
-    from flexpkm.io.run_files import sha256
+    from flexpkm.checksums import file_sha256 as sha256
     d = tmp_path / "o"
     argv = ["idm", "five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28", "--duration",
             "0.05", "--out", str(d)]

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from flexpkm.cli.app import main
-from flexpkm.io.run_files import sha256
+from flexpkm.checksums import file_sha256 as sha256
 from tests.io.test_run_files import FULL_DISK, folder_held
 
 

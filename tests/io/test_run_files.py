@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from flexpkm.errors import OutputError
-from flexpkm.io.run_files import Run, atomic_write, check_output_file, check_writable, sha256
+from flexpkm.io.run_files import Run, atomic_write, check_output_file, check_writable
+from flexpkm.checksums import file_sha256 as sha256
 from flexpkm.io.xdmf import XdmfSeries
 
 
