@@ -20,8 +20,9 @@ from flexpkm.version import __version__
 from flexpkm import cases
 from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser
-from flexpkm.cli.runs import exit_status, signal_of, stop_on_signals
+from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
+from flexpkm.signals import stop_on_signals
 
 #: the sub-command modules, each with ``register(subparsers)``
 COMMANDS = (modal, modes, sweep, simulate, idm, check, cache)

@@ -13,6 +13,7 @@ import threading
 
 from flexpkm.io.run_files import (MANIFEST, Run, Unrecorded, check_output_file,
                                   description_hash, output_kind)
+from flexpkm.signals import STOP_SIGNALS, Stopped, raise_stopped
 
 #: exit status of a run interrupted by Ctrl-C (128 + SIGINT)
 INTERRUPTED = 130
@@ -63,20 +64,6 @@ def start_file_run(paths, args, robot=None):
                      targets=files)
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP during a command (a timeout, a batch scheduler, a
-    container stopping, a closed terminal): handled as Ctrl-C, the complete
-    part written; ``signum`` gives the exit status 128 + signum."""
-
-    def __init__(self, signum):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _stop(signum, frame):
-    raise Stopped(signum)
-
-
 def signal_of(error) -> int:
     """The signal that stopped a run: ``Stopped.signum`` found in ``error``
     or the exceptions it was raised from (an analysis re-raises Ctrl-C as
@@ -97,41 +84,17 @@ def exit_status(error) -> int:
 
 
 @contextlib.contextmanager
-def stop_on_signals():
-    """In the block, SIGTERM and SIGHUP raise :class:`Stopped` (a
-    KeyboardInterrupt) as SIGINT raises KeyboardInterrupt, so that what was
-    computed is kept. Only in the main thread and only for a signal left to
-    its default action: an ignored SIGHUP (``nohup``) stays ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
-    for sig in _STOP_SIGNALS:
-        if signal.getsignal(sig) is signal.SIG_DFL:
-            previous[sig] = signal.signal(sig, _stop)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-#: the signals handled as Ctrl-C besides SIGINT (those this platform has)
-_STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
-
-
-@contextlib.contextmanager
 def interrupts_deferred():
     """Inside the block, Ctrl-C (and SIGTERM, SIGHUP under
-    :func:`stop_on_signals`) does not stop the writing of the files; it is
+    :func:`flexpkm.signals.stop_on_signals`) does not stop the writing of the files; it is
     remembered and raised when the block ends."""
     if threading.current_thread() is not threading.main_thread():
         yield                               # signals are the main thread's
         return
     received = []
     previous = {}
-    for sig in (signal.SIGINT, *_STOP_SIGNALS):
-        if signal.getsignal(sig) in (signal.default_int_handler, _stop):
+    for sig in (signal.SIGINT, *STOP_SIGNALS):
+        if signal.getsignal(sig) in (signal.default_int_handler, raise_stopped):
             previous[sig] = signal.signal(sig, lambda signum, _: received.append(signum))
     try:
         yield

@@ -23,10 +23,8 @@ import hashlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
-import threading
 import time
 import warnings
 from pathlib import Path
@@ -37,6 +35,7 @@ import numpy as np
 from flexpkm.compiled import cache
 from flexpkm.compiled.cache import cache_dir  # noqa: F401  (the cache folder, re-exported)
 from flexpkm.errors import FlexPKMError
+from flexpkm.signals import stop_on_signals
 from flexpkm.version import __version__
 
 #: seconds spent compiling in this process (C generation + compiler), for the benchmarks
@@ -185,7 +184,7 @@ def _build(fn, name, cc, flags, lib, timeout):
     t0 = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix=cache.BUILD_PREFIX, dir=None if lib is None else lib.parent))
     try:
-        with _sigterm_raises():
+        with stop_on_signals():        # SIGTERM, SIGHUP: the build folder removed
             gen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
             gen.add(fn)
             write_source(tmp / f"{name}.c", gen.dump())
@@ -244,22 +243,3 @@ def _run_compiler(argv, cwd, name, timeout):
                      lines[-1])
         raise CompilationError(f"{argv[0]} failed on {name} (status {run.returncode}: "
                                f"{first.strip()[:300]})")
-
-
-@contextlib.contextmanager
-def _sigterm_raises():
-    """SIGTERM raises :class:`KeyboardInterrupt` inside the block (so that
-    ``finally`` clauses run), when it would otherwise kill the process
-    outright (default handler, main thread); the handler is restored after."""
-    main = threading.current_thread() is threading.main_thread()
-    if not main or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
-        return
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -121,7 +121,8 @@ def test_a_signal_while_files_are_written_waits_for_them():
     Stopped, exit status 143); an ignored SIGHUP (nohup) stays ignored."""
     import os
 
-    from flexpkm.cli.runs import Stopped, exit_status, interrupts_deferred, stop_on_signals
+    from flexpkm.cli.runs import exit_status, interrupts_deferred
+    from flexpkm.signals import Stopped, stop_on_signals
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
     done = []
     try:
