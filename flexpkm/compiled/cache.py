@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from flexpkm.checksums import file_sha256
-from flexpkm.errors import InvalidArgumentError
+from flexpkm.settings import positive_setting
 
 #: default bound of the cache (MB of libraries and records)
 DEFAULT_MAX_MB = 500.0
@@ -53,31 +53,15 @@ def cache_dir() -> Path:
     return Path(os.environ.get("FLEXPKM_CACHE") or Path.home() / ".cache" / "flexpkm")
 
 
-def _positive_env(name: str, default: float, allow_zero: bool = False) -> float:
-    """A positive number from the environment variable ``name``.
-    Raises :class:`InvalidArgumentError` (naming it) otherwise."""
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (value > 0 or (allow_zero and value == 0)) or value == float("inf"):
-        raise InvalidArgumentError(f"{name}={text!r}: expected a positive number"
-                                   f"{' or 0' if allow_zero else ''}")
-    return value
-
-
 def max_bytes() -> int:
     """Bound of the cache in bytes (``$FLEXPKM_CACHE_MAX_MB``; 0 keeps only
     the library just built)."""
-    return int(_positive_env("FLEXPKM_CACHE_MAX_MB", DEFAULT_MAX_MB, allow_zero=True) * 1e6)
+    return int(positive_setting("FLEXPKM_CACHE_MAX_MB", DEFAULT_MAX_MB, allow_zero=True) * 1e6)
 
 
 def compile_timeout() -> float:
     """Time limit of one compilation in seconds (``$FLEXPKM_CC_TIMEOUT``)."""
-    return _positive_env("FLEXPKM_CC_TIMEOUT", DEFAULT_TIMEOUT)
+    return positive_setting("FLEXPKM_CC_TIMEOUT", DEFAULT_TIMEOUT)
 
 
 # ---------------------------------------------------------------- trust

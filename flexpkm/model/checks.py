@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
 
 import numpy as np
 
 from flexpkm.errors import InvalidDescriptionError, ModelTooLargeError
+from flexpkm.settings import positive_setting
 
 MDH = ("gamma", "b", "alpha", "d", "theta", "r")
 #: joint tables of a Robot: name -> (unit, may be negative)
@@ -28,18 +28,9 @@ DENSE_COPIES = 12
 
 def memory_limit() -> float:
     """Bytes: ``FLEXPKM_MAX_MEMORY_GB`` (a positive number) x 1e9, else
-    :data:`MAX_MEMORY`."""
-    text = os.environ.get("FLEXPKM_MAX_MEMORY_GB")
-    if text is None:
-        return MAX_MEMORY
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (math.isfinite(value) and value > 0):
-        raise ModelTooLargeError(f"FLEXPKM_MAX_MEMORY_GB must be a positive number of GB, "
-                                 f"got {text!r}")
-    return value * 1e9
+    :data:`MAX_MEMORY`; raises :class:`ModelTooLargeError` for another value."""
+    return positive_setting("FLEXPKM_MAX_MEMORY_GB", MAX_MEMORY / 1e9, unit="GB",
+                            error=ModelTooLargeError) * 1e9
 
 
 def body_rows(robot) -> int:
