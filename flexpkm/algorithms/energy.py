@@ -133,3 +133,14 @@ def energy(model, q_tot, qd_tot, gravity=None) -> Energy:
     return Energy(kinetic=kinetic_energy(model, q_tot, qd_tot),
                   gravity=gravity_energy(model, q_tot, gravity),
                   elastic=elastic_energy(model, q_tot))
+
+
+def recorded_energies(model, q_tot, kinetic_elastic, gravity=None) -> Energy:
+    """The energies of recorded states whose kinetic + elastic energy is
+    known (a simulation's ``energy``, ``1/2 qd_r^T M qd_r + 1/2 q^T K_tot q``):
+    q_tot (B, n_tot), kinetic_elastic (B,) J; the elastic and gravity parts
+    from the coordinates. Returns :class:`Energy` of (B,) arrays."""
+    model = build_model(model)
+    elastic = elastic_energy(model, np.atleast_2d(q_tot))
+    return Energy(kinetic=np.asarray(kinetic_elastic, float) - elastic, elastic=elastic,
+                  gravity=gravity_energy(model, np.atleast_2d(q_tot), gravity))
