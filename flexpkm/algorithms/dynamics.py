@@ -175,6 +175,8 @@ def inverse_dynamics(model: FullModel, qdd_a, weights=None):
     (8.145)-(8.148): see :func:`flexpkm.algorithms.redundancy.redundant_inverse_dynamics`
     (``weights``: W (n_A,) or (n_A, n_A); ignored without redundancy, where
     the solution is unique).
+    An external wrench on the platform is in ``model`` (``full_model(...,
+    wrench=w)``: in ``c``), hence in ``tau``.
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M_cc is not
     positive definite."""
     from flexpkm.algorithms.redundancy import is_redundant, redundant_inverse_dynamics
