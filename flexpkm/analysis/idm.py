@@ -107,4 +107,5 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
     return IdmResult(t=t, x_p=q[:, plat], q_a=q[:, act], qd_a=qd_tot[:, act], qdd_a=qdd_tot[:, act],
                      tau=tau, names=tuple(layout.names[i] for i in act),
                      ground=ground_reactions(model, full, q, qd_r, qdd_r, tau),
-                     energy=energy(model, q, qd_tot), wrench=np.zeros((len(t), 6)) if w is None else w)
+                     energy=energy(model, q, qd_tot),
+                     wrench=np.zeros((len(t), 6)) if w is None else w)

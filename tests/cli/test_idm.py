@@ -82,7 +82,8 @@ def test_idm_wrench_ground_reactions_and_energy(tmp_path, capsys):
     import flexpkm as fp
     base = ["idm", "five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28", "--duration", "0.1"]
     assert main(base + ["--out", str(tmp_path / "a")]) == 0
-    assert main(base + ["--wrench", "3", "-2", "0", "0", "0", "0", "--out", str(tmp_path / "b")]) == 0
+    wrench = ["--wrench", "3", "-2", "0", "0", "0", "0"]
+    assert main(base + wrench + ["--out", str(tmp_path / "b")]) == 0
     a, b = np.load(tmp_path / "a" / "idm.npz"), np.load(tmp_path / "b" / "idm.npz")
     model = fp.build_model(five_bar.robot())
     for k in (0, 50, 100):

@@ -59,14 +59,14 @@ def test_simulate_wrench_and_energies(tmp_path, capsys):
     compiled backend refuses the wrench in one line."""
     hold = ["simulate", FIVE_BAR, "--to", "1.9", "1.2", "--duration", "0.01", "--t-end", "0.01",
             "--no-xdmf", "--no-progress", "--no-friction"]
-    assert main(hold + ["--wrench", "3", "-5", "0", "0", "0", "0", "--out", str(tmp_path / "a")]) == 0
+    wrench = ["--wrench", "3", "-5", "0", "0", "0", "0"]
+    assert main(hold + wrench + ["--out", str(tmp_path / "a")]) == 0
     d = np.load(tmp_path / "a" / "simulation.npz")
     np.testing.assert_allclose(d["kinetic"] + d["elastic_energy"], d["energy"], rtol=1e-12)
     np.testing.assert_allclose(d["total_energy"],
                                d["kinetic"] + d["gravity_energy"] + d["elastic_energy"])
     assert d["elastic_energy"].max() > 0
     capsys.readouterr()
-    assert main(hold + ["--wrench", "3", "-5", "0", "0", "0", "0", "--backend", "compiled",
-                        "--out", str(tmp_path / "b")]) == 2
+    assert main(hold + wrench + ["--backend", "compiled", "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip()
     assert "compiled backend does not take" in err and "\n" not in err
