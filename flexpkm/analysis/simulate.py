@@ -58,7 +58,9 @@ class SimulationResult:
     cost: steps (of h, retries not included), Newton iterations, h;
     energies: :class:`flexpkm.algorithms.energy.Energy` of the samples,
     (n,) each: kinetic, gravity (8.220), elastic and their total (None in
-    the partial result of an error).
+    the partial result of an error); ground: the ground reactions (8.206)
+    of the samples when asked for
+    (:func:`flexpkm.analysis.ground_history.simulation_ground_reactions`).
     """
 
     t: np.ndarray
@@ -74,6 +76,7 @@ class SimulationResult:
     residual: np.ndarray = None
     retried_steps: int = 0
     energies: object = None
+    ground: object = None
 
 
 #: at most this many integration steps per output sample (h >= dt_out / MAX_SUBSTEPS)

@@ -144,6 +144,8 @@ def run(args) -> int:
                        friction=not args.no_friction, coulomb_smoothing=1e-3, sensors=sensors,
                        progress=progress_callback(args, "simulate"), backend=args.backend,
                        tol=args.tol, iterations=args.iterations, wrench=args.wrench)
+        wall = time.perf_counter() - t0
+        res = _with_ground(robot, res, args)
     except Interrupted as e:
         _write(robot, e.partial, args, run_)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}", e)
@@ -156,7 +158,6 @@ def run(args) -> int:
     except BaseException as e:
         run_.fail(e)
         raise
-    wall = time.perf_counter() - t0
     files = _write(robot, res, args, run_)
     run_.finish("completed")
     print(f"{robot.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
@@ -170,6 +171,15 @@ def run(args) -> int:
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def _with_ground(robot, res, args):
+    """``res`` with its ground reactions (8.206) at the samples (the run's
+    friction and wrench; numpy full model again, in blocks)."""
+    from dataclasses import replace
+    from flexpkm.analysis.ground_history import simulation_ground_reactions
+    return replace(res, ground=simulation_ground_reactions(
+        robot, res, friction=not args.no_friction, coulomb_smoothing=1e-3, wrench=args.wrench))
 
 
 def _write(robot, res, args, run_) -> list:

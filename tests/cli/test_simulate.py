@@ -66,6 +66,10 @@ def test_simulate_wrench_and_energies(tmp_path, capsys):
     np.testing.assert_allclose(d["total_energy"],
                                d["kinetic"] + d["gravity_energy"] + d["elastic_energy"])
     assert d["elastic_energy"].max() > 0
+    # the ground reactions of the samples: the legs sum to the total in the plane
+    assert d["ground"].shape == (len(d["t"]), 6)
+    np.testing.assert_allclose((d["ground_1"] + d["ground_2"])[:, [0, 1, 5]],
+                               d["ground"][:, [0, 1, 5]], atol=1e-9)
     capsys.readouterr()
     assert main(hold + wrench + ["--backend", "compiled", "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip()
