@@ -39,6 +39,7 @@ from flexpkm.algorithms.energy import Energy, energy
 from flexpkm.algorithms.ground import GroundReactions, ground_reactions
 from flexpkm.algorithms.statics import StaticDeflection, static_deflection, static_efforts
 from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
+from flexpkm.analysis.ground_history import simulation_ground_reactions
 from flexpkm.analysis.trajectories import Trajectory, quintic
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.simulate import SimulationResult, simulate
@@ -68,7 +69,7 @@ __all__ = [
     "path_inverse_dynamics", "IdmResult",
     # other models (8.6, 6.4): energy, ground reactions, statics under a wrench
     "energy", "Energy", "ground_reactions", "GroundReactions", "static_efforts",
-    "static_deflection", "StaticDeflection",
+    "static_deflection", "StaticDeflection", "simulation_ground_reactions",
     # analyses (10.7)
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "frequency_sweep", "SweepResult",
