@@ -126,6 +126,6 @@ def external_wrench(model, wrench, B, what="wrench"):
         names = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
         raise InvalidArgumentError(
             f"{what}: {', '.join(names[k] for k in free)} of the wrench acts along no platform "
-            f"coordinate of {model.name} (its coordinates: "
+            f"coordinate of {model.name} (the components it takes: "
             f"{', '.join(names[k] for k in model.platform.dofs)}); it would be ignored")
     return w, w @ selection(model.platform)
