@@ -93,6 +93,7 @@ def static_efforts(model, q_tot, wrench):
     :class:`SingularConfigurationError` at a singularity.
     """
     model = build_model(model)
+    external_wrench(model, wrench, np.atleast_2d(q_tot).shape[0], "static_efforts: wrench")
     full = full_model(model, q_tot, 0.0, gravity=np.zeros(3), friction=False, wrench=wrench)
     if not model.layout.elastic_slice:              # rigid: (10.124) at rest, redundancy too
         return inverse_dynamics(full, np.zeros(np.shape(full.c)[:-1] + (full.n_a,)))[0]
