@@ -19,14 +19,14 @@ components (``[f; m + r_O x f]``, (3.13)):
   ``tree_legs[i]`` minus the cut-joint wrenches the leg receives (the
   closures' Lagrange multipliers, :mod:`flexpkm.algorithms.reactions`).
   Their sum is ``total`` again (Newton's third law on the cut joints;
-  tests/algorithms/test_ground.py checks it). In a planar model the cut
-  joints have in-plane rows only: the legs' in-plane components (``f`` in
-  the plane, ``m`` along its normal) are the actual ones and sum to the
-  total's, while the out-of-plane ones (the platform's weight normal to the
-  plane...) are not distributed among the legs (the planar model does not
-  say how); ``total`` holds them all. With redundant (dropped) constraint
-  rows the distribution among the legs is the one of the kept rows
-  (an overconstrained robot's reactions are not unique).
+  tests/algorithms/test_ground.py checks it) along the platform's
+  coordinates, where the platform's balance is written. Along its other
+  directions the legs are incomplete and ``total`` alone is right: a planar
+  model's out-of-plane components (its cut joints have in-plane rows only:
+  the weight normal to the plane is not distributed among the legs), the
+  moments on the translating platform of Müller's rigid Delta (carried by
+  the dropped redundant rows, which the model does not solve: an
+  overconstrained robot's reactions are not unique).
 
 Sign: all these are wrenches **exerted by the base on the robot** (the
 bodies' ``m a - m g``, as in (8.209)-(8.210)); the robot exerts the opposite

@@ -155,3 +155,32 @@ def test_gravity_energy_zero_at_the_origin_and_linear_in_g():
         gravity_energy(model, q, (0, 1))
     with pytest.raises(InvalidArgumentError, match="qd_tot"):
         energy(model, q, np.zeros(5))
+
+
+@pytest.mark.parametrize("name", ["delta", "three_rrr"])
+def test_spatial_robots_kinetic_form_and_gravity_gradient(name):
+    """A translating platform with mass (Müller's rigid Delta) and a rotating
+    one with inertia (the spatial-beam 3-RRR): kinetic energy =
+    ``1/2 qd_r^T M qd_r``, and the gradient of the gravity energy (central
+    differences) = the gravity part of ``c_tot`` at rest (at phi = 0, where
+    the platform's angular coordinates are the rotation vector's)."""
+    from flexpkm.cases import delta
+    if name == "delta":
+        model = fp.build_model(delta.robot())
+        q = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
+    else:
+        model = fp.build_model(files.load(FLEXIBLE.parent / "three_rrr.toml"))
+        q = fp.assemble(model, q_a=[model.robot.reference[model.layout.names[c]]
+                                    for c in model.layout.actuated])
+    full0 = fp.full_model(model, q, 0.0)
+    qd_r = np.random.default_rng(3).normal(size=len(full0.r_index))
+    full = fp.full_model(model, q, qd_r, dep=full0.dep)
+    assert kinetic_energy(model, q, full.J @ qd_r) == pytest.approx(
+        0.5 * qd_r @ full.M @ qd_r, rel=1e-12)
+    g = np.array([0.3, -1.2, -9.81])
+    force = fp.full_model(model, q, 0.0, gravity=g, friction=False).c_tot - \
+        fp.full_model(model, q, 0.0, gravity=np.zeros(3), friction=False).c_tot
+    h = 1e-6
+    grad = np.array([(gravity_energy(model, q + h * e, g) - gravity_energy(model, q - h * e, g))
+                     / (2 * h) for e in np.eye(model.layout.n_tot)])
+    np.testing.assert_allclose(grad, force, rtol=0, atol=1e-7 * np.abs(force).max())

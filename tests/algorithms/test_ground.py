@@ -126,3 +126,33 @@ def test_flexible_total_is_the_rate_of_momentum():
     mass = sum(e.body.invariants.m for e in model.body_entries)
     np.testing.assert_allclose(gr.total[:3], dp - mass * g, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(sum(gr.legs.values()), gr.total, atol=1e-9)
+
+
+def test_delta_at_rest_holds_its_weight_and_the_wrench():
+    """Müller's rigid Delta (spatial, redundant rows dropped): at rest under
+    gravity and a force F at P the base holds ``-m_tot g - F`` and the moment
+    of the weights and of F about O. The legs sum to its force; not to its
+    moment: the platform's rotations are no coordinates of the rigid Delta,
+    so its moment balance is carried by dropped constraint rows the model
+    does not solve (ground.py)."""
+    from flexpkm.cases import delta
+    model = fp.build_model(delta.robot())
+    q = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
+    F = np.array([10.0, -5.0, 20.0])
+    full = fp.full_model(model, q, 0.0, friction=False, wrench=np.r_[F, 0, 0, 0])
+    tau, _ = fp.inverse_dynamics(full, np.zeros(3))
+    gr = ground_reactions(model, full, q, np.zeros(3), np.zeros(3), tau)
+    g = np.asarray(model.gravity)
+    m_tot, moment = 0.0, np.zeros(3)
+    for e in model.body_entries:
+        inv = e.body.invariants
+        c = inv.m * full.kin.p[0, e.frame] + full.kin.R[0, e.frame] @ inv.ms_r
+        m_tot, moment = m_tot + inv.m, moment - np.cross(c, g)
+    P = q[-3:]
+    inv = model.platform.body.invariants
+    m_tot += inv.m
+    moment -= np.cross(inv.m * P + inv.ms_r, g) + np.cross(P, F)
+    expected = np.r_[-m_tot * g - F, moment]
+    np.testing.assert_allclose(gr.total, expected, atol=1e-10 * np.abs(expected).max())
+    np.testing.assert_allclose(sum(gr.legs.values())[:3], gr.total[:3],
+                               atol=1e-10 * np.abs(expected).max())
