@@ -27,7 +27,7 @@ from flexpkm.algorithms.constraint_rows import select_for_columns, select_rows
 from flexpkm.algorithms.dependent import (RCOND_SINGULAR, assert_invertible, choose_dependent,
                                           limb_blocks)
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 
 
@@ -52,7 +52,7 @@ def constraint_jacobian(model, kin, P, R_p=None):
     Returns (J_tot (B, c, n_tot), labels: list of ``(closure label, leg,
     row name)``). Columns follow ``model.layout`` (``q_tot = [q_t; x_p]``).
     """
-    model = build_model(model)
+    model = build_structure(model)
     B = kin.R.shape[0]
     blocks = []
     for c, rows in zip(model.closures, model.closure_rows):
@@ -75,7 +75,7 @@ def constraint_bias(model, kin, qd_tot, P, R_p=None):
     origin, m; R_p : (B, 3, 3) as in :func:`constraint_jacobian`.
     Returns (B, c).
     """
-    model = build_model(model)
+    model = build_structure(model)
     B = kin.R.shape[0]
     g_add = np.asarray(kin.gravity, float)          # a_bias contains -g: add it back
     acc = lambda j: (kin.a_bias[:, j] + g_add, kin.alpha_bias[:, j])
@@ -102,7 +102,7 @@ def closure_residual(model, q_tot, kin=None):
     q_tot : (n_tot,) or (B, n_tot). Returns (B, c): m for v rows,
     dimensionless (sines of the angle errors) for w rows.
     """
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     kin = kin or tree_kinematics(model, q[:, :layout.n_t])
@@ -120,7 +120,7 @@ def with_platform(model, q_t, closure=None):
     exp(hat(platform_rotation)) = R_k``. For
     a closed-form inverse geometric model; the other closures are not
     looked at (:func:`check_loops` does). Without a platform: ``q_t``."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q_t = as_batch(q_t, layout.n_t)
     if model.platform is None:
@@ -150,7 +150,7 @@ def check_loops(model, q_tot, kin=None, tol=LOOP_TOL, what="q"):
     (n_tot,)/(B, n_tot) is open by more than ``tol`` (m for the position
     rows, rad for the rotation rows), naming the closure, its leg, the pose
     index and the gap. Returns the largest gap of each pose (B,)."""
-    model = build_model(model)
+    model = build_structure(model)
     r = closure_residual(model, q_tot, kin)
     if not r.size:
         return np.zeros(r.shape[0])
@@ -184,7 +184,7 @@ def half_turns(model, q_tot, kin=None) -> list:
     "z_k . z_g", dot product)`` for each pose and closure where an axis the
     joint keeps aligned points the other way (dot product < 0), pose order.
     q_tot : (n_tot,) or (B, n_tot)."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     kin = kin or tree_kinematics(model, q[:, :layout.n_t])
@@ -213,7 +213,7 @@ def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
     Returns (q_tot, residual norm).
     Raises :class:`SingularConfigurationError` when it does not converge.
     """
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = np.array(q_tot, float).reshape(1, layout.n_tot)
     for _ in range(max_iter):
@@ -316,7 +316,7 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
     without it.
     Raises :class:`SingularConfigurationError` when ``J_t^f`` is singular, or
     when a dropped row is not redundant at another pose of the batch."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     sel = select_rows(J_tot, labels) if rows is None else rows
     if rows is None and dep is not None and len(sel.kept) != len(dep):

@@ -16,12 +16,12 @@ def description(case, model, args):
     written (a section by its ``shape`` and sides stays so) when the robot
     comes from a file, without ``--variant`` or ``--elements``; else the TOML
     form of the robot (``flexpkm.model.files.dumps``: sections as A, Iy, Iz, J)."""
-    from flexpkm.model.build import build_model
+    from flexpkm.model.build import build_structure
     from flexpkm.model.files import Where, dumps, from_dict, parse
     file = (case.extra or {}).get("file")
     if file and args.elements == 1 and not getattr(args, "variant", None):
         data = parse(Path(file).read_text(encoding="utf-8"), Where(file))
-        if build_model(from_dict(data)).layout.names == model.layout.names:
+        if build_structure(from_dict(data)).layout.names == model.layout.names:
             return data, file
     return parse(dumps(model.robot), Where("<robot>")), "the TOML form of the robot"
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from flexpkm.algorithms.dynamics import r_ordering
 from flexpkm.compiled import symbolic as sym
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 #: names of the inputs of every model function, in order
 INPUTS = ("q", "qd_r", "g", "friction", "smoothing")
@@ -118,7 +118,7 @@ def symbolic_model(model, dep, kept=None) -> SymbolicModel:
     FullModel; default all: Müller's Remark 2, the redundant rows of an
     overconstrained loop are left out of ``J_t``, ``b'``; the residual keeps
     them all). ``J_tot`` is over the kept rows, as the FullModel's."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     dep = np.asarray(dep, dtype=int)
     indep = [i for i in range(layout.n_tot) if i not in set(dep.tolist())]

@@ -16,7 +16,7 @@ from flexpkm.compiled import codegen
 from flexpkm.compiled.full import point_acceleration, symbolic_model
 from flexpkm.compiled import step as steps
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 #: outputs of :meth:`CompiledModel.full`
 FULL_OUTPUTS = ("M", "c", "J", "b", "J_tot", "residual")
@@ -36,7 +36,7 @@ class CompiledModel:
     """
 
     def __init__(self, model, dep=None, q_ref=None, compile=True, kept=None):
-        self.model = build_model(model)
+        self.model = build_structure(model)
         if dep is None:
             if q_ref is None:
                 raise InvalidArgumentError("CompiledModel: give dep or an assembled q_ref")

@@ -137,7 +137,7 @@ def test_limb_partitioning_of_the_navaro():
     solves equal to the global solve."""
     from flexpkm.cases import navaro as N
     from flexpkm.algorithms.dependent import limb_blocks
-    from flexpkm.model import build_model
+    from flexpkm.model import build_structure
     robot = N.robot()
     J_tot, labels = jacobian(robot, N.configuration(robot, 0.01, 0.02, 0.1))
     sol = solve_closure(robot, J_tot, labels)
@@ -146,6 +146,6 @@ def test_limb_partitioning_of_the_navaro():
     per_leg = [sorted(n.replace(f"{leg}", "i", 1) for n in names if n[1 + n.startswith("qe"):][0] == leg)
                for leg in "123"]
     assert per_leg[0] == per_leg[1] == per_leg[2] and len(per_leg[0]) == 11
-    assert limb_blocks(build_model(robot), labels, sol.dep) is not None
+    assert limb_blocks(build_structure(robot), labels, sol.dep) is not None
     glob = -np.linalg.solve(J_tot[0][:, sol.dep], J_tot[0][:, sol.indep])
     np.testing.assert_allclose(sol.J_d[0], glob, atol=1e-10 * np.abs(glob).max())

@@ -13,7 +13,7 @@ from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model import build_model
+from flexpkm.model import build_structure
 from flexpkm.model.description import Closure, Platform, Robot
 from flexpkm.spatial import skew
 from tests.algorithms.chains import chain_frames, closed_chains, joint_motion, rx, rz, transform
@@ -82,7 +82,7 @@ def platform_robot(joint, seed=3):
                 Closure("B5", None, "weld", leg="B", platform_point=(0.05, 0.0, 0.02)))
     robot = Robot("chains on a platform", frames, {}, platform=Platform(), closures=closures)
     q_tot = np.r_[q, rng.normal(size=3) * 0.2, rng.normal(size=3)]
-    return build_model(robot), q_tot, rng
+    return build_structure(robot), q_tot, rng
 
 
 @pytest.mark.parametrize("joint", JOINTS)

@@ -76,8 +76,8 @@ def test_power_balance_of_full_model():
     qp = q.copy(); qp[r] += eps * qd_r; qp = solve_dep(robot, qp, dep)
     qm = q.copy(); qm[r] -= eps * qd_r; qm = solve_dep(robot, qm, dep)
     Mdot = (full_model(robot, qp, qd_r, dep=dep).M - full_model(robot, qm, qd_r, dep=dep).M) / (2 * eps)
-    from flexpkm.model import build_model
-    K = build_model(robot).K_tot
+    from flexpkm.model import build_structure
+    K = build_structure(robot).K_tot
     Udot = (0.5 * qp @ K @ qp - 0.5 * qm @ K @ qm) / (2 * eps)
     lhs = qd_r @ m0.c
     rhs = 0.5 * qd_r @ Mdot @ qd_r + Udot
