@@ -25,7 +25,7 @@ from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout
                            refine, load_robot, loads_robot, dump_robot, dumps_robot)
 from flexpkm.algorithms.reference import build_model
 from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
-from flexpkm.algorithms.platform import platform_pose
+from flexpkm.algorithms.platform import PlatformPose, platform_pose
 from flexpkm.algorithms.assembly import assemble, reference_configuration
 from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
@@ -55,7 +55,7 @@ __all__ = [
     "CoordinateLayout", "Model", "build_model", "REVOLUTE", "PRISMATIC", "FIXED", "refine",
     "load_robot", "loads_robot", "dump_robot", "dumps_robot",
     # algorithms (10.3, 10.4, 10.123, Ch. 11)
-    "TreeKinematics", "tree_kinematics", "platform_pose", "constraint_jacobian", "closure_residual",
+    "TreeKinematics", "tree_kinematics", "platform_pose", "PlatformPose", "constraint_jacobian", "closure_residual",
     "project_on_loops", "select_rows", "RowSelection", "assemble", "reference_configuration",
     "check_loops", "with_platform",
     "LOOP_TOL", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",

@@ -204,7 +204,7 @@ def _newton(model, q, free, tol, max_iter):
         err = np.abs(r).max() if r.size else 0.0
         if not np.isfinite(err) or err < tol:
             break
-        J = constraint_jacobian(model, kin, *platform_pose(model, q)[::-1])[0][0][:, free]
+        J = constraint_jacobian(model, kin, platform_pose(model, q))[0][0][:, free]
         dx = -np.linalg.lstsq(J, r, rcond=None)[0]
         dx *= min(1.0, 4 * MAX_STEP / max(np.abs(dx).max(), 1e-300))     # trust region
         for _ in range(12):                     # halve the step until |h| decreases
@@ -224,7 +224,7 @@ def _check_unique(model, q, free, where):
     rank, else :class:`SingularConfigurationError` with its condition number."""
     layout = model.layout
     kin = tree_kinematics(model, q[None, :layout.n_t])
-    J = constraint_jacobian(model, kin, *platform_pose(model, q[None])[::-1])[0][0][:, free]
+    J = constraint_jacobian(model, kin, platform_pose(model, q[None]))[0][0][:, free]
     if J.shape[1] == 0:
         return
     sv = np.append(np.linalg.svd(J, compute_uv=False), 0.0)   # 0.0: no rows at all

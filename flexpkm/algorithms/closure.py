@@ -38,15 +38,16 @@ DROPPED_GAP = 1e-6
 LOOP_TOL = 1e-6
 
 
-def constraint_jacobian(model, kin, P, R_p=None):
+def constraint_jacobian(model, kin, pose):
     """``J_tot`` of Eq. (10.107) for all closures: the exact derivative of
     :func:`closure_residual` (rows of :mod:`flexpkm.algorithms.cut_joints`;
     at aligned cut frames the relative twist components the joint blocks,
     in the cut frame).
 
     kin : :class:`flexpkm.algorithms.tree.TreeKinematics` (B poses).
-    P : (B, 3) platform origin, m; R_p : (B, 3, 3) platform orientation
-    (:func:`flexpkm.algorithms.platform.platform_pose`); R_p may be omitted
+    pose : :class:`flexpkm.algorithms.platform.PlatformPose` ``(R_p, P)``
+    (:func:`flexpkm.algorithms.platform.platform_pose`): R_p (B, 3, 3)
+    platform orientation, P (B, 3) origin, m; R_p may be None
     at an assembled configuration unless a universal or prismatic joint
     reaches the platform (:class:`InvalidArgumentError`).
     Returns (J_tot (B, c, n_tot), labels: list of ``(closure label, leg,
@@ -57,22 +58,22 @@ def constraint_jacobian(model, kin, P, R_p=None):
     blocks = []
     for c, rows in zip(model.closures, model.closure_rows):
         _check_planar_cut(model, kin, c, model.frame_index[c.frame])
-        blocks.append(cj.jacobian_rows(c, rows, cj.cut_sides(model, kin, c, P, R_p)))
+        blocks.append(cj.jacobian_rows(c, rows, cj.cut_sides(model, kin, c, pose)))
     labels = row_labels(model)
     if not blocks:
         return np.zeros((B, 0, model.layout.n_tot)), labels
     return np.concatenate(blocks, axis=1), labels
 
 
-def constraint_bias(model, kin, qd_tot, P, R_p=None):
+def constraint_bias(model, kin, qd_tot, pose):
     """``dJ_tot/dt qd_tot`` (the ``b'`` of Eqs. 10.116-10.117): the
     constraint rows' time derivative at zero accelerations, same rows as
     :func:`constraint_jacobian` (the second time derivative of
     :func:`closure_residual` minus ``J_tot qdd_tot``).
 
     kin : tree kinematics computed with ``qd_t`` (acceleration bias present).
-    qd_tot : (B, n_tot) velocities of all coordinates; P : (B, 3) platform
-    origin, m; R_p : (B, 3, 3) as in :func:`constraint_jacobian`.
+    qd_tot : (B, n_tot) velocities of all coordinates; pose :
+    :class:`flexpkm.algorithms.platform.PlatformPose` as in :func:`constraint_jacobian`.
     Returns (B, c).
     """
     model = build_structure(model)
@@ -81,9 +82,9 @@ def constraint_bias(model, kin, qd_tot, P, R_p=None):
     acc = lambda j: (kin.a_bias[:, j] + g_add, kin.alpha_bias[:, j])
     out = []
     for c, rows in zip(model.closures, model.closure_rows):
-        s = cj.cut_sides(model, kin, c, P, R_p)
+        s = cj.cut_sides(model, kin, c, pose)
         acc_g = (acc(model.frame_index[c.other]) if c.other is not None
-                 else cj.platform_point_acceleration(s, qd_tot, P))
+                 else cj.platform_point_acceleration(s, qd_tot, pose.P))
         out.append(cj.bias_rows(c, rows, s, qd_tot, acc(model.frame_index[c.frame]), acc_g))
     return np.concatenate(out, axis=1) if out else np.zeros((B, 0))
 
@@ -106,8 +107,8 @@ def closure_residual(model, q_tot, kin=None):
     layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     kin = kin or tree_kinematics(model, q[:, :layout.n_t])
-    R_p, P = platform_pose(model, q)
-    out = [cj.residual_rows(c, rows, cj.cut_sides(model, kin, c, P, R_p))
+    pose = platform_pose(model, q)
+    out = [cj.residual_rows(c, rows, cj.cut_sides(model, kin, c, pose))
            for c, rows in zip(model.closures, model.closure_rows)]
     return np.concatenate(out, axis=1) if out else np.zeros((q.shape[0], 0))
 
@@ -188,13 +189,13 @@ def half_turns(model, q_tot, kin=None) -> list:
     layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     kin = kin or tree_kinematics(model, q[:, :layout.n_t])
-    R_p, P = platform_pose(model, q)
+    pose = platform_pose(model, q)
     out = []
     for c, rows in zip(model.closures, model.closure_rows):
         axes = cj.aligned_axes(c, rows)
         if not axes:
             continue
-        dots = cj.alignment(c, rows, cj.cut_sides(model, kin, c, P, R_p))
+        dots = cj.alignment(c, rows, cj.cut_sides(model, kin, c, pose))
         for b, i in zip(*np.nonzero(~(dots > 0))):
             name = "xyz"[axes[i]]
             out.append((int(b), c.label, c.leg, f"{name}_k . {name}_g", float(dots[b, i])))
@@ -222,7 +223,7 @@ def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
         err = np.abs(r).max() if r.size else 0.0
         if err < tol:
             return q[0], err
-        J_tot, labels = constraint_jacobian(model, kin, *platform_pose(model, q)[::-1])
+        J_tot, labels = constraint_jacobian(model, kin, platform_pose(model, q))
         if dep is None:
             kept = select_rows(J_tot, labels).kept      # the independent rows only
             dep = choose_dependent(model, J_tot[:, kept], [labels[i] for i in kept])[0]

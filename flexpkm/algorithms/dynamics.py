@@ -108,8 +108,8 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     kin0 = tree_kinematics(model, q[:, :n_t])
     if loop_tol is not None:
         check_loops(model, q, kin0, tol=loop_tol, what="full_model")
-    R_0p, P = platform_pose(model, q)
-    J_tot, labels = constraint_jacobian(model, kin0, P, R_0p)
+    pose = platform_pose(model, q)
+    J_tot, labels = constraint_jacobian(model, kin0, pose)
     sol = solve_closure(model, J_tot, labels, dep=dep)
     r_index, n_a = r_ordering(model, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
@@ -118,19 +118,19 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
                     len(r_index)) * np.ones((q.shape[0], 1))
     qd_tot = (J @ qd_r[:, :, None])[..., 0]
     kin = add_acceleration_bias(model, kin0, qd_tot[:, :n_t], gravity=gravity)
-    bprime = constraint_bias(model, kin, qd_tot, P, R_0p)
+    bprime = constraint_bias(model, kin, qd_tot, pose)
     b = np.zeros_like(qd_tot)
     if len(sol.dep):
         b[:, sol.dep] = -np.linalg.solve(J_tot[:, sol.kept][:, :, sol.dep],
                                          bprime[:, sol.kept, None])[..., 0]
     M_t, c_t = tree_dynamics(model, q[:, :n_t], qd_tot[:, :n_t], kin=kin, friction=friction,
                              coulomb_smoothing=coulomb_smoothing)
-    M_tot = virtual_mass_matrix(model, None, R_0p, M_t=M_t)
+    M_tot = virtual_mass_matrix(model, None, pose.R, M_t=M_t)
     c_tot = np.zeros_like(qd_tot)
     c_tot[:, :n_t] = c_t
     if model.platform is not None:
         t_p = qd_tot[:, n_t:] @ selection(model.platform).T
-        c_tot[:, n_t:] = platform_bias_forces(model, R_0p, t_p, kin.gravity)
+        c_tot[:, n_t:] = platform_bias_forces(model, pose.R, t_p, kin.gravity)
     Jt = np.swapaxes(J, -1, -2)
     M = Jt @ M_tot @ J
     c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]

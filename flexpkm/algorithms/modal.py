@@ -102,14 +102,14 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
         q[:, sl] = 0.0
     kin = tree_kinematics(model, q[:, :layout.n_t])
     check_loops(model, q, kin, what="reduced_matrices")
-    R_0p, P = platform_pose(model, q)
-    J_tot, labels = constraint_jacobian(model, kin, P, R_0p)
+    pose = platform_pose(model, q)
+    J_tot, labels = constraint_jacobian(model, kin, pose)
     sol = solve_closure(model, J_tot, labels, q_dep=q_dep)
     act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
     ind, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
-    M_tot = virtual_mass_matrix(model, q[:, :layout.n_t], R_0p, kin, undeformed=True)
+    M_tot = virtual_mass_matrix(model, q[:, :layout.n_t], pose.R, kin, undeformed=True)
     M_r = project(M_tot, ind, dep, J_d)
     K_r = project(model.K_tot[None], ind, dep, J_d)
     names = tuple(layout.names[i] for i in ind)

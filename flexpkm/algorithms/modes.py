@@ -70,8 +70,7 @@ def mode_signature(model, q_tot) -> ModeSignature:
     layout = model.layout
     q = np.concatenate([as_batch(q_tot, layout.n_tot), generic_configuration(model)])
     kin = tree_kinematics(model, q[:, :layout.n_t])
-    R_p, P = platform_pose(model, q)
-    J = constraint_jacobian(model, kin, P, R_p)[0]
+    J = constraint_jacobian(model, kin, platform_pose(model, q))[0]
     J, J_generic = J[:-1], J[-1:]
     legs, blocks = leg_blocks(model, J_generic)
     working = np.zeros((J.shape[0], len(legs)), dtype=int)

@@ -57,8 +57,7 @@ def reference_state(model) -> ReferenceState:
     try:
         q = assemble_reference(model)
         kin = tree_kinematics(model, q[None, :model.layout.n_t])
-        R_p, P = platform_pose(model, q[None])
-        J = constraint_jacobian(model, kin, P, R_p)[0][0]
+        J = constraint_jacobian(model, kin, platform_pose(model, q[None]))[0][0]
     except FlexPKMError:
         return ReferenceState()
     try:

@@ -7,7 +7,7 @@ import scipy.optimize as so
 
 from flexpkm.cases import dualemps as D
 from flexpkm.algorithms.closure import constraint_jacobian, solve_closure
-from flexpkm.algorithms.platform import platform_pose
+from flexpkm.algorithms.platform import PlatformPose, platform_pose
 from flexpkm.errors import SingularConfigurationError
 from flexpkm.algorithms.tree import tree_kinematics
 
@@ -32,7 +32,7 @@ def assembled(robot, q11=0.02, q21=0.05, seed=0):
 def jacobian(robot, q_tot):
     """(J_tot, labels) of Eq. (10.107) at one state."""
     kin = tree_kinematics(robot, q_tot)
-    return constraint_jacobian(robot, kin, platform_pose(robot, np.atleast_2d(q_tot))[1])
+    return constraint_jacobian(robot, kin, PlatformPose(None, platform_pose(robot, np.atleast_2d(q_tot)).P))
 
 
 @pytest.fixture
@@ -119,7 +119,7 @@ def test_cut_joint_types_block_exactly_their_twist_components(joint, free):
     from tests.algorithms.chains import closed_chains
     robot, q = closed_chains(joint, np.eye(4))          # aligned cut frames
     kin = tree_kinematics(robot, q)
-    J_tot, labels = constraint_jacobian(robot, kin, np.zeros((1, 3)))
+    J_tot, labels = constraint_jacobian(robot, kin, PlatformPose(None, np.zeros((1, 3))))
     assert J_tot.shape[1] == len(CUT_JOINT_ROWS[joint]) == 6 - len(free)
     sol = solve_closure(robot, J_tot, labels)
     i, g = robot.frame_index["A5"], robot.frame_index["Bc"]

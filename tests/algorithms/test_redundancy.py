@@ -25,7 +25,7 @@ def model():
 def test_independent_coordinates_are_actuated(model):
     q = V.configuration(model, 0.03, -0.02, 0.2)
     kin = fp.tree_kinematics(model, q[:model.layout.n_t])
-    J_tot, labels = constraint_jacobian(model, kin, fp.algorithms.platform.platform_pose(model, q[None])[1])
+    J_tot, labels = constraint_jacobian(model, kin, fp.PlatformPose(None, fp.platform_pose(model, q[None]).P))
     dep, choice = choose_dependent(model, J_tot, labels)
     indep = sorted(set(range(model.layout.n_tot)) - set(dep))
     assert choice == "redundant actuation"
