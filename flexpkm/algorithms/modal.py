@@ -211,7 +211,7 @@ def passive_scale(model, M_tot) -> np.ndarray:
     free = np.setdiff1d(np.arange(layout.n_tot), act)
     k = stiffness_scale(model)
     m = np.abs(M_tot[:, free][:, :, free]).max(axis=(1, 2), initial=0.0)
-    rotor = np.array([model.rotor_inertia.get(layout.names[i][1:], 0.0) for i in act])
+    rotor = np.array([model.rotor_inertia.get(layout.frame_of(i), 0.0) for i in act])
     m_a = np.abs(M_tot[:, act, act] - rotor).max(axis=1, initial=0.0)
     return np.column_stack([np.full(len(m), k), m, m_a])
 
@@ -298,13 +298,13 @@ def modes_of(model, q_tot, n_modes=None, actuator_stiffness=None,
                                        K_cc if K_cc.shape[-1] else None)
         if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
             J_A = red.J[:, act, :]
-            rotor = np.array([model.rotor_inertia.get(n[1:], 0.0) for n in act_names])
+            rotor = np.array([model.rotor_inertia.get(model.layout.frame_of(c), 0.0) for c in act])
             K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
             M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
         else:
             K[:, range(na), range(na)] += k_a
-            for k, name in enumerate(names[:na]):
-                M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
+            for k, c in enumerate(red.ind[:na]):
+                M[:, k, k] -= model.rotor_inertia.get(model.layout.frame_of(c), 0.0)
         where = "M_r"
     if K.shape[-1] == 0:
         raise InvalidArgumentError(f"{model.name} has no coordinate left with the actuators "

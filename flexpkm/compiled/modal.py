@@ -66,7 +66,7 @@ def modal_function(cm: CompiledModel):
                               (sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual))
         act = list(model.layout.actuated)
         free = [i for i in range(model.layout.n_tot) if i not in set(act)]
-        rotor = [model.rotor_inertia.get(model.layout.names[i][1:], 0.0) for i in act]
+        rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
         m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(ca.sparsify(M_tot[free, free])))))
         m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
         outputs = [_lower_product(J, M_tot), _lower_product(J, ca.SX(model.K_tot)),
