@@ -6,10 +6,10 @@ One namespace::
 
     import flexpkm as fp
     from flexpkm.cases import dualemps
-    robot = dualemps.robot()                      # a Robot description
-    model = fp.build_model(robot)                 # Step 0 of Section 10.6, once
-    q_t = dualemps.configuration(model, 0.0, 0.0) # an assembled configuration
-    modes = fp.natural_frequencies(model, q_t)    # Ch. 11: (9,) Hz
+    robot = dualemps.robot()                         # a Robot description
+    model = fp.build_model(robot)                    # Step 0 of Section 10.6, once
+    q_tot = dualemps.configuration(model, 0.0, 0.0)  # an assembled configuration (n_tot,)
+    modes = fp.natural_frequencies(model, q_tot)     # Ch. 11: (9,) Hz
 
 One pose in gives one pose out, a batch (B, ...) gives a batch.
 """
