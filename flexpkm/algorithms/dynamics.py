@@ -33,7 +33,7 @@ class FullModel:
     One state: M (n_r, n_r), c (n_r,) over ``q_r = [q_a; q_c]`` (``names``),
     J (n_tot, n_r) ``qd_tot = J qd_r``, b (n_tot,) (10.119); a batch keeps a
     leading axis B on each.
-    r_index : columns of q_r in q_tot;  dep : columns of q_dep
+    indep : columns of q_r in q_tot;  dep : columns of q_dep
     n_a : number of actuated coordinates
     kin : the tree kinematics of the state(s) (with its acceleration bias),
         always with a batch axis
@@ -53,7 +53,7 @@ class FullModel:
     c: np.ndarray
     J: np.ndarray
     b: np.ndarray
-    r_index: np.ndarray
+    indep: np.ndarray
     dep: np.ndarray
     n_a: int
     names: tuple
@@ -111,11 +111,11 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     pose = platform_pose(model, q)
     J_tot, labels = constraint_jacobian(model, kin0, pose)
     sol = solve_closure(model, J_tot, labels, dep=dep)
-    r_index, n_a = r_ordering(model, sol.indep)
+    indep, n_a = r_ordering(model, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
-    J = sol.J[:, :, [col[i] for i in r_index]]
-    qd_r = as_batch(np.broadcast_to(qd_r, qd_r.shape if np.ndim(qd_r) else (len(r_index),)),
-                    len(r_index)) * np.ones((q.shape[0], 1))
+    J = sol.J[:, :, [col[i] for i in indep]]
+    qd_r = as_batch(np.broadcast_to(qd_r, qd_r.shape if np.ndim(qd_r) else (len(indep),)),
+                    len(indep)) * np.ones((q.shape[0], 1))
     qd_tot = (J @ qd_r[:, :, None])[..., 0]
     kin = add_acceleration_bias(model, kin0, qd_tot[:, :n_t], gravity=gravity)
     bprime = constraint_bias(model, kin, qd_tot, pose)
@@ -137,8 +137,8 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     M = 0.5 * (M + np.swapaxes(M, -1, -2))
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
-    return FullModel(M=M, c=c, J=J, b=b, r_index=r_index, dep=sol.dep, n_a=n_a,
-                     names=tuple(layout.names[i] for i in r_index), kin=kin,
+    return FullModel(M=M, c=c, J=J, b=b, indep=indep, dep=sol.dep, n_a=n_a,
+                     names=tuple(layout.names[i] for i in indep), kin=kin,
                      actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
                      J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
                      rows=sol.rows)

@@ -47,7 +47,7 @@ class ReducedModel:
     n_a      : number of actuated coordinates
     choice   : how q_dep was chosen (``"book"``, ``"rank-revealing"``...)
     dep_names: the dependent coordinates
-    ind, dep, J_d : q_tot columns of q_r and q_dep, and ``J_d`` (B, c, n_q)
+    indep, dep, J_d : q_tot columns of q_r (the independent coordinates, q_r order) and q_dep, and ``J_d`` (B, c, n_q)
     cond_closure : (B,) condition number of ``J_t^f`` (10.110) at each pose
     scales   : (B, 3) largest diagonal term of ``K_tot`` and largest ``|M_tot|``
                term over the non-actuated coordinates, largest actuated
@@ -69,7 +69,7 @@ class ReducedModel:
     n_a: int
     choice: str
     dep_names: tuple
-    ind: np.ndarray
+    indep: np.ndarray
     dep: np.ndarray
     J_d: np.ndarray
     rows: object = None
@@ -79,7 +79,7 @@ class ReducedModel:
     @property
     def J(self) -> np.ndarray:
         """(B, n_tot, n_q) or (n_tot, n_q): ``J E_q^T`` (10.114), built on each access."""
-        return expand(self.ind, self.dep, self.J_d)
+        return expand(self.indep, self.dep, self.J_d)
 
 
 def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
@@ -108,14 +108,14 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
-    ind, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
+    indep, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
     M_tot = virtual_mass_matrix(model, q[:, :layout.n_t], pose.R, kin, undeformed=True)
-    M_r = project(M_tot, ind, dep, J_d)
-    K_r = project(model.K_tot[None], ind, dep, J_d)
-    names = tuple(layout.names[i] for i in ind)
+    M_r = project(M_tot, indep, dep, J_d)
+    K_r = project(model.K_tot[None], indep, dep, J_d)
+    names = tuple(layout.names[i] for i in indep)
     J_f = J_tot[:, sol.kept][:, :, dep] if sol.rows is not None else J_tot[:, :, dep]
     red = ReducedModel(M_r=M_r, K_r=K_r, names=names, n_a=len(act), choice=sol.choice,
-                       dep_names=tuple(layout.names[i] for i in sol.dep), ind=ind, dep=dep, J_d=J_d,
+                       dep_names=tuple(layout.names[i] for i in sol.dep), indep=indep, dep=dep, J_d=J_d,
                        rows=sol.rows, cond_closure=closure_condition(J_f),
                        scales=passive_scale(model, M_tot))
     return single_pose(red) if np.ndim(q_tot) == 1 else red
@@ -133,13 +133,13 @@ def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_
     return replace(result, **out)
 
 
-def project(A, ind, dep, J_d):
-    """``J^T A J`` for ``J`` = identity on the independent rows ``ind`` and
+def project(A, indep, dep, J_d):
+    """``J^T A J`` for ``J`` = identity on the independent rows ``indep`` and
     ``J_d`` on the dependent rows ``dep`` (10.114), without forming J:
     ``A_ii + J_d^T A_di + A_id J_d + J_d^T A_dd J_d``. A (B or 1, n_tot,
     n_tot) symmetric, J_d (B, c, n_q). Returns (B, n_q, n_q)."""
-    n = len(ind)
-    perm = np.concatenate([ind, dep])
+    n = len(indep)
+    perm = np.concatenate([indep, dep])
     Ap = np.take(np.take(A, perm, axis=1), perm, axis=2)
     AJ = Ap[:, :n, n:] @ J_d
     out = Ap[:, :n, :n] + AJ
@@ -303,7 +303,7 @@ def modes_of(model, q_tot, n_modes=None, actuator_stiffness=None,
             M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
         else:
             K[:, range(na), range(na)] += k_a
-            for k, c in enumerate(red.ind[:na]):
+            for k, c in enumerate(red.indep[:na]):
                 M[:, k, k] -= model.rotor_inertia.get(model.layout.frame_of(c), 0.0)
         where = "M_r"
     if K.shape[-1] == 0:

@@ -76,7 +76,7 @@ def joint_reactions(full, qdd_r, tau) -> JointReactions:
     Q[:, full.actuated] -= t.reshape(B, -1)
     dep = np.asarray(full.dep, dtype=int)
     lam = np.linalg.solve(np.swapaxes(J_tot[:, :, dep], -1, -2), Q[:, dep, None])[..., 0]
-    res = (Q - (np.swapaxes(J_tot, -1, -2) @ lam[..., None])[..., 0])[:, full.r_index]
+    res = (Q - (np.swapaxes(J_tot, -1, -2) @ lam[..., None])[..., 0])[:, full.indep]
     if single:
         lam, res = lam[0], res[0]
     return JointReactions(lam=lam, labels=full.labels, residual=res)

@@ -42,7 +42,7 @@ def independent_actuators(full) -> np.ndarray:
     """Positions in ``full.actuated`` of the n_a independent actuators
     (``full.names[:n_a]``)."""
     where = {int(c): k for k, c in enumerate(full.actuated)}
-    return np.array([where[int(c)] for c in full.r_index[:full.n_a]], dtype=int)
+    return np.array([where[int(c)] for c in full.indep[:full.n_a]], dtype=int)
 
 
 def _weights_inverse(weights, n_A):

@@ -220,7 +220,7 @@ def _numpy_sensors(robot, cm, xs, other, cfg) -> dict:
     if not other:
         return out
     from flexpkm.compiled.step import layout
-    sl = layout(robot.layout.n_tot, len(cm.r_index), cm.n_a)[0]
+    sl = layout(robot.layout.n_tot, len(cm.indep), cm.n_a)[0]
     gravity, friction, smoothing = cfg[:3]
     for j in range(xs.shape[1]):
         full = full_model(robot, xs[sl["q_ev"], j], xs[sl["v_ev"], j], dep=cm.dep,

@@ -75,7 +75,7 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
     xd, xdd = sd[:, None] * dx, sdd[:, None] * dx
     try:
         first = full_model(model, q[0], 0.0)        # the independent rows decide n_r
-        dep, n_r = first.dep, len(first.r_index)
+        dep, n_r = first.dep, len(first.indep)
         probe = full_model(model, q, np.zeros((len(t), n_r)), dep=dep)
     except FlexPKMError as e:
         raise with_context(e, f"{model.name} along the path") from None

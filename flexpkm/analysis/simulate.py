@@ -124,7 +124,7 @@ def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing)
                            coulomb_smoothing=coulomb_smoothing, loop_tol=None)
         tau = np.zeros(n_r)
         if not drive.prescribes_actuators:
-            tau[:na] = drive.efforts(t, q[model.r_index[:na]], v[:na])
+            tau[:na] = drive.efforts(t, q[model.indep[:na]], v[:na])
         J = model.J
         C = friction_damping(robot, J @ v, coulomb_smoothing) if friction else 0.0
         forces = np.stack([model.c, tau, J.T @ (K_tot @ q)])
@@ -142,9 +142,9 @@ def _assemble(robot, q0_tot, qd0_r, drive, gravity):
     check_loops(robot, as_batch(q0_tot, robot.layout.n_tot), what="simulate: q0_tot")
     m = full_model(robot, q0_tot, 0.0, gravity=gravity)
     q = np.array(q0_tot, float)
-    v = np.zeros(len(m.r_index)) if qd0_r is None else _vector(qd0_r, len(m.r_index), "qd0_r")
+    v = np.zeros(len(m.indep)) if qd0_r is None else _vector(qd0_r, len(m.indep), "qd0_r")
     if drive.prescribes_actuators:
-        q[m.r_index[:m.n_a]], v[:m.n_a], _ = drive.actuator_state(0.0)
+        q[m.indep[:m.n_a]], v[:m.n_a], _ = drive.actuator_state(0.0)
     q, _ = project_on_loops(robot, q, m.dep)
     return q, v, full_model(robot, q, 0.0, gravity=gravity, dep=m.dep)
 
@@ -158,7 +158,7 @@ def _initial_state(q, v, drive, evaluate):
         qdd_a = drive.actuator_state(0.0)[2]
         a = np.concatenate([qdd_a, inverse_dynamics(ev.model, qdd_a)[1]])
     else:
-        a = direct_dynamics(ev.model, drive.efforts(0.0, q[ev.model.r_index[:na]], v[:na]))
+        a = direct_dynamics(ev.model, drive.efforts(0.0, q[ev.model.indep[:na]], v[:na]))
     return StepState(0.0, q, v, a, ev.g, ev.model)
 
 
@@ -187,7 +187,7 @@ class Recorder:
         if drive.prescribes_actuators:
             tau = actuator_efforts(m, s.a)              # first row of (10.124)
         else:
-            tau = drive.efforts(self.t[k], s.q[m.r_index[:na]], s.v[:na])
+            tau = drive.efforts(self.t[k], s.q[m.indep[:na]], s.v[:na])
         energy = 0.5 * s.v @ m.M @ s.v + 0.5 * s.q @ K_tot @ s.q
         values = {name: fn(self.robot, m, s.a) for name, fn in self.sensors.items()}
         self.store(k, s.q[None], s.v[None], np.asarray(tau, float)[None], [energy], [drift],
@@ -204,12 +204,12 @@ class Recorder:
             self.values[name][ks] = x
         self.n_done = ks.stop
 
-    def result(self, r_index, n_sub, h):
+    def result(self, indep, n_sub, h):
         """The first ``n_done`` samples (all of them unless interrupted or stopped)."""
         names, n = self.robot.layout.names, self.n_done
         cost = {"steps": (n - 1) * n_sub, "newton_iterations": self.log.iterations, "h": h}
         return SimulationResult(t=self.t[:n], q=self.q[:n], qd_r=self.v[:n], tau=self.tau[:n],
-                                names=names, r_names=tuple(names[i] for i in r_index),
+                                names=names, r_names=tuple(names[i] for i in indep),
                                 sensors={k: v[:n] for k, v in self.values.items()},
                                 drift=self.drift[:n], energy=self.energy[:n], cost=cost,
                                 residual=self.residual[:n], retried_steps=self.log.retried_steps)
@@ -276,7 +276,7 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     backend = _backend(backend, drive, robot)
     with threadpool_limits(1):
         q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
-        r, na = m.r_index, m.n_a
+        r, na = m.indep, m.n_a
         evaluate = _evaluator(robot, drive, m.dep, len(r), na, gravity, friction,
                               coulomb_smoothing)
         known = np.arange(na) if drive.prescribes_actuators else np.arange(0)

@@ -34,7 +34,7 @@ class SymbolicModel:
     residual (c,), qd_tot (n_tot,) = J qd_r, R, p : frame poses (lists),
     vel : frame twists (v, w) for ``qd_tot``, a_bias : per frame the absolute
     acceleration of O_j at ``qdd_r = 0`` (with b), M_tot, c_tot;
-    r_index, dep, n_a : as in the FullModel.
+    indep, dep, n_a : as in the FullModel.
     """
 
     q: ca.SX
@@ -53,7 +53,7 @@ class SymbolicModel:
     p: list
     M_tot: ca.SX
     c_tot: ca.SX
-    r_index: np.ndarray
+    indep: np.ndarray
     dep: np.ndarray
     n_a: int
     model: object = None
@@ -122,8 +122,8 @@ def symbolic_model(model, dep, kept=None) -> SymbolicModel:
     layout = model.layout
     dep = np.asarray(dep, dtype=int)
     indep = [i for i in range(layout.n_tot) if i not in set(dep.tolist())]
-    r_index, n_a = r_ordering(model, indep)
-    n_r = len(r_index)
+    indep, n_a = r_ordering(model, indep)
+    n_r = len(indep)
     q, qd_r = ca.SX.sym("q", layout.n_tot), ca.SX.sym("qd_r", n_r)
     g, friction, smoothing = ca.SX.sym("g", 3), ca.SX.sym("friction"), ca.SX.sym("smoothing")
     qd_sym = ca.SX.sym("qd_tot", layout.n_tot)
@@ -133,10 +133,10 @@ def symbolic_model(model, dep, kept=None) -> SymbolicModel:
         kept = [int(i) for i in kept]
         J_tot, bprime = J_tot[kept, :], bprime[kept]
     J = ca.SX.zeros(layout.n_tot, n_r)
-    for k, i in enumerate(r_index):
+    for k, i in enumerate(indep):
         J[int(i), k] = 1.0
     if len(dep):
-        J_f, J_0 = J_tot[:, dep.tolist()], J_tot[:, [int(i) for i in r_index]]
+        J_f, J_0 = J_tot[:, dep.tolist()], J_tot[:, [int(i) for i in indep]]
         J[dep.tolist(), :] = -sym.dependent_solve(model, J_f, J_0, dep, kept)
     qd_tot = J @ qd_r
     M_tot, c_tot, bprime = (ca.substitute(x, qd_sym, qd_tot) for x in (M_tot, c_tot, bprime))
@@ -146,7 +146,7 @@ def symbolic_model(model, dep, kept=None) -> SymbolicModel:
     M = J.T @ M_tot @ J
     c = J.T @ (M_tot @ b + c_tot)
     return SymbolicModel(q, qd_r, g, friction, smoothing, M, c, J, b, J_tot, residual, qd_tot,
-                         R, p, M_tot, c_tot, np.asarray(r_index), dep, n_a, model, kept)
+                         R, p, M_tot, c_tot, np.asarray(indep), dep, n_a, model, kept)
 
 
 def point_acceleration(sm: SymbolicModel, model, qdd_r, frame, axis_frame=None, axis=None):

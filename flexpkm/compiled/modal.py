@@ -50,7 +50,7 @@ def _lower_product(J, A):
 def modal_function(cm: CompiledModel):
     """``q (n_tot,) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
     residual (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of ``q``
-    ignored): the reduced matrices over ``q_r = [q_a; q_c]`` (``cm.r_index``),
+    ignored): the reduced matrices over ``q_r = [q_a; q_c]`` (``cm.indep``),
     the closure's dependent rows of ``J`` and ``J_t^f``, the loop equations,
     and the largest ``|M_tot|`` term over the non-actuated coordinates and
     the largest actuated diagonal term without rotor inertia
@@ -144,10 +144,10 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     if not np.all(cond < 1.0 / RCOND_KEEP_REFERENCE):
         return numpy_reduced_matrices(model, q_tot)
     scales = np.column_stack([np.full(len(q), stiffness_scale(model)), out["scales"]])
-    names = tuple(model.layout.names[i] for i in cm.r_index)
+    names = tuple(model.layout.names[i] for i in cm.indep)
     red = ReducedModel(M_r=out["M_r"], K_r=out["K_r"], names=names, n_a=cm.n_a, choice=sol.choice,
                        dep_names=tuple(model.layout.names[i] for i in cm.dep),
-                       ind=np.asarray(cm.r_index), dep=cm.dep, J_d=out["J_d"], rows=sol.rows,
+                       indep=np.asarray(cm.indep), dep=cm.dep, J_d=out["J_d"], rows=sol.rows,
                        cond_closure=cond, scales=scales)
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 

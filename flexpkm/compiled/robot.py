@@ -32,7 +32,7 @@ class CompiledModel:
     independent constraint rows (indices of
     :func:`flexpkm.algorithms.closure.row_labels`; default all, or those of
     the full model at ``q_ref``): an overconstrained robot.
-    Attributes: r_index, dep, n_a as in :class:`flexpkm.algorithms.dynamics.FullModel`.
+    Attributes: indep, dep, n_a as in :class:`flexpkm.algorithms.dynamics.FullModel`.
     """
 
     def __init__(self, model, dep=None, q_ref=None, compile=True, kept=None):
@@ -54,7 +54,7 @@ class CompiledModel:
         self.functions, self.maps, self.blocks = {}, {}, {}
         from flexpkm.algorithms.dynamics import r_ordering
         indep = [i for i in range(self.model.layout.n_tot) if i not in set(self.dep.tolist())]
-        self.r_index, self.n_a = r_ordering(self.model, indep)
+        self.indep, self.n_a = r_ordering(self.model, indep)
 
     @cached_property
     def symbolic(self):
@@ -93,7 +93,7 @@ class CompiledModel:
         n_tot), residual (c,)`` (same meaning as :func:`flexpkm.full_model`)."""
         g = self.model.gravity if gravity is None else gravity
         out = self.full(np.asarray(q_tot, float), np.broadcast_to(np.asarray(qd_r, float),
-                        (len(self.r_index),)), np.asarray(g, float), float(friction),
+                        (len(self.indep),)), np.asarray(g, float), float(friction),
                         float(coulomb_smoothing))
         res = {k: np.array(v) for k, v in zip(FULL_OUTPUTS, out)}
         for k in ("c", "b", "residual"):
@@ -139,8 +139,8 @@ class CompiledModel:
         (:func:`flexpkm.compiled.step.step_function`), compiled with its
         Newton function and its conditional iterations (one C call per
         step; the iteration limit is part of the cache key)."""
-        dims = steps.Dims(self.model.layout.n_tot, len(self.r_index), self.n_a,
-                          tuple(int(i) for i in self.r_index))
+        dims = steps.Dims(self.model.layout.n_tot, len(self.indep), self.n_a,
+                          tuple(int(i) for i in self.indep))
 
         name = f"flexpkm_step{int(prescribed)}{int(exact)}"
 
@@ -177,7 +177,7 @@ class CompiledModel:
 
     def unpack(self, x):
         """``(q, v, a)`` of the state vector(s) x (n_x,) or (n_x, K) -> (K, n)."""
-        sl = steps.layout(self.model.layout.n_tot, len(self.r_index), self.n_a)[0]
+        sl = steps.layout(self.model.layout.n_tot, len(self.indep), self.n_a)[0]
         x = np.asarray(x)
         return tuple(x[sl[k]].T for k in ("q", "v", "a"))
 

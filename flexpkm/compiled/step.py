@@ -44,16 +44,16 @@ from flexpkm.compiled.full import SymbolicModel, point_acceleration
 @dataclass(frozen=True)
 class Dims:
     """Sizes of a generated model: n_tot, n_r, n_a and the q_tot columns
-    ``r_index`` of q_r (tuple)."""
+    ``indep`` of q_r (tuple)."""
 
     n_tot: int
     n_r: int
     n_a: int
-    r_index: tuple
+    indep: tuple
 
     @classmethod
     def of(cls, sm):
-        return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.r_index))
+        return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.indep))
 
 
 def layout(n_tot, n_r, n_a):
@@ -77,7 +77,7 @@ def model_function(sm: SymbolicModel, prescribed):
     kp, kd = par[:n_a], par[n_a:2 * n_a]
     tau = ca.SX.zeros(n_r)
     if not prescribed:
-        qa, va = sm.q[[int(i) for i in sm.r_index[:n_a]]], sm.qd_r[:n_a]
+        qa, va = sm.q[[int(i) for i in sm.indep[:n_a]]], sm.qd_r[:n_a]
         tau[:n_a] = u[:n_a] + kp * (u[n_a:2 * n_a] - qa) + kd * (u[2 * n_a:] - va)
     forces = ca.horzcat(sm.c, tau, sm.J.T @ (ca.SX(ca.sparsify(ca.DM(sm.model.K_tot))) @ sm.q))
     outs = ca.substitute([sm.M, sm.c - tau, sm.J, sm.b, forces],   # in one call: the
@@ -168,7 +168,7 @@ def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
     q1 = q + h * V_n + h * h * ((0.5 - beta) * A_n + beta * (J @ acc + b))
     v1 = v + h * ((1 - gamma) * a + gamma * acc)
     if prescribed:
-        q1[list(d.r_index[:n_a])] = u[:n_a]
+        q1[list(d.indep[:n_a])] = u[:n_a]
         v1 = ca.vertcat(u[n_a:2 * n_a], v1[n_a:])
     return q1, v1
 
@@ -246,7 +246,7 @@ def record_function(sm: SymbolicModel, model, prescribed, sensors=()):
     if prescribed:
         tau = (M @ a + c)[:n_a]
     else:
-        qa = q[[int(i) for i in sm.r_index[:n_a]]]
+        qa = q[[int(i) for i in sm.indep[:n_a]]]
         tau = u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa) + par[n_a:2 * n_a] * (u[2 * n_a:] - v[:n_a])
     energy = 0.5 * ca.bilin(M, v, v) + 0.5 * ca.bilin(ca.SX(model.K_tot), q, q)
     return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])

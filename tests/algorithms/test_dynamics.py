@@ -18,10 +18,10 @@ def deformed_state(robot, seed=0):
     q = D.configuration(robot, 0.03, 0.08)
     m = full_model(robot, q, np.zeros(11))
     rng = np.random.default_rng(seed)
-    for i in m.r_index:
+    for i in m.indep:
         if layout.names[i].startswith("qe"):
             q[i] = 1e-3 * rng.normal()
-    return solve_dep(robot, q, m.dep), m.dep, m.r_index
+    return solve_dep(robot, q, m.dep), m.dep, m.indep
 
 
 def solve_dep(robot, q, dep):

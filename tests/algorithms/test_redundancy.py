@@ -87,7 +87,7 @@ def test_power_balance_along_a_trajectory(model, weights):
         qdd_all = np.array([leg[2][0] for leg in legs])
         q = V.configuration(model, *p)
         probe = fp.full_model(model, q, np.zeros(3))
-        pick = [list(probe.actuated).index(c) for c in probe.r_index]
+        pick = [list(probe.actuated).index(c) for c in probe.indep]
         full = fp.full_model(model, q, qd_all[pick], dep=probe.dep)
         tau, _ = fp.inverse_dynamics(full, qdd_all, weights=weights)
         dE = (kinetic_energy(p0 + v * (t + h) + a * (t + h) ** 2 / 2, v + a * (t + h))
@@ -118,7 +118,7 @@ def test_elastic_coordinates_by_a_kkt_system():
     J = np.zeros((6, n_r))
     J[[0, 2, 3, 4], range(n_r)] = 1.0
     J[[1, 5]] = rng.normal(size=(2, n_r))
-    full = FullModel(M=M, c=c, J=J, b=np.zeros(6), r_index=np.array([0, 2, 3, 4]),
+    full = FullModel(M=M, c=c, J=J, b=np.zeros(6), indep=np.array([0, 2, 3, 4]),
                      dep=np.array([1, 5]), n_a=n_a, names=("q1", "e1", "e2", "e3"),
                      actuated=np.array([0, 1]))
     W = np.diag([2.0, 0.5])

@@ -25,7 +25,7 @@ def test_file_gives_the_python_full_model(file, module, kwargs):
     for _ in range(3):
         q = module.configuration(py, *(home + rng.uniform(-0.01, 0.01, home.size))) \
             if module is not delta else module.configuration(py, home + rng.uniform(-0.01, 0.01, 3))
-        n_r = len(fp.full_model(py, q, 0.0).r_index)
+        n_r = len(fp.full_model(py, q, 0.0).indep)
         qd = rng.normal(size=n_r)
         a, b = fp.full_model(py, q, qd), fp.full_model(fl, q, qd, dep=fp.full_model(py, q, 0.0).dep)
         np.testing.assert_allclose(b.M, a.M, atol=1e-12 * np.abs(a.M).max())

@@ -30,7 +30,7 @@ def assert_agree(model, cm, q, v, friction=True, smoothing=1e-3, tol=1e-12):
     ref = fp.full_model(model, q, v, dep=cm.dep, friction=friction,
                         coulomb_smoothing=smoothing, loop_tol=None)
     out = cm.evaluate(q, v, friction=friction, coulomb_smoothing=smoothing)
-    assert np.array_equal(ref.r_index, cm.r_index)
+    assert np.array_equal(ref.indep, cm.indep)
     res = fp.closure_residual(model, q)[0]
     for name, expected in (("M", ref.M), ("c", ref.c), ("J", ref.J), ("b", ref.b),
                            ("J_tot", ref.J_tot), ("residual", res)):
@@ -47,7 +47,7 @@ def test_dualemps_compiled_agrees_with_numpy():
     q0 = dualemps.initial_state(model)
     cm = CompiledModel(model, q_ref=q0)
     assert fp.full_model(model, q0, 0.0).dep.tolist() == cm.dep.tolist()
-    for k, (q, v) in enumerate(random_states(model, q0, len(cm.r_index), 1, 1e-3)):
+    for k, (q, v) in enumerate(random_states(model, q0, len(cm.indep), 1, 1e-3)):
         assert_agree(model, cm, q, v, friction=k % 2 == 0)
 
 
@@ -55,7 +55,7 @@ def test_navaro_agrees_with_numpy_on_the_virtual_machine():
     model = fp.build_model(navaro.robot())
     q0 = navaro.pose_configurations(model, [[0.05, 0.03, -0.5]])[0]
     cm = CompiledModel(model, q_ref=q0, compile=False)
-    for q, v in random_states(model, q0, len(cm.r_index), 2, 1e-3):
+    for q, v in random_states(model, q0, len(cm.indep), 2, 1e-3):
         assert_agree(model, cm, q, v)
 
 
@@ -65,7 +65,7 @@ def test_flexible_delta_agrees_with_numpy_on_the_virtual_machine():
     model = fp.build_model(delta.robot(flexible=True))
     q0 = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
     cm = CompiledModel(model, q_ref=q0, compile=False)
-    for q, v in random_states(model, q0, len(cm.r_index), 3, 1e-3):
+    for q, v in random_states(model, q0, len(cm.indep), 3, 1e-3):
         assert_agree(model, cm, q, v)
 
 
@@ -79,7 +79,7 @@ def test_overconstrained_rigid_delta_on_its_independent_rows():
     assert cm.kept is not None and len(cm.kept) == 15
     rng = np.random.default_rng(4)
     for P in Ps:
-        assert_agree(model, cm, delta.configuration(model, P), rng.uniform(-1, 1, len(cm.r_index)))
+        assert_agree(model, cm, delta.configuration(model, P), rng.uniform(-1, 1, len(cm.indep)))
 
 
 def test_spatial_tree_and_sign_friction():
@@ -103,7 +103,7 @@ def test_without_compiler_runs_on_the_virtual_machine(monkeypatch, tmp_path):
         fn = cm.full
     assert fn.class_name() == "SXFunction"               # CasADi's virtual machine
     assert not list(tmp_path.iterdir())                 # nothing compiled, nothing cached
-    q, v = next(random_states(model, q0, len(cm.r_index), 4, 1e-3))
+    q, v = next(random_states(model, q0, len(cm.indep), 4, 1e-3))
     assert_agree(model, cm, q, v)
 
 
@@ -121,8 +121,8 @@ def test_sensor_and_loop_derivatives():
     model = fp.build_model(dualemps.robot())
     q0 = dualemps.initial_state(model)
     cm = CompiledModel(model, q_ref=q0, compile=False)
-    q, v = next(random_states(model, q0, len(cm.r_index), 5, 1e-3))
-    qdd = np.random.default_rng(6).uniform(-1, 1, len(cm.r_index))
+    q, v = next(random_states(model, q0, len(cm.indep), 5, 1e-3))
+    qdd = np.random.default_rng(6).uniform(-1, 1, len(cm.indep))
     args = (model.gravity, 1.0, 1e-3)
     sensor = cm.sensor("18", "17", (0.0, 1.0, 0.0))
     value, dq, dv, da = (np.array(x) for x in sensor(q, v, qdd, *args))
