@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.dynamics import full_model
+from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.cases import delta as D
 from flexpkm.model.build import build_structure
 from flexpkm.model.description import Platform
@@ -58,7 +58,7 @@ def limb_contribution(limb, P, Pd, Pdd):
     """Müller's Eq. (144) for one limb, vectorised over B samples: (F_i (B, 3)
     N, task-space force of the limb's dynamics; J_IK row (B, 3) rad/m)."""
     model, dep, act, leg = limb
-    fm = full_model(model, limb_configuration(model, P, leg), Pd, dep=dep)
+    fm = full_dynamics(model, limb_configuration(model, P, leg), Pd, dep=dep)
     F = np.einsum("bij,bj->bi", fm.M, Pdd) + fm.c
     return F, fm.J[:, act, :]
 

@@ -30,8 +30,8 @@ from flexpkm.algorithms.assembly import assemble, reference_configuration
 from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
                                         constraint_jacobian, project_on_loops, with_platform)
-from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, reduced_matrices
-from flexpkm.algorithms.dynamics import (FullModel, direct_dynamics, full_model,
+from flexpkm.algorithms.modal import Modes, ReducedMatrices, natural_frequencies, reduced_matrices
+from flexpkm.algorithms.dynamics import (FullDynamics, direct_dynamics, full_dynamics,
                                          inverse_dynamics, point_acceleration)
 from flexpkm.algorithms.reactions import JointReactions, joint_reactions
 from flexpkm.algorithms.redundancy import actuation_matrix, is_redundant
@@ -58,8 +58,8 @@ __all__ = [
     "TreeKinematics", "tree_kinematics", "platform_pose", "PlatformPose", "constraint_jacobian", "closure_residual",
     "project_on_loops", "select_rows", "RowSelection", "assemble", "reference_configuration",
     "check_loops", "with_platform",
-    "LOOP_TOL", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
-    "full_model", "FullModel", "inverse_dynamics", "direct_dynamics", "point_acceleration",
+    "LOOP_TOL", "reduced_matrices", "ReducedMatrices", "natural_frequencies", "Modes",
+    "full_dynamics", "FullDynamics", "inverse_dynamics", "direct_dynamics", "point_acceleration",
     # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path
     "joint_reactions", "JointReactions", "actuation_matrix", "is_redundant",
     "path_inverse_dynamics", "IdmResult",

@@ -27,7 +27,7 @@ from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamic
 
 
 @dataclass(kw_only=True)
-class FullModel:
+class FullDynamics:
     """``M qdd_r + c = [tau; 0]`` at one state or a batch of states (10.123).
 
     One state: M (n_r, n_r), c (n_r,) over ``q_r = [q_a; q_c]`` (``names``),
@@ -86,13 +86,13 @@ def r_ordering(model, indep):
     return np.array(act + [i for i in indep if i not in model.layout.actuated]), len(act)
 
 
-def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
-               coulomb_smoothing=0.0, loop_tol=LOOP_TOL) -> FullModel:
+def full_dynamics(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
+               coulomb_smoothing=0.0, loop_tol=LOOP_TOL) -> FullDynamics:
     """Steps 1-3 of Section 10.6 at a state: ``M``, ``c`` (10.123), ``J``, ``b`` (10.119).
 
     q_tot : (n_tot,) or (B, n_tot) all coordinates (must satisfy the loops).
     qd_r  : (n_r,) or (B, n_r) independent velocities, order of ``r_ordering``.
-    Returns a :class:`FullModel` of one state for a q_tot of shape (n_tot,),
+    Returns a :class:`FullDynamics` of one state for a q_tot of shape (n_tot,),
     of B states for (B, n_tot).
     dep   : dependent columns (default: chosen as in
             :func:`flexpkm.algorithms.closure.choose_dependent`; keep it fixed along a
@@ -107,7 +107,7 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     n_t = layout.n_t
     kin0 = tree_kinematics(model, q[:, :n_t])
     if loop_tol is not None:
-        check_loops(model, q, kin0, tol=loop_tol, what="full_model")
+        check_loops(model, q, kin0, tol=loop_tol, what="full_dynamics")
     pose = platform_pose(model, q)
     J_tot, labels = constraint_jacobian(model, kin0, pose)
     sol = solve_closure(model, J_tot, labels, dep=dep)
@@ -137,14 +137,14 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     M = 0.5 * (M + np.swapaxes(M, -1, -2))
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
-    return FullModel(M=M, c=c, J=J, b=b, indep=indep, dep=sol.dep, n_a=n_a,
+    return FullDynamics(M=M, c=c, J=J, b=b, indep=indep, dep=sol.dep, n_a=n_a,
                      names=tuple(layout.names[i] for i in indep), kin=kin,
                      actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
                      J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
                      rows=sol.rows)
 
 
-def actuator_efforts(model: FullModel, qdd_r):
+def actuator_efforts(model: FullDynamics, qdd_r):
     """First row of (10.124): ``tau = M_a qdd_r + c_a`` (n_a,) or (B, n_a),
     N or N m, for accelerations ``qdd_r`` (n_r,) or (B, n_r) satisfying the
     passive rows."""
@@ -152,7 +152,7 @@ def actuator_efforts(model: FullModel, qdd_r):
     return (model.M[..., :na, :] @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.c[..., :na]
 
 
-def inverse_dynamics(model: FullModel, qdd_a, weights=None):
+def inverse_dynamics(model: FullDynamics, qdd_a, weights=None):
     """Inverse problem of Section 10.4.3 (10.124): given ``qdd_a`` (n_a,)
     (or (B, n_a) for a batched model), return ``(tau (n_a,), qdd_c (n_c,))``
     (batched: (B, n_a), (B, n_c)): ``qdd_c = -M_cc^-1 (M_ca qdd_a + c_c)``,
@@ -176,7 +176,7 @@ def inverse_dynamics(model: FullModel, qdd_a, weights=None):
     return (tau, qdd_c[0]) if single else (tau, qdd_c)
 
 
-def direct_dynamics(model: FullModel, tau):
+def direct_dynamics(model: FullDynamics, tau):
     """Direct problem of Section 10.4.3: ``qdd_r`` (n_r,) (batched: (B, n_r))
     for actuator efforts ``tau`` (n_a,) (batched: (B, n_a)), N or N m, from
     (10.123): ``qdd_r = M^-1 ([tau; 0] - c)``.
@@ -195,12 +195,12 @@ def direct_dynamics(model: FullModel, tau):
     return qdd[0] if single else qdd
 
 
-def accelerations_tot(model: FullModel, qdd_r):
+def accelerations_tot(model: FullDynamics, qdd_r):
     """``qdd_tot = J qdd_r + b`` (10.119), (n_tot,) or (B, n_tot)."""
     return (model.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.b
 
 
-def point_acceleration(model, full: FullModel, qdd_r, frame, axis_frame=None, axis=None):
+def point_acceleration(model, full: FullDynamics, qdd_r, frame, axis_frame=None, axis=None):
     """Absolute acceleration of the origin of ``frame`` (m/s^2, base frame):
     (3,) for one state, (B, 3) for a batch; or its component along ``axis``
     (3,) of ``axis_frame``: a scalar, or (B,)."""

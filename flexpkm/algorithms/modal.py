@@ -39,7 +39,7 @@ STIFF_ACTUATOR = 1e3
 
 
 @dataclass(kw_only=True)
-class ReducedModel:
+class ReducedMatrices:
     """``M_r``, ``K_r`` of Eqs. (11.26)-(11.27) over ``q_r = [q_a, q_c]``.
 
     M_r, K_r : (B, n_q, n_q)
@@ -82,12 +82,12 @@ class ReducedModel:
         return expand(self.indep, self.dep, self.J_d)
 
 
-def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
+def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     """Steps 0-3 of Section 11.5 at ``q_tot`` (all coordinates of the
     assembled robot, :func:`flexpkm.assemble`; elastic coordinates are set
     to 0).
 
-    q_tot : (n_tot,) or (B, n_tot): one pose gives a :class:`ReducedModel`
+    q_tot : (n_tot,) or (B, n_tot): one pose gives a :class:`ReducedMatrices`
     without the batch axis, a batch one with it.
     Raises :class:`InvalidArgumentError` for another shape, an empty batch
     or a non-finite value (naming the pose), :class:`OpenLoopError` when a
@@ -114,7 +114,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     K_r = project(model.K_tot[None], indep, dep, J_d)
     names = tuple(layout.names[i] for i in indep)
     J_f = J_tot[:, sol.kept][:, :, dep] if sol.rows is not None else J_tot[:, :, dep]
-    red = ReducedModel(M_r=M_r, K_r=K_r, names=names, n_a=len(act), choice=sol.choice,
+    red = ReducedMatrices(M_r=M_r, K_r=K_r, names=names, n_a=len(act), choice=sol.choice,
                        dep_names=tuple(layout.names[i] for i in sol.dep), indep=indep, dep=dep, J_d=J_d,
                        rows=sol.rows, cond_closure=closure_condition(J_f),
                        scales=passive_scale(model, M_tot))
@@ -124,7 +124,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
 def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot",
                                  "cond_closure", "scales", "cond_pencil", "singularity_measure",
                                  "repeated", "near_singular")):
-    """``result`` (a :class:`ReducedModel` or :class:`Modes` of a batch of
+    """``result`` (a :class:`ReducedMatrices` or :class:`Modes` of a batch of
     one pose) without its batch axis: one pose in, one pose out."""
     out = {f.name: getattr(result, f.name)[0] for f in fields(result)
            if f.name in fields_ and getattr(result, f.name) is not None}
@@ -160,12 +160,12 @@ class Modes:
     shapes_tot : (B, n_tot, n) the same expanded to every coordinate through J
                (None when computed with ``shapes=False``)
     names : coordinates of ``shapes_q``
-    reduced : the :class:`ReducedModel` they come from
+    reduced : the :class:`ReducedMatrices` they come from
     cond_closure : (B,) condition number of ``J_t^f`` (closure)
     cond_pencil : (B,) ``lambda_max / lambda_min`` of the stiffness/mass
                pencil (all modes, before ``n_modes``; inf if lambda_min <= 0)
     singularity_measure : (B,) ``lambda_min / (max diag K_tot / max |M_tot|)``
-               over the non-actuated coordinates (:attr:`ReducedModel.scales`;
+               over the non-actuated coordinates (:attr:`ReducedMatrices.scales`;
                with elastic actuators the actuator stiffness and the actuated
                inertia join them), the Type 2 distance measure (singular below
                ``ZERO_STIFFNESS``); it does not depend on the q_dep choice
@@ -186,7 +186,7 @@ class Modes:
     shapes_q: np.ndarray
     shapes_tot: np.ndarray
     names: tuple
-    reduced: ReducedModel
+    reduced: ReducedMatrices
     cond_closure: np.ndarray = None
     cond_pencil: np.ndarray = None
     singularity_measure: np.ndarray = None
@@ -205,7 +205,7 @@ def passive_scale(model, M_tot) -> np.ndarray:
     """(B, 3): the largest diagonal term of ``K_tot`` and the largest
     ``|M_tot|`` term over the non-actuated coordinates, and the largest
     actuated diagonal term of ``M_tot`` without rotor inertia (see
-    ReducedModel)."""
+    ReducedMatrices)."""
     layout = model.layout
     act = np.asarray(layout.actuated, int)
     free = np.setdiff1d(np.arange(layout.n_tot), act)
@@ -271,7 +271,7 @@ def modes_of(model, q_tot, n_modes=None, actuator_stiffness=None,
              q_dep=None, allow_zero=False, shapes=True, reduce=None) -> Modes:
     """:func:`natural_frequencies` with the BLAS threads left as they are
     (the caller limits them) and the reduction given:
-    ``reduce(model, q (B, n_tot), q_dep=)`` gives the :class:`ReducedModel`
+    ``reduce(model, q (B, n_tot), q_dep=)`` gives the :class:`ReducedMatrices`
     (default :func:`reduced_matrices`; the generated one of
     :mod:`flexpkm.compiled.modal`). Same arguments, result and errors as
     :func:`natural_frequencies`."""

@@ -54,7 +54,7 @@ class JointReactions:
 def joint_reactions(full, qdd_r, tau) -> JointReactions:
     """Cut-joint wrenches ``lambda`` at a state (see the module for the sign).
 
-    full : :class:`flexpkm.algorithms.dynamics.FullModel` (one state or B).
+    full : :class:`flexpkm.algorithms.dynamics.FullDynamics` (one state or B).
     qdd_r : (n_r,) or (B, n_r) independent accelerations (order ``full.names``).
     tau : (n_A,) or (B, n_A) efforts of all actuators (order ``full.actuated``),
         N or N m, e.g. from :func:`flexpkm.algorithms.dynamics.inverse_dynamics`.

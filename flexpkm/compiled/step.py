@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import casadi as ca
 
-from flexpkm.compiled.full import SymbolicModel, point_acceleration
+from flexpkm.compiled.full import SymbolicDynamics, point_acceleration
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def layout(n_tot, n_r, n_a):
     return out, k, 2 * n_a + 8
 
 
-def model_function(sm: SymbolicModel, prescribed):
+def model_function(sm: SymbolicDynamics, prescribed):
     """``(q, v, u, par) -> (M, g, J, b, forces)`` with ``g = c - [tau; 0]``
     (the effort of the drive input ``u``; none for a prescribed motion) and
     ``forces = [c, [tau; 0], J^T K_tot q]`` (n_r, 3), the terms that scale
@@ -86,7 +86,7 @@ def model_function(sm: SymbolicModel, prescribed):
     return ca.Function("model", [sm.q, sm.qd_r, u, par], outs)
 
 
-def iteration_matrix(sm: SymbolicModel, M, J, v, par):
+def iteration_matrix(sm: SymbolicDynamics, M, J, v, par):
     """The numpy driver's iteration matrix (:mod:`flexpkm.analysis.hht`):
     ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``, ``D = J^T C J + K_d``
     (friction derivative C on ``qd_tot = J v``; PD gain), ``K = J^T K_tot J
@@ -110,7 +110,7 @@ def iteration_matrix(sm: SymbolicModel, M, J, v, par):
     return M + (1 - alpha) * (gamma * h * (D + ca.diag(dgain)) + beta * h * h * (K + ca.diag(gains)))
 
 
-def newton_function(sm: SymbolicModel, prescribed, exact=False):
+def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
     """One Newton correction of the accelerations:
     ``(x, a1, J, b, u, par) -> (a1 - S^-1 R, J1, b1, g1, q1, v1, rho)`` where
     (J, b) give ``A1 = J a1 + b``, (J1, b1, g1) are the model at (q1, v1) and
@@ -212,7 +212,7 @@ def _conditional(newton):
     return ca.Function.conditional("newton_if", [keep], again)
 
 
-def project_function(sm: SymbolicModel, iterations=3):
+def project_function(sm: SymbolicDynamics, iterations=3):
     """``q -> (q_proj, max |residual(q_proj)|)``: Newton on the loop equations
     (the independent rows ``sm.kept``) with their exact Jacobian on the
     dependent columns ``sm.dep`` (the independent coordinates do not move);
@@ -229,7 +229,7 @@ def project_function(sm: SymbolicModel, iterations=3):
     return ca.Function("project", [q], [qk, drift])
 
 
-def record_function(sm: SymbolicModel, model, prescribed, sensors=()):
+def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     """``(x, u_last, par) -> rec``: the outputs of a sample at the projected
     state ``x``: ``[tau (n_a); kinetic + elastic energy; sensors]`` with the
     model of the last evaluation (q_ev, v_ev) as the numpy recorder.

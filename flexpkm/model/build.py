@@ -137,9 +137,9 @@ class CompiledFunctions:
     """The one mutable part of a :class:`Model`: a slot, made per model, that
     the compiled backends fill on first use so that a model's generated
     functions are built once and live as long as the model (no module-level
-    cache). ``modal``: the :class:`flexpkm.compiled.robot.CompiledModel` of
+    cache). ``modal``: the :class:`flexpkm.compiled.robot.CompiledRobot` of
     the modal analysis (None: not made yet; False: the numpy path);
-    ``simulate``: (dep, kept rows) -> CompiledModel of the simulations."""
+    ``simulate``: (dep, kept rows) -> CompiledRobot of the simulations."""
 
     __slots__ = ("modal", "simulate")
 

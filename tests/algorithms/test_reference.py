@@ -67,7 +67,7 @@ def test_without_a_reference_the_choice_is_at_the_first_pose():
 
 
 def test_compiled_modal_function_made_once_per_model(monkeypatch, tmp_path):
-    """The compiled modal analysis keeps its CompiledModel in the model's
+    """The compiled modal analysis keeps its CompiledRobot in the model's
     slot: a second call does not make another one."""
     pytest.importorskip("casadi")
     from flexpkm.compiled import modal
