@@ -144,20 +144,20 @@ def full_dynamics(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
                      rows=sol.rows)
 
 
-def actuator_efforts(model: FullDynamics, qdd_r):
+def actuator_efforts(full: FullDynamics, qdd_r):
     """First row of (10.124): ``tau = M_a qdd_r + c_a`` (n_a,) or (B, n_a),
     N or N m, for accelerations ``qdd_r`` (n_r,) or (B, n_r) satisfying the
     passive rows."""
-    na = model.n_a
-    return (model.M[..., :na, :] @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.c[..., :na]
+    na = full.n_a
+    return (full.M[..., :na, :] @ np.asarray(qdd_r, float)[..., None])[..., 0] + full.c[..., :na]
 
 
-def inverse_dynamics(model: FullDynamics, qdd_a, weights=None):
+def inverse_dynamics(full: FullDynamics, qdd_a, weights=None):
     """Inverse problem of Section 10.4.3 (10.124): given ``qdd_a`` (n_a,)
-    (or (B, n_a) for a batched model), return ``(tau (n_a,), qdd_c (n_c,))``
+    (or (B, n_a) for a batched ``full``), return ``(tau (n_a,), qdd_c (n_c,))``
     (batched: (B, n_a), (B, n_c)): ``qdd_c = -M_cc^-1 (M_ca qdd_a + c_c)``,
     then ``tau = M_a [qdd_a; qdd_c] + c_a``.
-    With actuation redundancy (``len(model.actuated) > n_a``), ``tau`` is
+    With actuation redundancy (``len(full.actuated) > n_a``), ``tau`` is
     the (weighted) minimum-norm solution of all n_A actuators, Eqs.
     (8.145)-(8.148): see :func:`flexpkm.algorithms.redundancy.redundant_inverse_dynamics`
     (``weights``: W (n_A,) or (n_A, n_A); ignored without redundancy, where
@@ -165,18 +165,18 @@ def inverse_dynamics(model: FullDynamics, qdd_a, weights=None):
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M_cc is not
     positive definite."""
     from flexpkm.algorithms.redundancy import is_redundant, redundant_inverse_dynamics
-    if is_redundant(model):
-        return redundant_inverse_dynamics(model, qdd_a, weights)
-    na = model.n_a
-    (M, c, _, _), single = model.batched()
+    if is_redundant(full):
+        return redundant_inverse_dynamics(full, qdd_a, weights)
+    na = full.n_a
+    (M, c, _, _), single = full.batched()
     qdd_a = np.asarray(qdd_a, float).reshape(c.shape[0], na)
     rhs = -(c[:, na:] + (M[:, na:, :na] @ qdd_a[:, :, None])[..., 0])
     qdd_c = solve_spd(M[:, na:, na:], rhs, "M_cc")
-    tau = actuator_efforts(model, np.concatenate([qdd_a, qdd_c], axis=-1)[0 if single else ...])
+    tau = actuator_efforts(full, np.concatenate([qdd_a, qdd_c], axis=-1)[0 if single else ...])
     return (tau, qdd_c[0]) if single else (tau, qdd_c)
 
 
-def direct_dynamics(model: FullDynamics, tau):
+def direct_dynamics(full: FullDynamics, tau):
     """Direct problem of Section 10.4.3: ``qdd_r`` (n_r,) (batched: (B, n_r))
     for actuator efforts ``tau`` (n_a,) (batched: (B, n_a)), N or N m, from
     (10.123): ``qdd_r = M^-1 ([tau; 0] - c)``.
@@ -186,18 +186,18 @@ def direct_dynamics(model: FullDynamics, tau):
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M is not
     positive definite."""
     from flexpkm.algorithms.redundancy import is_redundant, redundant_direct_dynamics
-    if is_redundant(model):
-        return redundant_direct_dynamics(model, tau)
-    (M, c, _, _), single = model.batched()
+    if is_redundant(full):
+        return redundant_direct_dynamics(full, tau)
+    (M, c, _, _), single = full.batched()
     rhs = -c.copy()
-    rhs[:, :model.n_a] += np.asarray(tau, float).reshape(c.shape[0], model.n_a)
+    rhs[:, :full.n_a] += np.asarray(tau, float).reshape(c.shape[0], full.n_a)
     qdd = solve_spd(M, rhs, "M")
     return qdd[0] if single else qdd
 
 
-def accelerations_tot(model: FullDynamics, qdd_r):
+def accelerations_tot(full: FullDynamics, qdd_r):
     """``qdd_tot = J qdd_r + b`` (10.119), (n_tot,) or (B, n_tot)."""
-    return (model.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.b
+    return (full.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + full.b
 
 
 def point_acceleration(model, full: FullDynamics, qdd_r, frame, axis_frame=None, axis=None):

@@ -39,7 +39,7 @@ def test_b_is_second_derivative_of_constrained_path():
     q, dep, r = deformed_state(robot)
     rng = np.random.default_rng(3)
     qd_r = rng.normal(size=len(r)) * 0.3
-    model = full_dynamics(robot, q, qd_r, dep=dep, gravity=np.zeros(3))
+    full = full_dynamics(robot, q, qd_r, dep=dep, gravity=np.zeros(3))
     eps = 1e-4
 
     def path(t):
@@ -49,18 +49,18 @@ def test_b_is_second_derivative_of_constrained_path():
 
     qdd_fd = (path(eps) - 2 * q + path(-eps)) / eps ** 2
     qd_fd = (path(eps) - path(-eps)) / (2 * eps)
-    np.testing.assert_allclose(model.J @ qd_r, qd_fd, atol=1e-7)
-    np.testing.assert_allclose(model.b[dep], qdd_fd[dep], atol=2e-4 * np.abs(qdd_fd).max())
+    np.testing.assert_allclose(full.J @ qd_r, qd_fd, atol=1e-7)
+    np.testing.assert_allclose(full.b[dep], qdd_fd[dep], atol=2e-4 * np.abs(qdd_fd).max())
 
 
 def test_inverse_then_direct_roundtrip():
     robot = D.robot()
     q, dep, r = deformed_state(robot, seed=1)
     qd_r = np.random.default_rng(4).normal(size=len(r)) * 0.2
-    model = full_dynamics(robot, q, qd_r, dep=dep)
+    full = full_dynamics(robot, q, qd_r, dep=dep)
     qdd_a = np.array([0.7, -0.3])
-    tau, qdd_c = inverse_dynamics(model, qdd_a)
-    qdd = direct_dynamics(model, tau)
+    tau, qdd_c = inverse_dynamics(full, qdd_a)
+    qdd = direct_dynamics(full, tau)
     np.testing.assert_allclose(qdd[:2], qdd_a, atol=1e-8)
     np.testing.assert_allclose(qdd[2:], qdd_c, rtol=1e-8, atol=1e-8)
 
