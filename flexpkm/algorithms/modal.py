@@ -47,7 +47,8 @@ class ReducedMatrices:
     n_a      : number of actuated coordinates
     choice   : how q_dep was chosen (``"book"``, ``"rank-revealing"``...)
     dep_names: the dependent coordinates
-    indep, dep, J_d : q_tot columns of q_r (the independent coordinates, q_r order) and q_dep, and ``J_d`` (B, c, n_q)
+    indep, dep, J_d : q_tot columns of q_r (the independent coordinates, in
+               q_r order) and of q_dep, and ``J_d`` (B, c, n_q)
     cond_closure : (B,) condition number of ``J_t^f`` (10.110) at each pose
     scales   : (B, 3) largest diagonal term of ``K_tot`` and largest ``|M_tot|``
                term over the non-actuated coordinates, largest actuated
