@@ -87,7 +87,7 @@ def r_ordering(model, indep):
 
 
 def full_dynamics(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
-               coulomb_smoothing=0.0, loop_tol=LOOP_TOL) -> FullDynamics:
+                  coulomb_smoothing=0.0, loop_tol=LOOP_TOL) -> FullDynamics:
     """Steps 1-3 of Section 10.6 at a state: ``M``, ``c`` (10.123), ``J``, ``b`` (10.119).
 
     q_tot : (n_tot,) or (B, n_tot) all coordinates (must satisfy the loops).
@@ -138,10 +138,10 @@ def full_dynamics(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
     return FullDynamics(M=M, c=c, J=J, b=b, indep=indep, dep=sol.dep, n_a=n_a,
-                     names=tuple(layout.names[i] for i in indep), kin=kin,
-                     actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
-                     J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
-                     rows=sol.rows)
+                        names=tuple(layout.names[i] for i in indep), kin=kin,
+                        actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
+                        J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
+                        rows=sol.rows)
 
 
 def actuator_efforts(full: FullDynamics, qdd_r):

@@ -116,9 +116,10 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     names = tuple(layout.names[i] for i in indep)
     J_f = J_tot[:, sol.kept][:, :, dep] if sol.rows is not None else J_tot[:, :, dep]
     red = ReducedMatrices(M_r=M_r, K_r=K_r, names=names, n_a=len(act), choice=sol.choice,
-                       dep_names=tuple(layout.names[i] for i in sol.dep), indep=indep, dep=dep, J_d=J_d,
-                       rows=sol.rows, cond_closure=closure_condition(J_f),
-                       scales=passive_scale(model, M_tot))
+                          dep_names=tuple(layout.names[i] for i in sol.dep), indep=indep, dep=dep,
+                          J_d=J_d,
+                          rows=sol.rows, cond_closure=closure_condition(J_f),
+                          scales=passive_scale(model, M_tot))
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 

@@ -224,8 +224,8 @@ def _numpy_sensors(model, cm, xs, other, cfg) -> dict:
     gravity, friction, smoothing = cfg[:3]
     for j in range(xs.shape[1]):
         full = full_dynamics(model, xs[sl["q_ev"], j], xs[sl["v_ev"], j], dep=cm.dep,
-                          gravity=gravity, friction=friction, coulomb_smoothing=smoothing,
-                          loop_tol=None)
+                             gravity=gravity, friction=friction, coulomb_smoothing=smoothing,
+                             loop_tol=None)
         for name, fn in other.items():
             out[name][j] = fn(model, full, xs[sl["a"], j])
     return out

@@ -121,7 +121,7 @@ def _evaluator(model, drive, dep, n_r, na, gravity, friction, coulomb_smoothing)
 
     def evaluate(t, q, v):
         full = full_dynamics(model, q, v, dep=dep, gravity=gravity, friction=friction,
-                           coulomb_smoothing=coulomb_smoothing, loop_tol=None)
+                             coulomb_smoothing=coulomb_smoothing, loop_tol=None)
         tau = np.zeros(n_r)
         if not drive.prescribes_actuators:
             tau[:na] = drive.efforts(t, q[full.indep[:na]], v[:na])

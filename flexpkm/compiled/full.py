@@ -146,7 +146,7 @@ def symbolic_dynamics(model, dep, kept=None) -> SymbolicDynamics:
     M = J.T @ M_tot @ J
     c = J.T @ (M_tot @ b + c_tot)
     return SymbolicDynamics(q, qd_r, g, friction, smoothing, M, c, J, b, J_tot, residual, qd_tot,
-                         R, p, M_tot, c_tot, np.asarray(indep), dep, n_a, model, kept)
+                            R, p, M_tot, c_tot, np.asarray(indep), dep, n_a, model, kept)
 
 
 def point_acceleration(sm: SymbolicDynamics, model, qdd_r, frame, axis_frame=None, axis=None):

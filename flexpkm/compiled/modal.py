@@ -146,9 +146,9 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     scales = np.column_stack([np.full(len(q), stiffness_scale(model)), out["scales"]])
     names = tuple(model.layout.names[i] for i in cm.indep)
     red = ReducedMatrices(M_r=out["M_r"], K_r=out["K_r"], names=names, n_a=cm.n_a, choice=sol.choice,
-                       dep_names=tuple(model.layout.names[i] for i in cm.dep),
-                       indep=np.asarray(cm.indep), dep=cm.dep, J_d=out["J_d"], rows=sol.rows,
-                       cond_closure=cond, scales=scales)
+                          dep_names=tuple(model.layout.names[i] for i in cm.dep),
+                          indep=np.asarray(cm.indep), dep=cm.dep, J_d=out["J_d"], rows=sol.rows,
+                          cond_closure=cond, scales=scales)
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 

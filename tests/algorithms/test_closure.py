@@ -32,7 +32,8 @@ def assembled(robot, q11=0.02, q21=0.05, seed=0):
 def jacobian(robot, q_tot):
     """(J_tot, labels) of Eq. (10.107) at one state."""
     kin = tree_kinematics(robot, q_tot)
-    return constraint_jacobian(robot, kin, PlatformPose(None, platform_pose(robot, np.atleast_2d(q_tot)).P))
+    P = platform_pose(robot, np.atleast_2d(q_tot)).P
+    return constraint_jacobian(robot, kin, PlatformPose(None, P))
 
 
 @pytest.fixture

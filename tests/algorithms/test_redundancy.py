@@ -25,7 +25,8 @@ def model():
 def test_independent_coordinates_are_actuated(model):
     q = V.configuration(model, 0.03, -0.02, 0.2)
     kin = fp.tree_kinematics(model, q[:model.layout.n_t])
-    J_tot, labels = constraint_jacobian(model, kin, fp.PlatformPose(None, fp.platform_pose(model, q[None]).P))
+    P = fp.platform_pose(model, q[None]).P
+    J_tot, labels = constraint_jacobian(model, kin, fp.PlatformPose(None, P))
     dep, choice = choose_dependent(model, J_tot, labels)
     indep = sorted(set(range(model.layout.n_tot)) - set(dep))
     assert choice == "redundant actuation"
@@ -119,8 +120,8 @@ def test_elastic_coordinates_by_a_kkt_system():
     J[[0, 2, 3, 4], range(n_r)] = 1.0
     J[[1, 5]] = rng.normal(size=(2, n_r))
     full = FullDynamics(M=M, c=c, J=J, b=np.zeros(6), indep=np.array([0, 2, 3, 4]),
-                     dep=np.array([1, 5]), n_a=n_a, names=("q1", "e1", "e2", "e3"),
-                     actuated=np.array([0, 1]))
+                        dep=np.array([1, 5]), n_a=n_a, names=("q1", "e1", "e2", "e3"),
+                        actuated=np.array([0, 1]))
     W = np.diag([2.0, 0.5])
     qdd_a = np.array([0.7])
     tau, qdd_c = fp.inverse_dynamics(full, qdd_a, weights=W)

@@ -28,7 +28,7 @@ def random_states(model, q_ref, n_r, seed, scale):
 
 def assert_agree(model, cm, q, v, friction=True, smoothing=1e-3, tol=1e-12):
     ref = fp.full_dynamics(model, q, v, dep=cm.dep, friction=friction,
-                        coulomb_smoothing=smoothing, loop_tol=None)
+                           coulomb_smoothing=smoothing, loop_tol=None)
     out = cm.evaluate(q, v, friction=friction, coulomb_smoothing=smoothing)
     assert np.array_equal(ref.indep, cm.indep)
     res = fp.closure_residual(model, q)[0]
