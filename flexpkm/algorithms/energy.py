@@ -28,7 +28,7 @@ from flexpkm.algorithms.platform import platform_pose, selection
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.elements import newton_euler as ne
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 
 @dataclass(kw_only=True)
@@ -65,7 +65,7 @@ def kinetic_energy(model, q_tot, qd_tot):
         platform's as ``xd_p``, ``^0t_p = S_p xd_p`` at P, base frame).
     Raises :class:`InvalidArgumentError` on shapes or non-finite values.
     """
-    model = build_model(model)
+    model = build_structure(model)
     n_t, n_tot = model.layout.n_t, model.layout.n_tot
     q, qd = as_batch(q_tot, n_tot, "energy: q_tot"), as_batch(qd_tot, n_tot, "energy: qd_tot")
     q, qd = np.broadcast_arrays(q, qd)
@@ -94,7 +94,7 @@ def gravity_energy(model, q_tot, gravity=None):
     """Gravity energy (8.219)-(8.220) (J), scalar or (B,), zero for every
     mass at the base origin O. gravity : base-frame g (3,), default the
     model's. Raises :class:`InvalidArgumentError`."""
-    model = build_model(model)
+    model = build_structure(model)
     g = _gravity_vector(model, gravity)
     n_t, n_tot = model.layout.n_t, model.layout.n_tot
     q = as_batch(q_tot, n_tot, "energy: q_tot")
@@ -114,7 +114,7 @@ def gravity_energy(model, q_tot, gravity=None):
 
 def elastic_energy(model, q_tot):
     """``1/2 q_tot^T K_tot q_tot`` (J), scalar or (B,) (11.18), (11.22)."""
-    model = build_model(model)
+    model = build_structure(model)
     q = as_batch(q_tot, model.layout.n_tot, "energy: q_tot")
     U = 0.5 * np.einsum("bi,ij,bj->b", q, model.K_tot, q)
     return U[0] if np.ndim(q_tot) == 1 else U
@@ -129,7 +129,7 @@ def energy(model, q_tot, qd_tot, gravity=None) -> Energy:
     Returns :class:`Energy` (scalars for one state, (B,) for a batch).
     Raises :class:`InvalidArgumentError` on shapes or non-finite values.
     """
-    model = build_model(model)
+    model = build_structure(model)
     return Energy(kinetic=kinetic_energy(model, q_tot, qd_tot),
                   gravity=gravity_energy(model, q_tot, gravity),
                   elastic=elastic_energy(model, q_tot))
@@ -140,7 +140,7 @@ def recorded_energies(model, q_tot, kinetic_elastic, gravity=None) -> Energy:
     known (a simulation's ``energy``, ``1/2 qd_r^T M qd_r + 1/2 q^T K_tot q``):
     q_tot (B, n_tot), kinetic_elastic (B,) J; the elastic and gravity parts
     from the coordinates. Returns :class:`Energy` of (B,) arrays."""
-    model = build_model(model)
+    model = build_structure(model)
     elastic = elastic_energy(model, np.atleast_2d(q_tot))
     return Energy(kinetic=np.asarray(kinetic_elastic, float) - elastic, elastic=elastic,
                   gravity=gravity_energy(model, np.atleast_2d(q_tot), gravity))

@@ -95,8 +95,8 @@ def _closure_wrenches(model, full, lam):
 def ground_reactions(model, full, q_tot, qd_r, qdd_r, tau) -> GroundReactions:
     """The ground reaction model (8.206) at a state of the full model.
 
-    model : the Model ``full`` was built from; full : :class:`FullModel` of
-    one state or B (:func:`flexpkm.algorithms.dynamics.full_model`, with its
+    model : the Model ``full`` was built from; full : :class:`FullDynamics` of
+    one state or B (:func:`flexpkm.algorithms.dynamics.full_dynamics`, with its
     gravity and external wrench); q_tot : (n_tot,)/(B, n_tot) its
     coordinates; qd_r, qdd_r : (n_r,)/(B, n_r) its independent velocities and
     accelerations; tau : (n_A,)/(B, n_A) all actuator efforts (N or N m)

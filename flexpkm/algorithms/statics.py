@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flexpkm.algorithms.conditioning import check_actuator_stiffness
-from flexpkm.algorithms.dynamics import full_model, inverse_dynamics
+from flexpkm.algorithms.dynamics import full_dynamics, inverse_dynamics
 from flexpkm.algorithms.modal import reduced_matrices
 from flexpkm.algorithms.platform import external_wrench
 from flexpkm.algorithms.reference import build_model
@@ -58,7 +58,7 @@ def kinematic_jacobian(model, full):
     """``J_n`` (B, n_p, n_A): the platform rates ``xd_p`` per actuator rate
     with the elastic coordinates held at their values (the rigid kinematics
     of the state; ``^0t_p = S_p J_n qd_a``, (5.7), (10.114)), from the
-    closures' rows of ``full`` (:func:`flexpkm.algorithms.dynamics.full_model`).
+    closures' rows of ``full`` (:func:`flexpkm.algorithms.dynamics.full_dynamics`).
     Raises :class:`SingularConfigurationError` when the actuators do not fix
     the other joints and the platform (a singularity, or actuation
     redundancy, whose actuators cannot move independently)."""
@@ -94,7 +94,7 @@ def static_efforts(model, q_tot, wrench):
     """
     model = build_model(model)
     external_wrench(model, wrench, np.atleast_2d(q_tot).shape[0], "static_efforts: wrench")
-    full = full_model(model, q_tot, 0.0, gravity=np.zeros(3), friction=False, wrench=wrench)
+    full = full_dynamics(model, q_tot, 0.0, gravity=np.zeros(3), friction=False, wrench=wrench)
     if not model.layout.elastic_slice:              # rigid: (10.124) at rest, redundancy too
         return inverse_dynamics(full, np.zeros(np.shape(full.c)[:-1] + (full.n_a,)))[0]
     J_n = kinematic_jacobian(model, full)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.dynamics import direct_dynamics, full_model
+from flexpkm.algorithms.dynamics import direct_dynamics, full_dynamics
 from flexpkm.algorithms.ground import GroundReactions, ground_reactions
 from flexpkm.algorithms.reference import build_model
 from flexpkm.analysis.wrenches import wrench_at
@@ -33,16 +33,16 @@ def simulation_ground_reactions(model, result, gravity=None, friction=True,
     if tuple(result.names) != tuple(names):
         raise InvalidArgumentError(f"simulation_ground_reactions: the result is not of "
                                    f"{model.name}'s coordinates")
-    r_index = [names.index(n) for n in result.r_names]
-    dep = np.setdiff1d(np.arange(len(names)), r_index)
+    indep = [names.index(n) for n in result.r_names]
+    dep = np.setdiff1d(np.arange(len(names)), indep)
     blocks = []
     for k in range(0, len(result.t), BLOCK):
         s = slice(k, k + BLOCK)
         q, v, tau = result.q[s], result.qd_r[s], result.tau[s]
-        full = full_model(model, q, v, dep=dep, gravity=gravity, friction=friction,
+        full = full_dynamics(model, q, v, dep=dep, gravity=gravity, friction=friction,
                           coulomb_smoothing=coulomb_smoothing, loop_tol=None,
                           wrench=wrench_at(wrench, result.t[s], "simulate: wrench"))
-        if list(full.r_index) != r_index:
+        if list(full.indep) != indep:
             raise InvalidArgumentError("simulation_ground_reactions: the result's independent "
                                        "coordinates are not the model's choice")
         blocks.append(ground_reactions(model, full, q, v, direct_dynamics(full, tau), tau))

@@ -26,7 +26,7 @@ def _states(model, n, seed):
     for _ in range(n):
         q = five_bar.configuration(model, rng.uniform(-0.08, 0.08), rng.uniform(0.18, 0.30))
         qd_a = rng.normal(size=2)
-        full = fp.full_model(model, q, qd_a)
+        full = fp.full_dynamics(model, q, qd_a)
         yield q, full.J @ qd_a, qd_a, full
 
 
@@ -57,7 +57,7 @@ def test_printed_sign_of_my_i2_differs():
     assert abs(printed - kinetic_energy(model, q, qd)) > 1e-4
 
 
-def test_kinetic_energy_is_the_full_models_quadratic_form():
+def test_kinetic_energy_is_the_quadratic_form_of_full_dynamics():
     """Body by body (8.218) = 1/2 qd_r^T M qd_r (10.123), rigid and flexible, batched."""
     rigid = fp.build_model(bk.robot())
     flexible = fp.build_model(files.load(FLEXIBLE, elements=2))
@@ -66,9 +66,9 @@ def test_kinetic_energy_is_the_full_models_quadratic_form():
                                                     np.array([0.22, 0.25]))),
                      (flexible, np.stack([fp.assemble(flexible, q_a=[1.9, 1.2]),
                                           fp.assemble(flexible, q_a=[2.0, 1.1])]))):
-        dep = fp.full_model(model, q[0], 0.0).dep
-        qd_r = rng.normal(size=(2, len(fp.full_model(model, q[0], 0.0).r_index)))
-        full = fp.full_model(model, q, qd_r, dep=dep)
+        dep = fp.full_dynamics(model, q[0], 0.0).dep
+        qd_r = rng.normal(size=(2, len(fp.full_dynamics(model, q[0], 0.0).indep)))
+        full = fp.full_dynamics(model, q, qd_r, dep=dep)
         E = kinetic_energy(model, q, (full.J @ qd_r[..., None])[..., 0])
         assert E.shape == (2,)
         np.testing.assert_allclose(E, 0.5 * np.einsum("bi,bij,bj->b", qd_r, full.M, qd_r),
@@ -79,12 +79,12 @@ def _power_balance(model, path, wrench, n_a):
     """Largest |dH/dt - qd_a^T tau - t_p^T w| / max|qd_a^T tau| along ``path(t)
     -> (q_tot, qd_r, qdd_r)``, dH/dt by central differences (h = 1e-5 s)."""
     worst, scale, h = 0.0, 0.0, 1e-5
-    dep = fp.full_model(model, path(0.0)[0], 0.0).dep
-    H = lambda t: energy(model, path(t)[0], fp.full_model(model, path(t)[0], path(t)[1],
+    dep = fp.full_dynamics(model, path(0.0)[0], 0.0).dep
+    H = lambda t: energy(model, path(t)[0], fp.full_dynamics(model, path(t)[0], path(t)[1],
                                                           dep=dep).J @ path(t)[1]).total
     for t in (0.02, 0.05, 0.08):
         q, qd_r, qdd_r = path(t)
-        full = fp.full_model(model, q, qd_r, dep=dep, friction=False, wrench=wrench)
+        full = fp.full_dynamics(model, q, qd_r, dep=dep, friction=False, wrench=wrench)
         tau = fp.inverse_dynamics(full, qdd_r[:n_a])[0]
         qd_tot = full.J @ qd_r
         t_p = np.zeros(6)
@@ -103,9 +103,9 @@ def test_power_balance_rigid(wrench):
 
     def path(t):                      # the platform's quadratic path, through the IGM
         q = five_bar.configuration(model, *(x0 + v * t + a * t * t / 2))
-        m = fp.full_model(model, q, 0.0)
+        m = fp.full_dynamics(model, q, 0.0)
         qd_r = np.linalg.solve(m.J[-2:], v + a * t)
-        m = fp.full_model(model, q, qd_r)
+        m = fp.full_dynamics(model, q, qd_r)
         return q, qd_r, np.linalg.solve(m.J[-2:], a - m.b[-2:])
     assert _power_balance(model, path, wrench, 2) < 1e-8     # measured 3e-10, 5e-10
 
@@ -118,11 +118,11 @@ def test_power_balance_flexible():
     model = fp.build_model(files.load(FLEXIBLE, elements=1))
     wrench = np.array([1.5, -4.0, 0.0, 0.0, 0.0, 0.0])
     q0 = fp.assemble(model, q_a=[1.9, 1.2])
-    full = fp.full_model(model, q0, 0.0, wrench=wrench)
-    n_a, n_r = full.n_a, len(full.r_index)
+    full = fp.full_dynamics(model, q0, 0.0, wrench=wrench)
+    n_a, n_r = full.n_a, len(full.indep)
     rng = np.random.default_rng(4)
     qd_r = rng.normal(size=n_r) * np.r_[np.ones(n_a), 1e-3 * np.ones(n_r - n_a)]
-    full = fp.full_model(model, q0, qd_r, friction=False, wrench=wrench, dep=full.dep)
+    full = fp.full_dynamics(model, q0, qd_r, friction=False, wrench=wrench, dep=full.dep)
     qdd_a = np.array([0.7, -0.4])
     tau, qdd_c = fp.inverse_dynamics(full, qdd_a)
     qd_tot = full.J @ qd_r
@@ -136,7 +136,7 @@ def test_power_balance_flexible():
         v = qd_r + s * qdd_r
         q = fp.project_on_loops(model, q0 + s * qd_tot + 0.5 * s * s * (full.J @ qdd_r + full.b),
                                 full.dep)[0]
-        m = fp.full_model(model, q, 0.0, dep=full.dep, loop_tol=None)
+        m = fp.full_dynamics(model, q, 0.0, dep=full.dep, loop_tol=None)
         return energy(model, q, m.J @ v).total
     t_p = np.zeros(6)
     t_p[list(model.platform.dofs)] = qd_tot[model.layout.n_t:]
@@ -172,14 +172,14 @@ def test_spatial_robots_kinetic_form_and_gravity_gradient(name):
         model = fp.build_model(files.load(FLEXIBLE.parent / "three_rrr.toml"))
         q = fp.assemble(model, q_a=[model.robot.reference[model.layout.names[c]]
                                     for c in model.layout.actuated])
-    full0 = fp.full_model(model, q, 0.0)
-    qd_r = np.random.default_rng(3).normal(size=len(full0.r_index))
-    full = fp.full_model(model, q, qd_r, dep=full0.dep)
+    full0 = fp.full_dynamics(model, q, 0.0)
+    qd_r = np.random.default_rng(3).normal(size=len(full0.indep))
+    full = fp.full_dynamics(model, q, qd_r, dep=full0.dep)
     assert kinetic_energy(model, q, full.J @ qd_r) == pytest.approx(
         0.5 * qd_r @ full.M @ qd_r, rel=1e-12)
     g = np.array([0.3, -1.2, -9.81])
-    force = fp.full_model(model, q, 0.0, gravity=g, friction=False).c_tot - \
-        fp.full_model(model, q, 0.0, gravity=np.zeros(3), friction=False).c_tot
+    force = fp.full_dynamics(model, q, 0.0, gravity=g, friction=False).c_tot - \
+        fp.full_dynamics(model, q, 0.0, gravity=np.zeros(3), friction=False).c_tot
     h = 1e-6
     grad = np.array([(gravity_energy(model, q + h * e, g) - gravity_energy(model, q - h * e, g))
                      / (2 * h) for e in np.eye(model.layout.n_tot)])

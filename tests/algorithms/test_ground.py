@@ -21,7 +21,7 @@ FLEXIBLE = Path(five_bar.__file__).parent / "examples" / "five_bar.toml"
 
 def _state(model, x, qd_a, qdd_a, **kw):
     q = five_bar.configuration(model, *x)
-    full = fp.full_model(model, q, qd_a, friction=False, **kw)
+    full = fp.full_dynamics(model, q, qd_a, friction=False, **kw)
     tau, _ = fp.inverse_dynamics(full, qdd_a)
     return q, full, tau
 
@@ -99,10 +99,10 @@ def test_flexible_total_is_the_rate_of_momentum():
     g = np.array([0.0, -9.81, 0.0])
     model = fp.build_model(files.load(FLEXIBLE, elements=1))
     q0 = fp.assemble(model, q_a=[1.9, 1.2])
-    dep = fp.full_model(model, q0, 0.0).dep
-    n_r = len(fp.full_model(model, q0, 0.0, dep=dep).r_index)
+    dep = fp.full_dynamics(model, q0, 0.0).dep
+    n_r = len(fp.full_dynamics(model, q0, 0.0, dep=dep).indep)
     qd_r = np.random.default_rng(2).normal(size=n_r) * np.r_[1, 1, 1e-3 * np.ones(n_r - 2)]
-    full = fp.full_model(model, q0, qd_r, dep=dep, friction=False)
+    full = fp.full_dynamics(model, q0, qd_r, dep=dep, friction=False)
     tau, qdd_c = fp.inverse_dynamics(full, [0.7, -0.4])
     qdd_r = np.r_[0.7, -0.4, qdd_c]
     gr = ground_reactions(model, full, q0, qd_r, qdd_r, tau)
@@ -111,7 +111,7 @@ def test_flexible_total_is_the_rate_of_momentum():
 
     def momentum(s):
         q = fp.project_on_loops(model, q0 + s * qd_tot + 0.5 * s * s * qdd_tot, dep)[0]
-        v = fp.full_model(model, q, 0.0, dep=dep, loop_tol=None).J @ (qd_r + s * qdd_r)
+        v = fp.full_dynamics(model, q, 0.0, dep=dep, loop_tol=None).J @ (qd_r + s * qdd_r)
         kin = fp.tree_kinematics(model, q[:n_t])
         p = np.zeros(3)
         for e in model.body_entries:
@@ -139,7 +139,7 @@ def test_delta_at_rest_holds_its_weight_and_the_wrench():
     model = fp.build_model(delta.robot())
     q = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
     F = np.array([10.0, -5.0, 20.0])
-    full = fp.full_model(model, q, 0.0, friction=False, wrench=np.r_[F, 0, 0, 0])
+    full = fp.full_dynamics(model, q, 0.0, friction=False, wrench=np.r_[F, 0, 0, 0])
     tau, _ = fp.inverse_dynamics(full, np.zeros(3))
     gr = ground_reactions(model, full, q, np.zeros(3), np.zeros(3), tau)
     g = np.asarray(model.gravity)

@@ -61,16 +61,16 @@ def test_static_efforts_equal_virtual_work_flexible(name, q_a, wrench):
     np.testing.assert_allclose(tau, ref, rtol=1e-7, atol=1e-7 * np.abs(ref).max())
 
 
-def test_static_efforts_batch_and_the_full_models_efforts():
+def test_static_efforts_batch_and_the_efforts_of_full_dynamics():
     """A batch gives a batch; at rest without gravity the inverse dynamics
-    with the wrench in full_model gives the same efforts."""
+    with the wrench in full_dynamics gives the same efforts."""
     model = fp.build_model(five_bar.robot())
     q = five_bar.configuration(model, np.array([0.0, 0.04]), np.array([0.22, 0.26]))
     w = np.array([[1.0, 2.0, 0, 0, 0, 0], [-3.0, 0.5, 0, 0, 0, 0]])
     tau = static_efforts(model, q, w)
     assert tau.shape == (2, 2)
     for b in range(2):
-        full = fp.full_model(model, q[b], 0.0, gravity=np.zeros(3), friction=False, wrench=w[b])
+        full = fp.full_dynamics(model, q[b], 0.0, gravity=np.zeros(3), friction=False, wrench=w[b])
         np.testing.assert_allclose(fp.inverse_dynamics(full, np.zeros(2))[0], tau[b], rtol=1e-12)
 
 
@@ -115,7 +115,7 @@ def test_wrench_refusals():
     with pytest.raises(InvalidArgumentError, match="Mz .* no platform coordinate"):
         static_efforts(model, q, [1.0, 0, 0, 0, 0, 0.1])
     with pytest.raises(InvalidArgumentError, match=r"\(6,\)"):
-        fp.full_model(model, q, 0.0, wrench=[1.0, 2.0])
+        fp.full_dynamics(model, q, 0.0, wrench=[1.0, 2.0])
     with pytest.raises(InvalidArgumentError, match="finite"):
         static_deflection(model, q, [np.nan, 0, 0, 0, 0, 0])
     with pytest.raises(InvalidArgumentError, match="actuator_stiffness"):

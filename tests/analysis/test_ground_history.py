@@ -35,7 +35,7 @@ def test_prescribed_five_bar_equals_8_215_at_the_samples():
     _, _, qdd_a = traj(res.t)
     worst = 0.0
     for k in range(1, len(res.t) - 1):
-        full = fp.full_model(model, res.q[k], res.qd_r[k])
+        full = fp.full_dynamics(model, res.q[k], res.qd_r[k])
         qd, qdd = full.J @ res.qd_r[k], full.J @ qdd_a[k] + full.b
         name = lambda v: dict(zip(model.layout.names, v))
         ref = bk.ground_wrench(name(res.q[k]), name(qd), name(qdd), np.r_[res.q[k, -2:], 0],

@@ -68,7 +68,7 @@ def test_ground_reactions_and_energy_along_the_path():
     g0 = fp.build_model(F.robot(gravity=(0.0, 0.0, 0.0)))
     for k in (100, 600, 1100):
         q = F.configuration(g0, *r.x_p[k])
-        full = fp.full_model(g0, q, r.qd_a[k])
+        full = fp.full_dynamics(g0, q, r.qd_a[k])
         name = lambda v: dict(zip(g0.layout.names, v))
         qd, qdd = full.J @ r.qd_a[k], full.J @ r.qdd_a[k] + full.b
         inertial = bk.ground_wrench(name(q), name(qd), name(qdd), np.r_[q[-2:], 0], qdd[-2:],

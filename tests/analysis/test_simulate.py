@@ -5,7 +5,7 @@ import numpy as np
 
 from flexpkm.cases import dualemps as D
 from flexpkm.algorithms.closure import project_on_loops
-from flexpkm.algorithms.dynamics import full_model
+from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.algorithms.modal import reduced_matrices
 from flexpkm.analysis.drives import EffortHistory, Free
 from flexpkm.analysis.simulate import simulate
@@ -19,7 +19,7 @@ def statically_deflected(robot, force=1.0):
     f = np.zeros(robot.layout.n_tot)
     f[robot.layout.index("x_P")] = force
     q = q0 + J @ np.linalg.solve(K, J.T @ f)
-    return project_on_loops(robot, q, full_model(robot, q0, 0.0).dep)[0]
+    return project_on_loops(robot, q, full_dynamics(robot, q0, 0.0).dep)[0]
 
 
 def test_free_vibration_conserves_energy():
@@ -130,7 +130,7 @@ def test_wrench_in_time_and_the_compiled_backend_refuses_it():
     wrench = lambda t: [3.0 * np.cos(40 * t), 1.0, 0, 0, 0, 0]
     res = simulate(robot, q, 0.04, Free(), friction=False, hht_alpha=0.0, h=1e-4, dt_out=1e-4,
                    tol=1e-9, wrench=wrench)
-    full = [fp.full_model(robot, res.q[k], res.qd_r[k]) for k in range(len(res.t))]
+    full = [fp.full_dynamics(robot, res.q[k], res.qd_r[k]) for k in range(len(res.t))]
     power = np.array([np.asarray(wrench(t))[:2] @ (m.J @ v)[-2:]
                       for t, m, v in zip(res.t, full, res.qd_r)])
     work = np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(res.t))
