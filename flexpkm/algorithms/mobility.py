@@ -8,7 +8,8 @@ elastic coordinates are left out: mobility is the rigid mechanism's) and
 J_c is the constraint Jacobian of every closure (:func:`constraint_jacobian`,
 (A.4)) at configurations that close the loops. The rank is the *generic*
 one: the largest over random configurations (each a random displacement of
-the reference configuration projected on the loops, elastic coordinates 0), not the rank at one
+the reference configuration (:func:`reference_configuration`, which may be
+singular) projected on the loops, elastic coordinates 0), not the rank at one
 configuration, which is low at a singularity and would over-count N_dof.
 
 The platform's mobility n_dof (the dimension of its motion space E(x_p),
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import qr
 
-from flexpkm.algorithms.assembly import assemble_reference
+from flexpkm.algorithms.assembly import reference_configuration
 from flexpkm.algorithms.closure import constraint_jacobian, project_on_loops
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.reference import build_model
@@ -60,7 +61,7 @@ def mobility(model, samples: int = 6, spread: float = 0.05, seed: int = 0) -> Mo
     """The mobility (Appendix A) of a robot or model.
 
     samples : configurations sampled (>= 2); spread : half-width of the
-    uniform random displacement of each rigid coordinate from the assembled
+    uniform random displacement of each rigid coordinate from the
     reference (m or rad) before the projection on the loops; seed : of the
     random generator (the result is reproducible).
     Raises :class:`InvalidArgumentError` for bad arguments and
@@ -74,15 +75,14 @@ def mobility(model, samples: int = 6, spread: float = 0.05, seed: int = 0) -> Mo
     model = build_model(model)
     layout = model.layout
     rigid = rigid_columns(model)
-    q_ref = assemble_reference(model)
-    dep = _dependent(_jacobian(model, q_ref)[:, rigid], rigid)
+    q_ref = reference_configuration(model)
     rng = np.random.default_rng(seed)
     ranks, n_platform = [], 0
     for _ in range(4 * samples):
         q = q_ref.copy()
         q[rigid] += rng.uniform(-spread, spread, len(rigid))
         try:
-            q, _ = project_on_loops(model, q, dep=dep)
+            q, _ = project_on_loops(model, q, dep=_dependent(_jacobian(model, q)[:, rigid], rigid))
         except FlexPKMError:
             continue
         J_c = _jacobian(model, q)[:, rigid]

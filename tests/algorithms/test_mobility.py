@@ -1,0 +1,82 @@
+"""Mobility (Appendix A): the generic rank of J_c over random closed
+configurations gives the book's counts (A.4.1-A.4.4), also from a singular
+reference configuration, where the rank at that one configuration does not."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import flexpkm as fp
+from flexpkm.algorithms.mobility import mobility, rigid_columns
+from flexpkm.model import files
+
+CASES = Path(fp.cases.__file__).parent
+
+
+@pytest.mark.parametrize("file, n_dof", [
+    ("rigid_five_bar.toml", 2),        # A.4.1
+    ("three_rpr.toml", 3),             # A.4.2
+    ("orthoglide.toml", 3),            # A.4.3
+    ("tripteron.toml", 3),             # A.4.4
+    ("gough_stewart.toml", 6),
+    ("dualv.toml", 3),                 # 4 actuators, 3 dofs (Section 8.5)
+])
+def test_the_books_counts(file, n_dof):
+    m = mobility(files.load(CASES / file))
+    assert m.n_dof == n_dof and m.n_platform == n_dof
+    assert len(m.ranks) == 6 and min(m.ranks) == max(m.ranks) == m.rank
+
+
+def test_a_flexible_model_counts_its_rigid_mechanism():
+    """Beams add elastic coordinates but no degree of freedom: the flexible
+    five-bar and 3-RRR keep 2 and 3 (elastic coordinates held at 0)."""
+    assert mobility(files.load(CASES / "examples" / "five_bar.toml")).n_dof == 2
+    rrr = files.load(CASES / "examples" / "three_rrr.toml")
+    m = mobility(rrr)
+    assert (m.n_dof, m.n_rigid) == (3, 15) and len(rigid_columns(fp.build_model(rrr))) == 15
+
+
+#: a parallelogram four-bar A(0, 0) B C D(0.4, 0) m, crank AB 0.1 m, coupler BC
+#: 0.4 m, rocker CD 0.1 m, closed by a revolute at D; its reference is flat
+#: (A, B, C, D on x_0: q_11 = 0, q_12 = 0, q_13 = pi), where J_c loses a rank
+FLAT_FOUR_BAR = """
+name = "flat four-bar"
+plane_normal = [0.0, 0.0, 1.0]
+[reference]
+q11 = 0.0
+q12 = 0.0
+q13 = 3.141592653589793
+[[legs]]
+name = "1"
+frames = [{j = "11", sigma = 0, mu = 1}, {j = "12", a = "11", sigma = 0, d = 0.1},
+          {j = "13", a = "12", sigma = 0, d = 0.4}, {j = "1D", a = "13", sigma = 2, d = 0.1}]
+[[legs]]
+name = "ground"
+frames = [{j = "D", sigma = 2, d = 0.4}]
+[[closures]]
+frame = "1D"
+other = "D"
+joint = "revolute"
+"""
+
+
+def test_generic_rank_from_a_singular_reference():
+    robot = files.loads(FLAT_FOUR_BAR)
+    model = fp.build_model(robot)
+    q_ref = fp.reference_configuration(model)
+    assert np.abs(fp.closure_residual(model, q_ref)).max() < 1e-12
+    kin = fp.tree_kinematics(model, q_ref[:model.layout.n_t])
+    J_c = fp.constraint_jacobian(model, kin, np.zeros((1, 3)))[0][0]
+    assert J_c.shape == (2, 3) and np.linalg.matrix_rank(J_c, tol=1e-9) == 1   # count here: 2
+    m = mobility(robot)
+    assert (m.rank, m.n_dof, m.n_platform) == (2, 1, 0)                      # generic: 1
+
+
+def test_reproducible_and_refuses_bad_arguments():
+    robot = files.load(CASES / "tripteron.toml")
+    assert mobility(robot, seed=3) == mobility(robot, seed=3)
+    for kwargs, what in (({"samples": 1}, "samples"), ({"samples": 2.0}, "samples"),
+                         ({"spread": 0.0}, "spread"), ({"spread": float("nan")}, "spread")):
+        with pytest.raises(fp.InvalidArgumentError, match=re.escape(what)):
+            mobility(robot, **kwargs)
