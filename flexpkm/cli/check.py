@@ -18,7 +18,7 @@ from flexpkm.algorithms.assembly import assemble, reference_configuration
 from flexpkm.algorithms.mobility import mobility
 from flexpkm.algorithms.modes import mode_signature, mode_text, parse_modes
 from flexpkm.cli.common import add_case_parsers, model_of, options_of, resolve
-from flexpkm.errors import InvalidArgumentError
+from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 
 
 def register(subparsers, files=()):
@@ -58,7 +58,10 @@ def mobility_line(model, n_c=None) -> str:
     configurations, :func:`flexpkm.algorithms.mobility.mobility`), and, for
     a rigid model, a warning when this configuration's independent rows
     ``n_c`` are fewer than the generic rank (a singular configuration)."""
-    m = mobility(model)
+    try:
+        m = mobility(model)
+    except SingularConfigurationError as e:     # loops closed at < 2 random configurations
+        return f"mobility (Appendix A): not determined ({e})"
     line = m.summary()
     if not model.layout.elastic_slice and n_c is not None and n_c < m.rank:
         line += (f"; at this configuration J_c has rank {n_c} < {m.rank}: a singular "

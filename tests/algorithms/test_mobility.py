@@ -80,3 +80,20 @@ def test_reproducible_and_refuses_bad_arguments():
                          ({"spread": 0.0}, "spread"), ({"spread": float("nan")}, "spread")):
         with pytest.raises(fp.InvalidArgumentError, match=re.escape(what)):
             mobility(robot, **kwargs)
+
+
+def test_loops_that_never_close_are_reported(monkeypatch, capsys):
+    """Fewer than 2 closed configurations: SingularConfigurationError saying
+    so; ``flexpkm check`` prints that the mobility is not determined and
+    still validates the file."""
+    from flexpkm.algorithms import mobility as mob
+    from flexpkm.cli.app import main
+
+    def never(*args, **kwargs):
+        raise fp.SingularConfigurationError("the loops cannot be closed")
+    monkeypatch.setattr(mob, "project_on_loops", never)
+    with pytest.raises(fp.SingularConfigurationError, match="closed at 0 of 24"):
+        mobility(files.load(CASES / "three_rpr.toml"))
+    assert main(["check", str(CASES / "three_rpr.toml")]) == 0
+    assert "mobility (Appendix A): not determined (mobility: the loops closed at 0" \
+        in capsys.readouterr().out
