@@ -97,3 +97,43 @@ def test_loops_that_never_close_are_reported(monkeypatch, capsys):
     assert main(["check", str(CASES / "three_rpr.toml")]) == 0
     assert "mobility (Appendix A): not determined (mobility: the loops closed at 0" \
         in capsys.readouterr().out
+
+
+def _gogu(model, q):
+    """Gogu's count (A.13) at the closed configuration q, for legs closed on
+    the platform (weld or spherical cut joints): N = sum n_j - sum dim E_j +
+    dim of their intersection, E_j the twists (at the base origin O, a point
+    common to the legs) that leg j gives its end (its joints' columns of
+    [Jv; Jw], plus three rotations for a spherical joint), from the tree
+    kinematics only, not from J_c."""
+    kin = fp.tree_kinematics(model, q[:model.layout.n_t])
+    L, dims, complements = 0, 0, []
+    for c in model.closures:
+        k = model.frame_index[c.frame]
+        Jv, Jw = kin.Jv[0, k], kin.Jw[0, k]
+        cols = np.flatnonzero(np.abs(np.vstack([Jv, Jw])).max(axis=0) > 1e-12)
+        arm = -kin.p[0, k]                                     # the end point to O
+        T = np.vstack([Jv[:, cols] + np.cross(Jw[:, cols].T, arm).T, Jw[:, cols]])
+        if c.joint == "spherical":
+            T = np.hstack([T, np.vstack([np.cross(np.eye(3), arm).T, np.eye(3)])])
+        else:
+            assert c.joint == "weld"
+        L += T.shape[1]
+        r = np.linalg.matrix_rank(T, tol=1e-9)
+        dims += r
+        complements.append(np.linalg.svd(T)[0][:, r:].T)       # E_j's orthogonal complement
+    common = 6 - np.linalg.matrix_rank(np.vstack(complements), tol=1e-9)
+    return L - dims + common, common
+
+
+@pytest.mark.parametrize("file, pose", [
+    ("three_rpr.toml", [0.05, 0.0, 0.45]), ("orthoglide.toml", [0.12, 0.08, 0.22]),
+    ("tripteron.toml", [0.17, 0.1, 0.37]),
+    ("gough_stewart.toml", [0.04, 0.0, 0.62, 0.06, -0.02, 0.12])])
+def test_gogus_method_gives_the_same_count(file, pose):
+    """Appendix A.3.2 (A.13) on the legs' motion spaces, an independent
+    formula, agrees with the generic rank of J_c (A.3)-(A.5)."""
+    model = fp.build_model(files.load(CASES / file))
+    q = fp.assemble(model, pose=np.array(pose))
+    m = mobility(model)
+    assert _gogu(model, q) == (m.n_dof, m.n_platform)
