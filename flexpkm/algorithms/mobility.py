@@ -69,7 +69,8 @@ def mobility(model, samples: int = 6, spread: float = 0.05, seed: int = 0) -> Mo
     close (the loops cannot be closed near the reference)."""
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 2:
         raise InvalidArgumentError(f"mobility: samples must be an integer >= 2, got {samples!r}")
-    if not (isinstance(spread, (int, float)) and np.isfinite(spread) and spread > 0):
+    if isinstance(spread, bool) or not (isinstance(spread, (int, float))
+                                        and np.isfinite(spread) and spread > 0):
         raise InvalidArgumentError(f"mobility: spread must be a positive number (m, rad), "
                                    f"got {spread!r}")
     model = build_model(model)
@@ -77,7 +78,8 @@ def mobility(model, samples: int = 6, spread: float = 0.05, seed: int = 0) -> Mo
     rigid = rigid_columns(model)
     q_ref = reference_configuration(model)
     rng = np.random.default_rng(seed)
-    ranks, n_platform = [], 0
+    platform = [k for k, c in enumerate(rigid) if c >= layout.n_t]
+    ranks, platform_ranks = [], []
     for _ in range(4 * samples):
         q = q_ref.copy()
         q[rigid] += rng.uniform(-spread, spread, len(rigid))
@@ -88,9 +90,7 @@ def mobility(model, samples: int = 6, spread: float = 0.05, seed: int = 0) -> Mo
         J_c = _jacobian(model, q)[:, rigid]
         rank, null = _rank_and_null(J_c)
         ranks.append(rank)
-        platform = [k for k, c in enumerate(rigid) if c >= layout.n_t]
-        if platform and null.size:
-            n_platform = max(n_platform, _rank_and_null(null[platform].T)[0])
+        platform_ranks.append(_rank_and_null(null[platform].T)[0] if platform and null.size else 0)
         if len(ranks) == samples:
             break
     if len(ranks) < 2:
@@ -98,6 +98,7 @@ def mobility(model, samples: int = 6, spread: float = 0.05, seed: int = 0) -> Mo
             f"mobility: the loops closed at {len(ranks)} of {4 * samples} random "
             f"configurations near the reference (spread {spread}); a generic rank needs 2")
     c = max(ranks)
+    n_platform = max(p for r, p in zip(ranks, platform_ranks) if r == c)   # generic samples only
     return Mobility(n_dof=len(rigid) - c, n_platform=n_platform, n_rigid=len(rigid), rank=c,
                     ranks=tuple(ranks))
 
@@ -115,6 +116,8 @@ def _dependent(J_c, rigid):
     """Rigid columns to correct in the projection (elastic coordinates stay
     0: the mechanism is not deformed): QR with column pivoting of J_c."""
     rank = _rank_and_null(J_c)[0]
+    if rank == 0:                                  # no loop: nothing to correct
+        return rigid[:0]
     return rigid[np.sort(qr(J_c, pivoting=True, mode="r")[1][:rank])]
 
 

@@ -73,11 +73,24 @@ def test_generic_rank_from_a_singular_reference():
     assert (m.rank, m.n_dof, m.n_platform) == (2, 1, 0)                      # generic: 1
 
 
+def test_a_serial_chain_has_its_joints():
+    """(A.1) without loops: N_dof = L, the rank of an empty J_c is 0."""
+    arm = files.loads("""
+name = "serial arm"
+[[legs]]
+name = "1"
+frames = [{j = "11", sigma = 0, mu = 1}, {j = "12", a = "11", sigma = 0, d = 0.3}]
+""")
+    m = mobility(arm)
+    assert (m.n_dof, m.rank, m.n_platform) == (2, 0, 0)
+
+
 def test_reproducible_and_refuses_bad_arguments():
     robot = files.load(CASES / "tripteron.toml")
     assert mobility(robot, seed=3) == mobility(robot, seed=3)
     for kwargs, what in (({"samples": 1}, "samples"), ({"samples": 2.0}, "samples"),
-                         ({"spread": 0.0}, "spread"), ({"spread": float("nan")}, "spread")):
+                         ({"spread": 0.0}, "spread"), ({"spread": float("nan")}, "spread"),
+                         ({"spread": True}, "spread")):
         with pytest.raises(fp.InvalidArgumentError, match=re.escape(what)):
             mobility(robot, **kwargs)
 
