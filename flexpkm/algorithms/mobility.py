@@ -123,8 +123,7 @@ def _dependent(J_c, rigid):
 
 def _jacobian(model, q):
     kin = tree_kinematics(model, q[None, :model.layout.n_t])
-    R_p, P = platform_pose(model, q[None])
-    return constraint_jacobian(model, kin, P, R_p)[0][0]
+    return constraint_jacobian(model, kin, platform_pose(model, q[None]))[0][0]
 
 
 def _rank_and_null(A):

@@ -67,7 +67,7 @@ def test_generic_rank_from_a_singular_reference():
     q_ref = fp.reference_configuration(model)
     assert np.abs(fp.closure_residual(model, q_ref)).max() < 1e-12
     kin = fp.tree_kinematics(model, q_ref[:model.layout.n_t])
-    J_c = fp.constraint_jacobian(model, kin, np.zeros((1, 3)))[0][0]
+    J_c = fp.constraint_jacobian(model, kin, fp.platform_pose(model, q_ref[None]))[0][0]
     assert J_c.shape == (2, 3) and np.linalg.matrix_rank(J_c, tol=1e-9) == 1   # count here: 2
     m = mobility(robot)
     assert (m.rank, m.n_dof, m.n_platform) == (2, 1, 0)                      # generic: 1
