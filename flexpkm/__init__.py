@@ -36,7 +36,11 @@ from flexpkm.algorithms.dynamics import (FullDynamics, direct_dynamics, full_dyn
                                          inverse_dynamics, point_acceleration)
 from flexpkm.algorithms.reactions import JointReactions, joint_reactions
 from flexpkm.algorithms.redundancy import actuation_matrix, is_redundant
+from flexpkm.algorithms.energy import Energy, energy
+from flexpkm.algorithms.ground import GroundReactions, ground_reactions
+from flexpkm.algorithms.statics import StaticDeflection, static_deflection, static_efforts
 from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
+from flexpkm.analysis.ground_history import simulation_ground_reactions
 from flexpkm.analysis.trajectories import Trajectory, quintic
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.simulate import SimulationResult, simulate
@@ -65,6 +69,9 @@ __all__ = [
     # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path
     "joint_reactions", "JointReactions", "actuation_matrix", "is_redundant",
     "path_inverse_dynamics", "IdmResult",
+    # other models (8.6, 6.4): energy, ground reactions, statics under a wrench
+    "energy", "Energy", "ground_reactions", "GroundReactions", "static_efforts",
+    "static_deflection", "StaticDeflection", "simulation_ground_reactions",
     # analyses (10.7)
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "frequency_sweep", "SweepResult",

@@ -36,6 +36,8 @@ from flexpkm.algorithms.closure import check_loops, closure_residual, project_on
 from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full_dynamics,
                                          inverse_dynamics)
 from flexpkm.algorithms.virtual_system import friction_damping
+from flexpkm.algorithms.energy import recorded_energies
+from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.algorithms.tree import as_batch
 from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
 from flexpkm.analysis.step_control import Attempt, StepLog, check_newton, converged_sample
@@ -53,7 +55,12 @@ class SimulationResult:
     residual (n,) the largest relative Newton residual of the steps to each
     sample (:mod:`flexpkm.analysis.step_control`; 0 at t = 0);
     retried_steps: steps computed again with a smaller step;
-    cost: steps (of h, retries not included), Newton iterations, h.
+    cost: steps (of h, retries not included), Newton iterations, h;
+    energies: :class:`flexpkm.algorithms.energy.Energy` of the samples,
+    (n,) each: kinetic, gravity (8.220), elastic and their total (None in
+    the partial result of an error); ground: the ground reactions (8.206)
+    of the samples when asked for
+    (:func:`flexpkm.analysis.ground_history.simulation_ground_reactions`).
     """
 
     t: np.ndarray
@@ -68,6 +75,8 @@ class SimulationResult:
     cost: dict = field(default_factory=dict)
     residual: np.ndarray = None
     retried_steps: int = 0
+    energies: object = None
+    ground: object = None
 
 
 #: at most this many integration steps per output sample (h >= dt_out / MAX_SUBSTEPS)
@@ -111,7 +120,7 @@ def _vector(x, n, name):
     return x[0].copy()
 
 
-def _evaluator(model, drive, dep, n_r, na, gravity, friction, coulomb_smoothing):
+def _evaluator(model, drive, dep, n_r, na, gravity, friction, coulomb_smoothing, wrench=None):
     """``evaluate(t, q, v) -> Evaluation``: the full model (10.123) at a state,
     ``g = c - [tau; 0]``, the damping / stiffness of the iteration matrix and
     the force terms that scale the residual (:func:`flexpkm.analysis.hht.relative_residual`)."""
@@ -121,7 +130,8 @@ def _evaluator(model, drive, dep, n_r, na, gravity, friction, coulomb_smoothing)
 
     def evaluate(t, q, v):
         full = full_dynamics(model, q, v, dep=dep, gravity=gravity, friction=friction,
-                             coulomb_smoothing=coulomb_smoothing, loop_tol=None)
+                             coulomb_smoothing=coulomb_smoothing, loop_tol=None,
+                             wrench=wrench_at(wrench, t, "simulate: wrench"))
         tau = np.zeros(n_r)
         if not drive.prescribes_actuators:
             tau[:na] = drive.efforts(t, q[full.indep[:na]], v[:na])
@@ -218,7 +228,7 @@ class Recorder:
 def simulate(model, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
              friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
              tol=None, iterations=None, hht_alpha=0.05, project="output",
-             progress=None, backend=None, exact_tangent=False) -> SimulationResult:
+             progress=None, backend=None, exact_tangent=False, wrench=None) -> SimulationResult:
     """Integrate the full elastodynamic model (10.123) from an assembled state.
 
     model : Robot or Model; q0_tot : (n_tot,) initial coordinates (loops
@@ -258,6 +268,11 @@ def simulate(model, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         accelerometer) is generated too; the others are evaluated with the
         numpy full model at the samples (slower).
     progress : optional callback ``progress(done, total)`` (output samples).
+    wrench : external wrench on the platform, (6,) or a function of time
+        ``f(t) -> (6,)`` (N, N m, at P, base frame;
+        :mod:`flexpkm.analysis.wrenches`); numpy backend only for now: with
+        ``backend="compiled"`` it raises InvalidArgumentError, with None the
+        numpy backend runs.
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
     or non-finite t_end, h or dt_out, t_end < dt_out, more than
     :data:`MAX_SUBSTEPS` steps per sample or :data:`MAX_SAMPLES` samples, a
@@ -273,12 +288,12 @@ def simulate(model, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     _check_arguments(gravity, hht_alpha, drive)
     model = build_model(model)
     q0_tot = _vector(q0_tot, model.layout.n_tot, "q0_tot")
-    backend = _backend(backend, drive, model)
+    backend = _backend(backend, drive, model) if wrench is None else _wrench_backend(backend)
     with threadpool_limits(1):
         q, v, m = _assemble(model, q0_tot, qd0_r, drive, gravity)
         r, na = m.indep, m.n_a
         evaluate = _evaluator(model, drive, m.dep, len(r), na, gravity, friction,
-                              coulomb_smoothing)
+                              coulomb_smoothing, wrench)
         known = np.arange(na) if drive.prescribes_actuators else np.arange(0)
         p = HHT(dt_out / n_sub, float(hht_alpha), np.setdiff1d(np.arange(len(r)), known),
                 r[known], known, tol, iterations)
@@ -299,7 +314,18 @@ def simulate(model, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
             raise Interrupted(f"interrupted at t = {rec.t[rec.n_done - 1]:g} s "
                               f"({rec.n_done} of {n_out} samples)",
                               rec.result(r, n_sub, p.h)) from None
-    return rec.result(r, n_sub, p.h)
+    res = rec.result(r, n_sub, p.h)
+    return replace(res, energies=recorded_energies(model, res.q, res.energy, gravity))
+
+
+def _wrench_backend(backend):
+    """The backend of a simulation with an external wrench: numpy (the
+    generated step does not take the wrench yet); InvalidArgumentError for
+    ``"compiled"`` rather than ignoring the wrench."""
+    if backend == "compiled":
+        raise InvalidArgumentError("simulate: the compiled backend does not take an external "
+                                   "wrench yet; use backend='numpy' (or None)")
+    return _backend(backend, None, None) if backend is not None else "numpy"
 
 
 def _check_arguments(gravity, hht_alpha, drive):

@@ -164,6 +164,16 @@ def add_path_options(p, case):
                    metavar=meta, help="end pose, same components")
 
 
+def add_wrench(p):
+    """``--wrench FX FY FZ MX MY MZ`` (``args.wrench``, None when absent)."""
+    p.add_argument("--wrench", nargs=6, type=finite, default=None,
+                   metavar=("FX", "FY", "FZ", "MX", "MY", "MZ"),
+                   help="constant external wrench on the platform: force (N) and moment (N m) "
+                        "exerted by the environment at the platform point P, in base-frame "
+                        "components (default: none); a component along no platform "
+                        "coordinate is refused")
+
+
 def add_actuator_stiffness(p):
     """``--actuator-stiffness K ...`` (``args.actuator_stiffness``)."""
     p.add_argument("--actuator-stiffness", nargs="+", type=positive, default=None, metavar="K",

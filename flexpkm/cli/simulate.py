@@ -1,6 +1,8 @@
 """``flexpkm simulate CASE --maneuver NAME [--prescribed | --pd | --free]
-[--no-friction] [--t-end T] [--step H] [--out DIR]``: time simulation of the
-full elastodynamic model (Sections 10.4-10.7) and its outputs.
+[--no-friction] [--t-end T] [--step H] [--wrench FX FY FZ MX MY MZ] [--out
+DIR]``: time simulation of the full elastodynamic model (Sections
+10.4-10.7) and its outputs; ``--wrench``: a constant external wrench on the
+platform (at P, base frame; numpy backend).
 
 ``flexpkm simulate FILE.toml (--to Q_A ... [--duration T] | --trajectory
 FILE.csv)``: a robot of a description file, its actuators prescribed from
@@ -13,8 +15,8 @@ import time
 
 import numpy as np
 
-from flexpkm.cli.common import (add_case_parsers, count, finite, model_of, positive,
-                                progress_callback)
+from flexpkm.cli.common import (add_case_parsers, add_wrench, count, finite, model_of,
+                                positive, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 
@@ -59,6 +61,7 @@ def _options(p, case):
                    help="generated C code (compiled once per robot, cached in "
                         "~/.cache/flexpkm) or the numpy reference (default: compiled "
                         "when available)")
+    add_wrench(p)
     p.add_argument("--out", default="out", help="output directory (default out)")
     p.add_argument("--no-xdmf", action="store_true", help="skip the XDMF time series")
     p.add_argument("--no-progress", action="store_true",
@@ -140,7 +143,9 @@ def run(args) -> int:
         res = simulate(model, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
                        friction=not args.no_friction, coulomb_smoothing=1e-3, sensors=sensors,
                        progress=progress_callback(args, "simulate"), backend=args.backend,
-                       tol=args.tol, iterations=args.iterations)
+                       tol=args.tol, iterations=args.iterations, wrench=args.wrench)
+        wall = time.perf_counter() - t0
+        res = _with_ground(model, res, args)
     except Interrupted as e:
         _write(model, e.partial, args, run_)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}", e)
@@ -153,7 +158,6 @@ def run(args) -> int:
     except BaseException as e:
         run_.fail(e)
         raise
-    wall = time.perf_counter() - t0
     files = _write(model, res, args, run_)
     run_.finish("completed")
     print(f"{model.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
@@ -167,6 +171,15 @@ def run(args) -> int:
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def _with_ground(model, res, args):
+    """``res`` with its ground reactions (8.206) at the samples (the run's
+    friction and wrench; numpy full model again, in blocks)."""
+    from dataclasses import replace
+    from flexpkm.analysis.ground_history import simulation_ground_reactions
+    return replace(res, ground=simulation_ground_reactions(
+        model, res, friction=not args.no_friction, coulomb_smoothing=1e-3, wrench=args.wrench))
 
 
 def _write(model, res, args, run_) -> list:

@@ -69,3 +69,36 @@ def test_idm_follows_the_output_folder_rules(tmp_path, capsys):
     assert main(argv + ["--force"]) == 2
     assert "idm.png: move or remove it" in capsys.readouterr().err
     assert (d / "idm.png").read_bytes() == b"the user's own picture"
+
+
+def test_idm_wrench_ground_reactions_and_energy(tmp_path, capsys):
+    """Issue 20: ``--wrench`` adds the static efforts (6.53) to every sample
+    (the model is linear in the wrench: tau(w) - tau(0) = fp's static
+    model at the sample); idm.npz holds the ground reactions, their legs
+    summing to the total, and the energies; a moment about the normal of
+    the five-bar's translating point is refused in one line."""
+    from flexpkm.algorithms.statics import static_efforts
+    from flexpkm.cases import five_bar
+    import flexpkm as fp
+    base = ["idm", "five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28", "--duration", "0.1"]
+    assert main(base + ["--out", str(tmp_path / "a")]) == 0
+    wrench = ["--wrench", "3", "-2", "0", "0", "0", "0"]
+    assert main(base + wrench + ["--out", str(tmp_path / "b")]) == 0
+    a, b = np.load(tmp_path / "a" / "idm.npz"), np.load(tmp_path / "b" / "idm.npz")
+    model = fp.build_model(five_bar.robot())
+    for k in (0, 50, 100):
+        q = five_bar.configuration(model, *b["x_p"][k])
+        np.testing.assert_allclose(b["tau"][k] - a["tau"][k],
+                                   static_efforts(model, q, [3, -2, 0, 0, 0, 0]), rtol=1e-9)
+    np.testing.assert_array_equal(b["wrench"][7], [3, -2, 0, 0, 0, 0])
+    plane = [0, 1, 5]              # a planar model's legs carry the in-plane components
+    np.testing.assert_allclose((b["ground_1"] + b["ground_2"])[:, plane], b["ground"][:, plane],
+                               atol=1e-10)
+    np.testing.assert_allclose(b["ground"][:, :2] - a["ground"][:, :2], -b["wrench"][:, :2],
+                               atol=1e-10)
+    assert b["energy"].shape == (101,) and np.all(b["kinetic"] >= 0)
+    capsys.readouterr()
+    assert main(base + ["--wrench", "0", "0", "0", "0", "0", "1", "--out",
+                        str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("flexpkm: error:") and "Mz" in err and "\n" not in err
