@@ -14,7 +14,8 @@ One namespace::
 One pose in gives one pose out, a batch (B, ...) gives a batch.
 """
 from flexpkm.version import __version__
-from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, Interrupted,
+from flexpkm.errors import (BackendUnavailableError, FlexPKMError, IndefiniteMassMatrixError,
+                            Interrupted,
                             InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
                             OutputError, SingularConfigurationError, UnreachablePoseError,
                             WorkingModeError)
@@ -30,11 +31,13 @@ from flexpkm.algorithms.assembly import assemble, reference_configuration
 from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
                                         constraint_jacobian, project_on_loops, with_platform)
-from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, reduced_matrices
+from flexpkm.algorithms.modal import Modes, ReducedModel, reduced_matrices, solve_modes
 from flexpkm.algorithms.dynamics import (FullModel, direct_dynamics, full_model,
                                          inverse_dynamics, point_acceleration)
 from flexpkm.algorithms.reactions import JointReactions, joint_reactions
 from flexpkm.algorithms.redundancy import actuation_matrix, is_redundant
+from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, choose_backend
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
 from flexpkm.analysis.trajectories import Trajectory, quintic
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
@@ -46,7 +49,7 @@ __all__ = [
     # errors
     "FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
     "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError",
-    "OpenLoopError", "OutputError", "Interrupted", "WorkingModeError",
+    "OpenLoopError", "OutputError", "Interrupted", "WorkingModeError", "BackendUnavailableError",
     # bodies (Section 10.2, Appendix F)
     "Body", "BodyInvariants", "RigidBody", "Beam3D", "PlanarBeam", "Section", "Material",
     "ShapeFunctionBody",
@@ -58,12 +61,13 @@ __all__ = [
     "TreeKinematics", "tree_kinematics", "platform_pose", "constraint_jacobian", "closure_residual",
     "project_on_loops", "select_rows", "RowSelection", "assemble", "reference_configuration",
     "check_loops", "with_platform",
-    "LOOP_TOL", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
+    "LOOP_TOL", "reduced_matrices", "ReducedModel", "natural_frequencies", "solve_modes", "Modes",
     "full_model", "FullModel", "inverse_dynamics", "direct_dynamics", "point_acceleration",
     # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path
     "joint_reactions", "JointReactions", "actuation_matrix", "is_redundant",
     "path_inverse_dynamics", "IdmResult",
-    # analyses (10.7)
+    # analyses (10.7) and their one backend switch
+    "BACKENDS", "AUTO_MAX_COORDINATES", "choose_backend",
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "frequency_sweep", "SweepResult",
     # shipped robots (10.7, 11.6)

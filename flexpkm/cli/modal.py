@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from flexpkm.algorithms.conditioning import NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers, count,
                                 pose_text, resolve)
 from flexpkm.errors import InvalidArgumentError

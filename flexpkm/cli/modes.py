@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
                                 count, pose_text, positive, resolve)
 from flexpkm.cli.runs import add_force, interrupts_deferred
