@@ -42,6 +42,7 @@ from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
 from flexpkm.analysis.trajectories import Trajectory, quintic
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.simulate import SimulationResult, simulate
+from flexpkm.analysis.simulation_options import SimulationOptions
 from flexpkm.analysis.sweep import SweepResult, frequency_sweep
 from flexpkm import cases
 
@@ -69,6 +70,7 @@ __all__ = [
     # analyses (10.7) and their one backend switch
     "BACKENDS", "AUTO_MAX_COORDINATES", "choose_backend",
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
+    "SimulationOptions",
     "frequency_sweep", "SweepResult",
     # shipped robots (10.7, 11.6)
     "cases",

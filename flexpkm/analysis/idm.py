@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flexpkm.algorithms.dynamics import full_model, inverse_dynamics
+from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
 from flexpkm.analysis.trajectories import quintic
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
@@ -23,6 +24,7 @@ class IdmResult:
     t : (n,) s;  x_p : (n, n_p) platform coordinates
     q_a, qd_a, qdd_a : (n, n_A) all actuators (m or rad, per s, per s^2)
     tau : (n, n_A) actuator efforts, N or N m;  names : actuator names
+    backend, backend_reason : ``"numpy"`` (the IDM has no compiled path) and why
     """
 
     t: np.ndarray
@@ -32,6 +34,8 @@ class IdmResult:
     qdd_a: np.ndarray
     tau: np.ndarray
     names: tuple
+    backend: str = "numpy"
+    backend_reason: str = ""
 
 
 def straight_path(start, stop, duration, rate=1000.0):
@@ -48,7 +52,7 @@ def straight_path(start, stop, duration, rate=1000.0):
 
 
 def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weights=None,
-                          friction=True) -> IdmResult:
+                          friction=True, backend=DEFAULT_BACKEND) -> IdmResult:
     """Inverse dynamics along the straight path of poses ``start -> stop``.
 
     model : Model or Robot (rigid, or with the state fixed by the platform).
@@ -57,12 +61,16 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
         (e.g. (x, y) of P) so that their rates are those of the path.
     start, stop : (k,) poses; duration : s; rate : Hz (1 kHz by default).
     weights : W of the weighted minimum-norm efforts (actuation redundancy).
+    backend : ``"auto"`` (default) or ``"numpy"``; ``"compiled"`` raises
+        :class:`flexpkm.errors.BackendUnavailableError` (no compiled path;
+        :mod:`flexpkm.analysis.backend`).
     Returns :class:`IdmResult`. Raises :class:`flexpkm.errors.UnreachablePoseError`
     (from ``state``), :class:`flexpkm.errors.SingularConfigurationError`
     (naming the first singular sample), :class:`InvalidArgumentError` when
     the platform coordinates do not determine the independent velocities.
     """
     model = build_model(model)
+    choice = choose_backend(backend, "path_inverse_dynamics", model)
     layout = model.layout
     start, stop = np.asarray(start, float), np.asarray(stop, float)
     t, s, sd, sdd = straight_path(start, stop, duration, rate)
@@ -91,4 +99,5 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
     qd_tot = (full.J @ qd_r[..., None])[..., 0]
     qdd_tot = (full.J @ qdd_r[..., None])[..., 0] + full.b
     return IdmResult(t=t, x_p=q[:, plat], q_a=q[:, act], qd_a=qd_tot[:, act], qdd_a=qdd_tot[:, act],
-                     tau=tau, names=tuple(layout.names[i] for i in act))
+                     tau=tau, names=tuple(layout.names[i] for i in act),
+                     backend=choice.name, backend_reason=choice.reason)

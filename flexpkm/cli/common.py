@@ -13,6 +13,7 @@ import numpy as np
 
 from flexpkm import cases
 from flexpkm.algorithms.reference import build_model
+from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, DEFAULT_BACKEND
 from flexpkm.model.refine import refine
 
 #: a value that starts with "-" but is a number (-1, -1.5, -.5, -1e-3)
@@ -162,6 +163,22 @@ def add_path_options(p, case):
                    metavar=meta, help=f"start pose: {comps}")
     p.add_argument("--to", dest="stop", nargs=len(meta), type=finite, required=True,
                    metavar=meta, help="end pose, same components")
+
+
+def add_backend(p):
+    """``--backend auto|numpy|compiled`` (``args.backend``), the one rule of
+    :mod:`flexpkm.analysis.backend` on every analysing command."""
+    p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
+                   help="generated C code (compiled once per robot, cached in ~/.cache/flexpkm), "
+                        "the numpy reference, or auto (default): compiled when CasADi and a C "
+                        f"compiler are there and the robot has at most {AUTO_MAX_COORDINATES} "
+                        "coordinates, else numpy")
+
+
+def backend_text(result) -> str:
+    """``backend: compiled (auto: ...)``: what ran and why (a result's
+    ``backend`` and ``backend_reason``)."""
+    return f"backend: {result.backend} ({result.backend_reason})"
 
 
 def add_actuator_stiffness(p):
