@@ -40,10 +40,14 @@ def _contents(x):
 
 
 def snapshot(modules):
-    """(module name, attribute) -> contents of each module-level mutable container."""
+    """(module name, attribute) -> contents of each module-level mutable container
+    (``__warningregistry__``, Python's record of the warnings already shown
+    from a module, aside: an earlier test of the session may have made it)."""
     out = {}
     for m in modules:
         for name, value in vars(m).items():
+            if name == "__warningregistry__":
+                continue
             if isinstance(value, MUTABLE) and not isinstance(value, types.ModuleType):
                 out[m.__name__, name] = _contents(value)
     return out

@@ -270,34 +270,7 @@ def solve_modes(model, reduced: ReducedModel, n_modes=None, actuator_stiffness=N
     n_modes = check_modes_count(n_modes)
     one = np.ndim(reduced.M_r) == 2
     red = batched(reduced) if one else reduced
-    act = list(model.layout.actuated)
-    act_names = [model.layout.names[c] for c in act]
-    if actuator_stiffness is not None:
-        check_actuator_stiffness(actuator_stiffness, act_names, None)
-    na = red.n_a
-    if actuator_stiffness is None:
-        M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
-        J = lambda: red.J[:, :, na:]
-        where = "M_cc"
-    else:
-        # (11.36)-(11.39): the rotors sit on the motor side, which is locked
-        # (delta q_M = 0): their inertia leaves M_aa, the gearbox spring K_a
-        # joins K_aa.
-        M, K, names = red.M_r.copy(), red.K_r.copy(), red.names
-        J = lambda: red.J
-        K_cc = red.K_r[:, na:, na:]
-        k_a = check_actuator_stiffness(actuator_stiffness, act_names,
-                                       K_cc if K_cc.shape[-1] else None)
-        if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
-            J_A = red.J[:, act, :]
-            rotor = np.array([model.rotor_inertia.get(n[1:], 0.0) for n in act_names])
-            K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
-            M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
-        else:
-            K[:, range(na), range(na)] += k_a
-            for k, name in enumerate(names[:na]):
-                M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
-        where = "M_r"
+    M, K, names, J, where = _pencil(model, red, actuator_stiffness)
     if K.shape[-1] == 0:
         raise InvalidArgumentError(f"{model.name} has no coordinate left with the actuators "
                                    f"locked (a rigid robot): no natural frequencies; give "
@@ -332,6 +305,42 @@ def solve_modes(model, reduced: ReducedModel, n_modes=None, actuator_stiffness=N
                       names=names, reduced=red, repeated=rep[:, :n], backend=red.backend,
                       **extra)
     return single_pose(modes) if one else modes
+
+
+def _pencil(model, red, actuator_stiffness):
+    """``(M, K, names, J, where)`` of the eigenproblem of :func:`solve_modes`:
+    the locked (M_cc, K_cc) or elastic-actuator (M_r, K_r) pencil over
+    ``names``, ``J()`` the matching columns of ``J E_q^T``, ``where`` the mass
+    matrix's name for the errors."""
+    act = list(model.layout.actuated)
+    act_names = [model.layout.names[c] for c in act]
+    if actuator_stiffness is not None:
+        check_actuator_stiffness(actuator_stiffness, act_names, None)
+    na = red.n_a
+    if actuator_stiffness is None:
+        M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
+        J = lambda: red.J[:, :, na:]  # noqa: E731
+        where = "M_cc"
+    else:
+        # (11.36)-(11.39): the rotors sit on the motor side, which is locked
+        # (delta q_M = 0): their inertia leaves M_aa, the gearbox spring K_a
+        # joins K_aa.
+        M, K, names = red.M_r.copy(), red.K_r.copy(), red.names
+        J = lambda: red.J  # noqa: E731
+        K_cc = red.K_r[:, na:, na:]
+        k_a = check_actuator_stiffness(actuator_stiffness, act_names,
+                                       K_cc if K_cc.shape[-1] else None)
+        if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
+            J_A = red.J[:, act, :]
+            rotor = np.array([model.rotor_inertia.get(n[1:], 0.0) for n in act_names])
+            K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
+            M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
+        else:
+            K[:, range(na), range(na)] += k_a
+            for k, name in enumerate(names[:na]):
+                M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
+        where = "M_r"
+    return M, K, names, J, where
 
 
 def batched(red: ReducedModel) -> ReducedModel:
