@@ -170,9 +170,7 @@ class _Store:
         values.update(_numpy_sensors(self.robot, self.cm, xs, self.other, self.options))
         rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values)
         for k in range(k0, k0 + K) if self.progress is not None else ():
-            rec.n_done = k + 1                    # what the progress callback has seen
-            self.progress(k, len(rec.t) - 1)
-        rec.n_done = k0 + K
+            self.progress(k, len(rec.t) - 1)      # the K samples are stored: all complete
 
 
 def compiled_model(robot, dep, kept=None):

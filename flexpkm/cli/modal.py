@@ -47,6 +47,10 @@ def run(args) -> int:
         if stiffness is not None and args.actuator_stiffness is None:
             raise InvalidArgumentError("--sensitivities: with the actuators locked only; the file "
                                        "gives actuator_stiffness")
+        if args.backend != "auto":
+            raise InvalidArgumentError("--sensitivities: computed by AD of the symbolic model "
+                                       "(CasADi), which --backend does not choose; drop "
+                                       f"--backend {args.backend}")
         return run_sensitivities(args, case, model, pose, q_t, pose_text(case, pose, options))
     t0 = time.perf_counter()
     modes = natural_frequencies(model, q_t, n_modes=args.modes, actuator_stiffness=stiffness,
