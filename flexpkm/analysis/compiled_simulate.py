@@ -164,13 +164,12 @@ class _Store:
         self.other, self.options, self.progress = other, options, progress
 
     def __call__(self, xs, recs, k0):
-        rec, n_a, K = self.rec, self.cm.n_a, xs.shape[1]
+        rec, n_a = self.rec, self.cm.n_a
         q, v, a = self.cm.unpack(xs)
         values = {name: recs[n_a + 1 + i] for i, name in enumerate(self.names)}
         values.update(_numpy_sensors(self.robot, self.cm, xs, self.other, self.options))
-        rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values)
-        for k in range(k0, k0 + K) if self.progress is not None else ():
-            self.progress(k, len(rec.t) - 1)      # the K samples are stored: all complete
+        rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values,
+                  self.progress)
 
 
 def compiled_model(robot, dep, kept=None):

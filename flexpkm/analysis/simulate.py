@@ -193,15 +193,20 @@ class Recorder:
         self.store(k, s.q[None], s.v[None], np.asarray(tau, float)[None], [energy], [drift],
                    [residual], {name: [x] for name, x in values.items()})
 
-    def store(self, k0, q, v, tau, energy, drift, residual, values):
+    def store(self, k0, q, v, tau, energy, drift, residual, values, progress=None):
         """Samples ``k0 .. k0 + K - 1`` computed elsewhere: q (K, n_tot),
         v (K, n_r), tau (K, n_a), energy, drift, residual (K,), values: each
-        sensor's name -> (K,); they become the ``n_done`` complete samples."""
+        sensor's name -> (K,); they become the ``n_done`` complete samples,
+        one after the other when ``progress(k, total)`` is called for each
+        (an interrupt in the callback keeps the samples it has seen)."""
         ks = slice(k0, k0 + len(q))
         self.q[ks], self.v[ks], self.tau[ks] = q, v, tau
         self.energy[ks], self.drift[ks], self.residual[ks] = energy, drift, residual
         for name, x in values.items():
             self.values[name][ks] = x
+        for k in range(ks.start, ks.stop) if progress is not None else ():
+            self.n_done = k + 1
+            progress(k, len(self.t) - 1)
         self.n_done = ks.stop
 
     def result(self, r_index, n_sub, h):
