@@ -11,7 +11,7 @@ a numpy function and is not in the table fails a test, and so does a
 function of the twin's modules (``symbolic``, ``full``) that is neither a
 pair nor declared in :data:`COVERED`. Paired functions of one name take the
 same arguments in the same order (``kin``, ``full`` are then the symbolic
-counterparts of TreeKinematics and FullModel), unless ``signature`` says why
+counterparts of TreeKinematics and FullDynamics), unless ``signature`` says why
 not.
 
 The table sits in the analysis layer, the lowest one that sees both twins
@@ -30,7 +30,7 @@ from flexpkm.algorithms.assembly import reference_configuration
 from flexpkm.analysis import hht
 from flexpkm.compiled import full, step, symbolic
 from flexpkm.compiled import modal as compiled_modal
-from flexpkm.compiled.robot import CompiledModel
+from flexpkm.compiled.robot import CompiledRobot
 from flexpkm import spatial
 
 
@@ -64,7 +64,7 @@ class State:
     qd_r: np.ndarray
     qdd_r: np.ndarray
     full: object
-    twin: CompiledModel
+    twin: CompiledRobot
 
 
 def random_state(model, rng) -> State:
@@ -73,14 +73,14 @@ def random_state(model, rng) -> State:
     q_open[:model.layout.n_t] += 0.01 * rng.standard_normal(model.layout.n_t)
     for sl in model.layout.elastic_slice.values():
         q_open[sl] = 1e-3 * rng.standard_normal(sl.stop - sl.start)
-    fm = dynamics.full_model(model, reference_configuration(model), 0.0)
+    fm = dynamics.full_dynamics(model, reference_configuration(model), 0.0)
     q = closure.project_on_loops(model, q_open, fm.dep)[0]
-    n_r = len(fm.r_index)
+    n_r = len(fm.indep)
     qd_r, qdd_r = rng.standard_normal(n_r), rng.standard_normal(n_r)
-    fm = dynamics.full_model(model, q, qd_r, dep=fm.dep, loop_tol=None, coulomb_smoothing=1e-3)
+    fm = dynamics.full_dynamics(model, q, qd_r, dep=fm.dep, loop_tol=None, coulomb_smoothing=1e-3)
     kept = None if fm.rows is None or not len(fm.rows.dropped) else fm.rows.kept
     return State(q, q_open, qd_r, qdd_r, fm,
-                 CompiledModel(model, dep=fm.dep, kept=kept, compile=False))
+                 CompiledRobot(model, dep=fm.dep, kept=kept, compile=False))
 
 
 def evaluated(inputs, outputs, values) -> list:
@@ -119,7 +119,7 @@ def _point_acceleration(model, s: State):
     return [("a", dynamics.point_acceleration(model, s.full, s.qdd_r, frame), a_c[:, 0])]
 
 
-def _full_model(model, s: State):
+def _full_dynamics(model, s: State):
     out = s.twin.evaluate(s.q, s.qd_r, coulomb_smoothing=1e-3)
     return [(k, getattr(s.full, k), out[k]) for k in ("M", "c", "J", "b")]
 
@@ -149,7 +149,7 @@ def _newmark(model, s: State):
                          (fm.J @ s.qd_r, fm.J @ a + fm.b), a1, fm)
     x = s.twin.pack(s.q, s.qd_r, a, np.zeros(n_r), fm.J, fm.b)
     par = s.twin.parameters(np.zeros(n_a), np.zeros(n_a), p.h, p.alpha, model.gravity, 1.0, 1e-3)
-    dims = step.Dims(model.layout.n_tot, n_r, n_a, tuple(int(i) for i in fm.r_index))
+    dims = step.Dims(model.layout.n_tot, n_r, n_a, tuple(int(i) for i in fm.indep))
     q1_c, v1_c = step.newmark(dims, ca.DM(x), ca.DM(a1), ca.DM(fm.J), ca.DM(fm.b),
                               ca.DM.zeros(3 * n_a), ca.DM(par), False)
     return [("q1", q1, np.array(q1_c)[:, 0]), ("v1", v1, np.array(v1_c)[:, 0])]
@@ -186,8 +186,8 @@ def _closure_rows(model, s: State):
     rows = symbolic.closure_rows(model, R, p, vel, R_p, P, t_p)
     J_c = evaluated([q, qd], [ca.jacobian(rows, qd)], [s.q, np.zeros(n_tot)])[0]
     kin = tree.tree_kinematics(model, s.q[None, :n_t])
-    R_0p, P_n = platform.platform_pose(model, s.q[None])
-    return [("J_tot", closure.constraint_jacobian(model, kin, P_n, R_0p)[0][0], J_c)]
+    pose = platform.platform_pose(model, s.q[None])
+    return [("J_tot", closure.constraint_jacobian(model, kin, pose)[0][0], J_c)]
 
 
 def _platform_dynamics(model, s: State):
@@ -198,7 +198,7 @@ def _platform_dynamics(model, s: State):
     x, xd = ca.SX.sym("x_p", len(pl.dofs)), ca.SX.sym("xd_p", len(pl.dofs))
     M_c = evaluated([x, xd], [symbolic.platform_dynamics(model, x, xd, ca.SX(model.gravity))[0]],
                     [s.q[n_t:], np.zeros(len(pl.dofs))])[0]
-    R_0p = platform.platform_pose(model, s.q[None])[0]
+    R_0p = platform.platform_pose(model, s.q[None]).R
     S = np.eye(6)[:, list(pl.dofs)]
     return [("M_p", S.T @ platform.platform_mass_matrix(pl, R_0p)[0] @ S, M_c)]
 
@@ -208,7 +208,7 @@ def _dependent_solve(model, s: State):
     if not len(fm.dep):
         return []
     J_tot = fm.J_tot
-    rhs = J_tot[:, list(fm.r_index)]
+    rhs = J_tot[:, list(fm.indep)]
     kept = None if fm.rows is None or not len(fm.rows.dropped) else list(fm.rows.kept)
     out = np.array(ca.evalf(symbolic.dependent_solve(model, ca.DM(J_tot[:, list(fm.dep)]),
                                                      ca.DM(rhs), fm.dep, kept)))
@@ -225,8 +225,8 @@ PAIRS = (
          values=_closure_residual),
     Pair(numpy=dynamics.point_acceleration, compiled=full.point_acceleration,
          values=_point_acceleration),
-    Pair(numpy=dynamics.full_model, compiled=CompiledModel.evaluate, values=_full_model,
-         signature="a method of the CompiledModel, which holds q_dep and the kept rows"),
+    Pair(numpy=dynamics.full_dynamics, compiled=CompiledRobot.evaluate, values=_full_dynamics,
+         signature="a method of the CompiledRobot, which holds q_dep and the kept rows"),
     Pair(numpy=hht.relative_residual, compiled=step.relative_residual, values=_relative_residual),
     Pair(numpy=hht.newmark, compiled=step.newmark, values=_newmark,
          signature="the generated step works on the packed state vector x "
@@ -251,11 +251,11 @@ PAIRS = (
 COVERED = {
     symbolic.vee: "inverse of hat; in the cut joints' rows (closure_rows, closure_residual)",
     symbolic.rot: "in frame_poses",
-    symbolic.twist: "in closure_rows and full_model (the frames' twists by AD)",
+    symbolic.twist: "in closure_rows and full_dynamics (the frames' twists by AD)",
     symbolic.body_mass_matrix: "in tree_dynamics",
     symbolic.tree_lagrangian: "in tree_dynamics",
-    symbolic.rotation_vector_rate: "in full_model (b') of the Delta's rotational platform",
-    full.virtual_system: "in full_model",
-    full.position_rates: "in full_model",
-    full.symbolic_model: "in full_model, point_acceleration",
+    symbolic.rotation_vector_rate: "in full_dynamics (b') of the Delta's rotational platform",
+    full.virtual_system: "in full_dynamics",
+    full.position_rates: "in full_dynamics",
+    full.symbolic_dynamics: "in full_dynamics, point_acceleration",
 }

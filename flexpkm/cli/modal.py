@@ -40,7 +40,7 @@ def _options(p, case):
 
 
 def run(args) -> int:
-    case, model, options, pose, q_t = resolve(args)
+    case, model, options, pose, q_tot = resolve(args)
     stiffness = actuator_stiffness(args, model)
     if args.sensitivities:
         from flexpkm.cli.sensitivities import run_sensitivities
@@ -51,9 +51,9 @@ def run(args) -> int:
             raise InvalidArgumentError("--sensitivities: computed by AD of the symbolic model "
                                        "(CasADi), which --backend does not choose; drop "
                                        f"--backend {args.backend}")
-        return run_sensitivities(args, case, model, pose, q_t, pose_text(case, pose, options))
+        return run_sensitivities(args, case, model, pose, q_tot, pose_text(case, pose, options))
     t0 = time.perf_counter()
-    modes = natural_frequencies(model, q_t, n_modes=args.modes, actuator_stiffness=stiffness,
+    modes = natural_frequencies(model, q_tot, n_modes=args.modes, actuator_stiffness=stiffness,
                                 backend=args.backend)
     elapsed = time.perf_counter() - t0
     f = modes.frequencies_hz
@@ -61,7 +61,7 @@ def run(args) -> int:
         layout = model.layout
         rigid = list(layout.joint_index.values()) + list(range(layout.n_t, layout.n_tot))
         print(json.dumps({"case": case.name, "pose": case.pose_dict(pose, options),
-                          "configuration": {layout.names[i]: float(q_t[i]) for i in rigid},
+                          "configuration": {layout.names[i]: float(q_tot[i]) for i in rigid},
                           "frequencies_hz": [float(x) for x in f],
                           "independent_coordinates": list(modes.names),
                           "dependent_choice": modes.reduced.choice,
