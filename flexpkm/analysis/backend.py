@@ -99,15 +99,17 @@ def choose_backend(backend, analysis: str, model, drive=None, q_dep=None) -> Bac
     backend = check_backend(backend, analysis)
     if backend == "numpy":
         return BackendChoice(name="numpy", asked=backend, reason="asked")
+    n_tot = model.layout.n_tot
+    if backend == "auto" and analysis not in NUMPY_ONLY and n_tot > AUTO_MAX_COORDINATES:
+        # decided before CasADi is imported (~1 s): a large model's numpy run starts at once
+        return BackendChoice(name="numpy", asked=backend,
+                             reason=f"auto: n_tot = {n_tot} > {AUTO_MAX_COORDINATES} coordinates: "
+                                    "its generated code would take minutes to compile")
     problem = compiled_problem(analysis, model, drive, q_dep)
     if backend == "compiled":
         if problem is not None:
             raise BackendUnavailableError(analysis, problem)
         return BackendChoice(name="compiled", asked=backend, reason="asked")
-    n_tot = model.layout.n_tot
-    if problem is None and n_tot > AUTO_MAX_COORDINATES:
-        problem = (f"n_tot = {n_tot} > {AUTO_MAX_COORDINATES} coordinates: its generated "
-                   "code would take minutes to compile")
     if problem is not None:
         return BackendChoice(name="numpy", asked=backend, reason=f"auto: {problem}")
     return BackendChoice(name="compiled", asked=backend,
