@@ -171,7 +171,7 @@ def robot(actuation="locked", refined=False, section_link=SECTION_LINK,
     actuation : ``"locked"`` (default: q_i1 and q_i2 both locked, the test
         condition of Table 11.4) or one of the 8 modes, e.g. ``(1, 2, 1)``
         (see :func:`parse_actuation`); the actuated joints have ``mu = 1``
-        and are locked by :func:`flexpkm.algorithms.modal.natural_frequencies`.
+        and are locked by :func:`flexpkm.natural_frequencies`.
     refined : the refined model of Section 11.6.2.3: point masses at the
         passive joints and clutch springs on q_i1 and q_i2, which are then
         not locked (``actuation`` is ignored, every ``mu = 0``).

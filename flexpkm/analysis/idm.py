@@ -13,6 +13,7 @@ import numpy as np
 from flexpkm.algorithms.dynamics import full_dynamics, inverse_dynamics
 from flexpkm.algorithms.energy import energy
 from flexpkm.algorithms.ground import ground_reactions
+from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
 from flexpkm.analysis.trajectories import quintic
 from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
@@ -30,6 +31,7 @@ class IdmResult:
         samples (n, 6) (8.206); energy : :class:`flexpkm.algorithms.energy.Energy`
         of the samples (n,) (8.218)-(8.220);  wrench : (n, 6) the external
         wrench on the platform (zeros without one)
+    backend, backend_reason : ``"numpy"`` (the IDM has no compiled path) and why
     """
 
     t: np.ndarray
@@ -42,6 +44,8 @@ class IdmResult:
     ground: object = None
     energy: object = None
     wrench: np.ndarray = None
+    backend: str = "numpy"
+    backend_reason: str = ""
 
 
 def straight_path(start, stop, duration, rate=1000.0):
@@ -58,7 +62,8 @@ def straight_path(start, stop, duration, rate=1000.0):
 
 
 def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weights=None,
-                          friction=True, wrench=None) -> IdmResult:
+                          friction=True, wrench=None,
+                          backend=DEFAULT_BACKEND) -> IdmResult:
     """Inverse dynamics along the straight path of poses ``start -> stop``.
 
     model : Model or Robot (rigid, or with the state fixed by the platform).
@@ -70,12 +75,16 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
     wrench : external wrench on the platform, (6,) or a function of time
         ``f(t) -> (6,)`` (:mod:`flexpkm.analysis.wrenches`; N, N m, at P,
         base frame), or None.
+    backend : ``"auto"`` (default) or ``"numpy"``; ``"compiled"`` raises
+        :class:`flexpkm.errors.BackendUnavailableError` (no compiled path;
+        :mod:`flexpkm.analysis.backend`).
     Returns :class:`IdmResult`. Raises :class:`flexpkm.errors.UnreachablePoseError`
     (from ``state``), :class:`flexpkm.errors.SingularConfigurationError`
     (naming the first singular sample), :class:`InvalidArgumentError` when
     the platform coordinates do not determine the independent velocities.
     """
     model = build_model(model)
+    choice = choose_backend(backend, "path_inverse_dynamics", model)
     layout = model.layout
     start, stop = np.asarray(start, float), np.asarray(stop, float)
     t, s, sd, sdd = straight_path(start, stop, duration, rate)
@@ -108,4 +117,5 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
                      tau=tau, names=tuple(layout.names[i] for i in act),
                      ground=ground_reactions(model, full, q, qd_r, qdd_r, tau),
                      energy=energy(model, q, qd_tot),
-                     wrench=np.zeros((len(t), 6)) if w is None else w)
+                     wrench=np.zeros((len(t), 6)) if w is None else w,
+                     backend=choice.name, backend_reason=choice.reason)

@@ -13,6 +13,7 @@ import numpy as np
 
 from flexpkm import cases
 from flexpkm.algorithms.reference import build_model
+from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, DEFAULT_BACKEND
 from flexpkm.model.refine import refine
 
 #: a value that starts with "-" but is a number (-1, -1.5, -.5, -1e-3)
@@ -172,6 +173,20 @@ def add_wrench(p):
                         "exerted by the environment at the platform point P, in base-frame "
                         "components (default: none); a component along no platform "
                         "coordinate is refused")
+def add_backend(p):
+    """``--backend auto|numpy|compiled`` (``args.backend``), the one rule of
+    :mod:`flexpkm.analysis.backend` on every analysing command."""
+    p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
+                   help="generated C code (compiled once per robot, cached in ~/.cache/flexpkm), "
+                        "the numpy reference, or auto (default): compiled when CasADi and a C "
+                        f"compiler are there and the robot has at most {AUTO_MAX_COORDINATES} "
+                        "coordinates, else numpy")
+
+
+def backend_text(result) -> str:
+    """``backend: compiled (auto: ...)``: what ran and why (a result's
+    ``backend`` and ``backend_reason``)."""
+    return f"backend: {result.backend} ({result.backend_reason})"
 
 
 def add_actuator_stiffness(p):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 
-from flexpkm.cli.common import (add_case_parsers, add_path_options, add_wrench, options_of,
-                                positive)
+from flexpkm.cli.common import (add_backend, add_case_parsers, add_path_options, add_wrench,
+                                backend_text, options_of, positive)
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
 from flexpkm.algorithms.reference import build_model
 
@@ -41,6 +41,7 @@ def _options(p, case):
     p.add_argument("--no-friction", action="store_true", help="no joint friction (default: on)")
     add_wrench(p)
     p.add_argument("--out", default="out", help="output directory (default out)")
+    add_backend(p)
     add_force(p)
 
 
@@ -57,9 +58,10 @@ def run(args) -> int:
         res = path_inverse_dynamics(model, lambda poses: case.configure(model, poses, options),
                                     args.start, args.stop, args.duration, rate=args.rate,
                                     weights=args.weights, friction=not args.no_friction,
-                                    wrench=args.wrench)
+                                    wrench=args.wrench,
+                                    backend=args.backend)
         wall = time.perf_counter() - t0
-        run_.note(samples=len(res.t))
+        run_.note(samples=len(res.t), backend=res.backend, backend_reason=res.backend_reason)
         with interrupts_deferred():
             files = write_idm(res, args.out, model.name, run=run_)
     except BaseException as e:
@@ -69,6 +71,7 @@ def run(args) -> int:
     peak = ", ".join(f"{n} {abs(v):.4g}" for n, v in zip(res.names, abs(res.tau).max(axis=0)))
     print(f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
           f"max |tau|: {peak}")
+    print(backend_text(res))
     for f in files:
         print(f"wrote {f}")
     return 0

@@ -10,9 +10,9 @@ import time
 import numpy as np
 
 from flexpkm.algorithms.conditioning import NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE
-from flexpkm.algorithms.modal import natural_frequencies
-from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers, count,
-                                pose_text, resolve)
+from flexpkm.analysis.modal import natural_frequencies
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
+                                add_case_parsers, backend_text, count, pose_text, resolve)
 from flexpkm.errors import InvalidArgumentError
 
 #: rows printed when --modes is not given
@@ -31,9 +31,7 @@ def _options(p, case):
                    help="number of modes, lowest first (default: all; 20 shown)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     add_actuator_stiffness(p)
-    p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
-                   help="reduced matrices from numpy (default) or from generated C code "
-                        "(compiled once per robot, ~1-40 s, and cached; then faster)")
+    add_backend(p)
     p.add_argument("--sensitivities", nargs="+", default=None, metavar="PATH",
                    help="exact derivatives df/dp of the frequencies to numbers of the "
                         "robot's file (materials, sections, masses, lengths, MDH parameters, "
@@ -49,12 +47,14 @@ def run(args) -> int:
         if stiffness is not None and args.actuator_stiffness is None:
             raise InvalidArgumentError("--sensitivities: with the actuators locked only; the file "
                                        "gives actuator_stiffness")
+        if args.backend != "auto":
+            raise InvalidArgumentError("--sensitivities: computed by AD of the symbolic model "
+                                       "(CasADi), which --backend does not choose; drop "
+                                       f"--backend {args.backend}")
         return run_sensitivities(args, case, model, pose, q_tot, pose_text(case, pose, options))
-    solve = natural_frequencies
-    if args.backend == "compiled":
-        from flexpkm.compiled.modal import natural_frequencies as solve
     t0 = time.perf_counter()
-    modes = solve(model, q_tot, n_modes=args.modes, actuator_stiffness=stiffness)
+    modes = natural_frequencies(model, q_tot, n_modes=args.modes, actuator_stiffness=stiffness,
+                                backend=args.backend)
     elapsed = time.perf_counter() - t0
     f = modes.frequencies_hz
     if args.json:
@@ -66,7 +66,9 @@ def run(args) -> int:
                           "independent_coordinates": list(modes.names),
                           "dependent_choice": modes.reduced.choice,
                           "dependent_coordinates": list(modes.reduced.dep_names),
-                          **conditioning(modes), "seconds": elapsed}, allow_nan=False))
+                          **conditioning(modes), "backend": modes.backend,
+                          "backend_reason": modes.backend_reason, "seconds": elapsed},
+                         allow_nan=False))
         return 0
     print(f"{model.name} natural frequencies at {pose_text(case, pose, options)}")
     dep = modes.reduced.dep_names
@@ -91,7 +93,7 @@ def run(args) -> int:
     print(f"cond(J_t^f) = {c['cond_closure']:.3g}, cond(K, M) = {c['cond_pencil']:.3g}, "
           f"Type 2 measure = {c['singularity_measure']:.3g}"
           + ("; repeated: modes " + ", ".join(str(k + 1) for k in rep) if rep else ""))
-    print(f"computed in {1e3 * elapsed:.1f} ms")
+    print(f"computed in {1e3 * elapsed:.1f} ms; {backend_text(modes)}")
     return 0
 
 

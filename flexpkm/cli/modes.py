@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flexpkm.algorithms.modal import natural_frequencies
-from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
-                                count, pose_text, positive, resolve)
+from flexpkm.analysis.modal import natural_frequencies
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
+                                add_case_parsers, backend_text, count, pose_text, positive,
+                                resolve)
 from flexpkm.cli.runs import add_force, interrupts_deferred
 from flexpkm.errors import InvalidArgumentError
 
@@ -69,6 +70,7 @@ def _options(p, case):
                    help="exported field: mass-normalised mode, or largest displacement = 1 m "
                         "(default mass)")
     add_actuator_stiffness(p)
+    add_backend(p)
     add_force(p)
 
 
@@ -82,7 +84,9 @@ def run(args) -> int:
     stiffness = actuator_stiffness(args, model)
     run_ = _start(args, case, model)                       # outputs checked before computing
     try:
-        modes = natural_frequencies(model, q_tot, n_modes=max(numbers), actuator_stiffness=stiffness)
+        modes = natural_frequencies(model, q_tot, n_modes=max(numbers),
+                                    actuator_stiffness=stiffness, backend=args.backend)
+        run_.note(backend=modes.backend, backend_reason=modes.backend_reason)
         n = modes.frequencies_hz.shape[-1]
         if args.mode_numbers is None:
             numbers = [k for k in numbers if k <= n]        # "the N lowest": at most all of them
@@ -95,7 +99,7 @@ def run(args) -> int:
         run_.fail(e)
         raise
     run_.finish("completed")
-    print(f"{model.name} at {pose_text(case, pose, options)}")
+    print(f"{model.name} at {pose_text(case, pose, options)}; {backend_text(modes)}")
     for k in numbers:
         print(f"  mode {k}: {modes.frequencies_hz[k - 1]:.3f} Hz")
     for path in written:

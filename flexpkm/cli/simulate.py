@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from flexpkm.cli.common import (add_case_parsers, add_wrench, count, finite, model_of,
-                                positive, progress_callback)
+from flexpkm.cli.common import (add_backend, add_case_parsers, add_wrench, backend_text, count,
+                                finite, model_of, positive, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 
@@ -57,11 +57,8 @@ def _options(p, case):
     p.add_argument("--iterations", type=count, default=None,
                    help="Newton's iteration limit per step (default 8; a sample that does "
                         "not converge is redone with smaller steps)")
-    p.add_argument("--backend", choices=("compiled", "numpy"), default=None,
-                   help="generated C code (compiled once per robot, cached in "
-                        "~/.cache/flexpkm) or the numpy reference (default: compiled "
-                        "when available)")
     add_wrench(p)
+    add_backend(p)
     p.add_argument("--out", default="out", help="output directory (default out)")
     p.add_argument("--no-xdmf", action="store_true", help="skip the XDMF time series")
     p.add_argument("--no-progress", action="store_true",
@@ -121,7 +118,7 @@ def _refined(model, q0, n):
 
 def run(args) -> int:
     from flexpkm.analysis.simulate import check_times, simulate
-    from flexpkm.analysis.step_control import check_newton
+    from flexpkm.analysis.simulation_options import SimulationOptions
     case = args.case
     if "file" in case.extra:
         model, q0, drive, sensors, duration, label = _file_setup(args)
@@ -129,7 +126,10 @@ def run(args) -> int:
         duration, label = case.duration(args.maneuver), args.maneuver
     t_end = args.t_end if args.t_end is not None else duration
     n_sub, _ = check_times(t_end, args.step, DT_OUT)       # before the simulation is set up
-    check_newton(args.tol, args.iterations)
+    newton = {k: v for k, v in (("tol", args.tol), ("iterations", args.iterations))
+              if v is not None}
+    settings = SimulationOptions(h=args.step, dt_out=DT_OUT, friction=not args.no_friction,
+                                 coulomb_smoothing=1e-3, **newton)
     if "file" not in case.extra:
         model, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         if args.elements > 1:
@@ -140,10 +140,9 @@ def run(args) -> int:
               f"(a divisor of the {DT_OUT * 1e3:g} ms output period)", file=sys.stderr)
     t0 = time.perf_counter()
     try:
-        res = simulate(model, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
-                       friction=not args.no_friction, coulomb_smoothing=1e-3, sensors=sensors,
-                       progress=progress_callback(args, "simulate"), backend=args.backend,
-                       tol=args.tol, iterations=args.iterations, wrench=args.wrench)
+        res = simulate(model, q0, t_end, drive, options=settings, backend=args.backend,
+                       sensors=sensors, progress=progress_callback(args, "simulate"),
+                       wrench=args.wrench)
         wall = time.perf_counter() - t0
         res = _with_ground(model, res, args)
     except Interrupted as e:
@@ -168,6 +167,7 @@ def run(args) -> int:
           f"{res.retried_steps} steps retried with a smaller step")
     print(f"max loop-closure drift {res.drift.max():.2e}; "
           f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)")
+    print(backend_text(res))
     for f in files:
         print(f"wrote {f}")
     return 0
@@ -186,7 +186,8 @@ def _write(model, res, args, run_) -> list:
     """The output files of ``res`` (Ctrl-C deferred until they are complete)."""
     from flexpkm.io.sim_output import write_outputs
     run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"),
-              newton_residual_max=float(res.residual.max()), retried_steps=res.retried_steps)
+              newton_residual_max=float(res.residual.max()), retried_steps=res.retried_steps,
+              backend=res.backend, backend_reason=res.backend_reason)
     try:
         with interrupts_deferred():
             return write_outputs(model, res, args.out, xdmf=not args.no_xdmf, run=run_)

@@ -8,8 +8,9 @@ from collections import Counter
 
 
 from flexpkm.analysis.sweep import frequency_sweep
-from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
-                                add_path_options, count, options_of, progress_callback)
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
+                                add_case_parsers, add_path_options, backend_text, count,
+                                options_of, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
 from flexpkm.io.plots import image_format, plot_sweep
@@ -34,9 +35,7 @@ def _options(p, case):
                    help="number of frequencies, lowest first (default 5)")
     p.add_argument("--plot", metavar="FILE.png", help="plot of the frequencies along the path")
     p.add_argument("--csv", metavar="FILE", help="table of the frequencies (with a status column)")
-    p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
-                   help="reduced matrices from numpy (default) or from generated C code "
-                        "(compiled once per robot and cached: for long sweeps)")
+    add_backend(p)
     add_actuator_stiffness(p)
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: a bar when stderr is a terminal)")
@@ -71,6 +70,7 @@ def run(args) -> int:
         raise
     _write(result, args, case, model, run_)
     run_.finish("completed")
+    print(backend_text(result))
     counts = Counter(s.split(":")[0] for s in result.status)
     bad = [k for k, s in enumerate(result.status) if s not in ("ok", "near-singular")]
     summary = (f"{len(bad)} of {len(result.status)} poses failed (masked rows, see the status "
@@ -104,7 +104,8 @@ class SweepFailed(FlexPKMError):
 def _write(result, args, case, model, run_):
     """The CSV first, then the plot (Ctrl-C deferred until both are complete)."""
     run_.note(rows=len(result.status), poses_failed=sum(s not in ("ok", "near-singular")
-                                                        for s in result.status))
+                                                        for s in result.status),
+              backend=result.backend, backend_reason=result.backend_reason)
     try:
         with interrupts_deferred():
             if args.csv:

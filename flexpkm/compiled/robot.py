@@ -120,7 +120,7 @@ class CompiledRobot:
         def build():
             sm = self.symbolic
             qdd = ca.SX.sym("qdd_r", sm.qd_r.shape[0])
-            a = point_acceleration(sm, self.model, qdd, frame, axis_frame, axis)
+            a = point_acceleration(self.model, sm, qdd, frame, axis_frame, axis)
             jac = [ca.jacobian(a, x) for x in (sm.q, sm.qd_r, qdd)]
             args = [sm.q, sm.qd_r, qdd, sm.g, sm.friction, sm.smoothing]
             return ca.Function("flexpkm_sensor", args, [a] + jac)

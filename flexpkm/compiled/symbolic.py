@@ -151,10 +151,17 @@ def tree_lagrangian(model, q_t, qd_t, g, R, p):
     return T, V
 
 
-def tree_dynamics(model, q_t, qd_t, g, friction, smoothing, R, p):
+def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
+                  coulomb_smoothing=0.0):
     """``M_t`` (n_t, n_t) and ``c_t`` (n_t,) from Lagrange's equations of
-    :func:`tree_lagrangian`, plus viscous and (smoothed, ``smoothing`` > 0)
-    Coulomb friction times the scalar ``friction`` (0 or 1)."""
+    :func:`tree_lagrangian`, plus viscous and (smoothed, ``coulomb_smoothing``
+    > 0) Coulomb friction times ``friction`` (0 or 1): the twin of
+    :func:`flexpkm.algorithms.virtual_system.tree_dynamics`, same arguments
+    (SX or numbers; ``kin`` = ``(R, p)`` of :func:`frame_poses`, made when
+    None; ``gravity`` (3,) default the model's)."""
+    R, p = kin if kin is not None else frame_poses(model, q_t)
+    g = ca.SX(np.asarray(model.gravity, float)) if gravity is None else gravity
+    smoothing = ca.fmax(coulomb_smoothing, 1e-300)
     T, V = tree_lagrangian(model, q_t, qd_t, g, R, p)
     dT = ca.gradient(T, qd_t)
     M_t = ca.jacobian(dT, qd_t)
@@ -231,10 +238,21 @@ def closure_rows(model, R, p, vel, R_p, P, t_p):
     return ca.vertcat(*out) if out else ca.SX.zeros(0, 1)
 
 
-def closure_residual(model, R, p, R_p, P):
-    """Geometric loop equations (SX (c,), m and dimensionless), the rows of
-    :func:`flexpkm.algorithms.closure.closure_residual`: ``R_k^T (O_k -
-    O_g)`` and ``sign a_k . b_g`` (:mod:`flexpkm.algorithms.cut_joints`)."""
+def closure_residual(model, q_tot, kin=None):
+    """Geometric loop equations (SX (c,), m and dimensionless), the twin of
+    :func:`flexpkm.algorithms.closure.closure_residual` (same arguments and
+    rows): ``R_k^T (O_k - O_g)`` and ``sign a_k . b_g``
+    (:mod:`flexpkm.algorithms.cut_joints`). ``kin`` = ``(R, p, R_p, P)``, the
+    frames' and the platform's poses, made from ``q_tot`` when None."""
+    if kin is None:
+        n_t = model.layout.n_t
+        R, p = frame_poses(model, q_tot[:n_t])
+        R_p, P = ca.SX.eye(3), ca.SX.zeros(3, 1)
+        if model.platform is not None:
+            x_p = q_tot[n_t:]
+            R_p, P = platform_dynamics(model, x_p, ca.SX.zeros(x_p.shape[0], 1), ca.SX.zeros(3, 1))[2:4]
+        kin = (R, p, R_p, P)
+    R, p, R_p, P = kin
     out = []
     for c, rows in zip(model.closures, model.closure_rows):
         Ok, Rk, _, _, Og, Rg, _, _ = _cut_sides(model, c, R, p, None, R_p, P, None)

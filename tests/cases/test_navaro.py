@@ -9,7 +9,7 @@ from flexpkm.cases import navaro as N
 import flexpkm.cli.app as cli
 from flexpkm.errors import (InvalidDescriptionError, SingularConfigurationError,
                             UnreachablePoseError)
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.algorithms.tree import tree_kinematics
 
 PI = np.pi

@@ -73,4 +73,4 @@ def test_simulate_wrench_and_energies(tmp_path, capsys):
     capsys.readouterr()
     assert main(hold + wrench + ["--backend", "compiled", "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip()
-    assert "compiled backend does not take" in err and "\n" not in err
+    assert "does not take an external wrench" in err and "\n" not in err
