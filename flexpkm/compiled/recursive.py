@@ -48,11 +48,15 @@ FIXED = 2
 class KernelModel(SymbolicModel):
     """A :class:`flexpkm.compiled.full.SymbolicModel` of MX expressions, with
     per frame the Jacobians ``Jv``, ``Jw`` (3, n_tot) and the acceleration
-    ``a_bias`` of O_j at ``qdd_r = 0`` (including ``-g``, m/s^2)."""
+    ``a_bias`` of O_j at ``qdd_r = 0`` (including ``-g``, m/s^2) and the
+    exact Jacobian of the loop equations ``jacobian`` (all rows, n_tot
+    columns): the velocity rows of every cut joint, whose columns of a
+    platform's rotation vector are multiplied by ``J_l``."""
 
     Jv: list = None
     Jw: list = None
     a_bias: list = None
+    jacobian: ca.MX = None
 
 
 @dataclass
@@ -115,22 +119,36 @@ def tree_poses(model, ks, q, base):
 
 
 def _platform(model, q, qd, g):
-    """``(frame of P (pose, Jacobians), M_p, c_p)`` or None without a platform
-    (:func:`flexpkm.compiled.symbolic.platform_dynamics`, one small kernel)."""
+    """``(frame of P (pose, Jacobians), M_p, c_p, T)`` or None without a
+    platform (:func:`flexpkm.compiled.symbolic.platform_dynamics`, one small
+    kernel); ``T`` (n_tot, n_tot) maps d/dq_tot to the velocity coordinates:
+    identity but for the rotation-vector block ``J_l``
+    (:func:`flexpkm.compiled.symbolic.left_jacobian`)."""
     pl, n_t, n_tot = model.platform, model.layout.n_t, model.layout.n_tot
     if pl is None:
         return None
     n = len(pl.dofs)
     xs, xds, gs = ca.SX.sym("x_p", n), ca.SX.sym("xd_p", n), ca.SX.sym("g", 3)
     M_p, c_p, R, P, (v, w) = sym.platform_dynamics(model, xs, xds, gs)
-    fn = ca.Function("fk_platform", [xs, xds, gs], ca.cse([M_p, c_p, R, P, v, w]))
-    M_p, c_p, R, P, v, w = fn(q[n_t:], qd[n_t:], g)
+    rot = [k for k, d in enumerate(pl.dofs) if d >= 3]
+    r = [ca.SX(0)] * 3
+    for k in rot:
+        r[pl.dofs[k] - 3] = xs[k]
+    J_l = sym.left_jacobian(ca.vertcat(*r))[[pl.dofs[k] - 3 for k in rot], [pl.dofs[k] - 3 for k in rot]]
+    fn = ca.Function("fk_platform", [xs, xds, gs], ca.cse([M_p, c_p, R, P, v, w, J_l]))
+    M_p, c_p, R, P, v, w, J_l = fn(q[n_t:], qd[n_t:], g)
     S = np.zeros((6, n_tot))
     for k, d in enumerate(pl.dofs):
         S[d, n_t + k] = 1.0
     frame = _Frame(R, P, ca.MX(ca.sparsify(ca.DM(S[:3]))), ca.MX(ca.sparsify(ca.DM(S[3:]))),
-                   v=v, w=w, a=-g, al=ca.MX.zeros(3))
-    return frame, M_p, c_p
+                   v=v, w=w, a=-g, al=ca.MX.zeros(3))     # base acceleration -g
+    rates = ca.MX.eye(n_tot)                 # d q_tot / d(velocity coordinates)
+    if rot:
+        cols = [n_t + k for k in rot]
+        P_rot = ca.MX(_selection(n_tot, cols).T)
+        rates = ca.MX(ca.sparsify(ca.DM(np.diag([0.0 if i in cols else 1.0
+                                                 for i in range(n_tot)])))) + P_rot @ J_l @ P_rot.T
+    return frame, M_p, c_p, rates
 
 
 def _cut_frames(model, ks, frames, plat):
@@ -239,9 +257,10 @@ def kernel_model(model, dep, kept=None) -> KernelModel:
     base = _Frame(X.eye(3), X.zeros(3), zeroJ, zeroJ, v=X.zeros(3), w=X.zeros(3), a=-g,
                   al=X.zeros(3))
     frames = tree_poses(model, ks, q, base)
-    plat = _platform(model, q, X.zeros(n_tot), g)      # its pose (its twist comes later)
+    plat = _platform(model, q, X.zeros(n_tot), X.zeros(3))   # its pose (its motion later)
     cuts = _cut_frames(model, ks, frames, plat[0] if plat else None)
     residual, J_tot = _closures(model, ks, cuts, moving=False)
+    jacobian = J_tot if plat is None else J_tot @ plat[3]      # d residual / d q_tot
     if kept is not None:
         kept = [int(i) for i in kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
@@ -267,7 +286,7 @@ def kernel_model(model, dep, kept=None) -> KernelModel:
         b = -P_dep @ dependent_solve(model, J_k[:, dep.tolist()], bprime, dep, kept)
     M_tot, c_tot = tree_dynamics(model, ks, frames, q, qd_tot, friction, ca.fmax(smoothing, 1e-300))
     if plat is not None:
-        _, M_p, c_p = plat
+        _, M_p, c_p, _ = plat
         P_p = X(ca.sparsify(_selection(n_tot, list(range(n_t, n_tot))).T))
         M_tot = M_tot + P_p @ M_p @ P_p.T
         c_tot = c_tot + P_p @ c_p
@@ -277,7 +296,7 @@ def kernel_model(model, dep, kept=None) -> KernelModel:
                        [f.R for f in frames], [f.O for f in frames], M_tot, c_tot,
                        np.asarray(r_index), dep, n_a, model, kept,
                        Jv=[f.Jv for f in frames], Jw=[f.Jw for f in frames],
-                       a_bias=[f.a for f in frames])
+                       a_bias=[f.a for f in frames], jacobian=jacobian)
 
 
 def point_acceleration(km: KernelModel, model, qdd_r, frame, axis_frame=None, axis=None):

@@ -15,6 +15,7 @@ import numpy as np
 from flexpkm.compiled import codegen
 from flexpkm.compiled.full import point_acceleration, symbolic_model
 from flexpkm.compiled import step as steps
+from flexpkm.compiled.recursive import kernel_model
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.build import build_model
 
@@ -58,8 +59,16 @@ class CompiledModel:
 
     @cached_property
     def symbolic(self):
-        """The :class:`flexpkm.compiled.full.SymbolicModel` (built on first use)."""
+        """The :class:`flexpkm.compiled.full.SymbolicModel` (built on first use):
+        one unrolled SX graph, for the sensors' derivatives and the modal function."""
         return symbolic_model(self.model, self.dep, self.kept)
+
+    @cached_property
+    def kernels(self):
+        """The :class:`flexpkm.compiled.recursive.KernelModel` (built on first
+        use): the MX graph calling the per-structure kernels, for the full
+        model, the loops and the time step (code linear in the bodies)."""
+        return kernel_model(self.model, self.dep, self.kept)
 
     def function(self, name, build, *options, opt=None, merge=True):
         """``build()`` (a casadi Function), compiled and cached on disk
@@ -82,7 +91,7 @@ class CompiledModel:
     def full(self):
         """``(q, qd_r, g, friction, smoothing) -> (M, c, J, b, J_tot, residual)``."""
         def build():
-            sm = self.symbolic
+            sm = self.kernels
             return sm.function("flexpkm_full", [sm.M, sm.c, sm.J, sm.b, sm.J_tot, sm.residual],
                                FULL_OUTPUTS)
         return self.function("flexpkm_full", build)
@@ -104,11 +113,12 @@ class CompiledModel:
     def loops(self):
         """``q -> (residual (c,), d residual / d q (c, n_tot))``: the loop
         equations of :func:`flexpkm.algorithms.closure.closure_residual` and
-        their exact Jacobian (AD)."""
+        their exact Jacobian (the cut joints' velocity rows,
+        :class:`flexpkm.compiled.recursive.KernelModel`)."""
         def build():
-            sm = self.symbolic
+            sm = self.kernels
             return ca.Function("flexpkm_loops", [sm.q],
-                               [sm.residual, ca.jacobian(sm.residual, sm.q)], ["q"],
+                               [sm.residual, ca.densify(sm.jacobian)], ["q"],
                                ["residual", "jacobian"])
         return self.function("flexpkm_loops", build)
 
@@ -131,7 +141,7 @@ class CompiledModel:
     def newton(self, prescribed, exact=False):
         """One Newton iteration of the step (:func:`flexpkm.compiled.step.newton_function`)."""
         return self.function(f"flexpkm_newton{int(prescribed)}{int(exact)}",
-                              lambda: steps.newton_function(self.symbolic, prescribed, exact),
+                              lambda: steps.newton_function(self.kernels, prescribed, exact),
                               prescribed, exact)
 
     def step(self, prescribed, iterations, exact=False):
@@ -145,14 +155,14 @@ class CompiledModel:
         name = f"flexpkm_step{int(prescribed)}{int(exact)}"
 
         def build():
-            newton = steps.newton_function(self.symbolic, prescribed, exact)
+            newton = steps.newton_function(self.kernels, prescribed, exact)
             return steps.step_function(newton, dims, prescribed, iterations, name)
         return self.function(name, build, prescribed, iterations, exact)
 
     @cached_property
     def project(self):
         """``q -> (q_proj, drift)`` (:func:`flexpkm.compiled.step.project_function`)."""
-        return self.function("flexpkm_project", lambda: steps.project_function(self.symbolic))
+        return self.function("flexpkm_project", lambda: steps.project_function(self.kernels))
 
     def record(self, prescribed, sensors=()):
         """``(x, u, par) -> [tau; energy; sensors]`` (:func:`flexpkm.compiled.step.record_function`)."""
@@ -160,7 +170,7 @@ class CompiledModel:
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
         return self.function(f"flexpkm_record{int(prescribed)}",
-                              lambda: steps.record_function(self.symbolic, self.model,
+                              lambda: steps.record_function(self.kernels, self.model,
                                                             prescribed, sensors),
                               prescribed, sensors)
 

@@ -248,13 +248,18 @@ def rotation_vector_rate(r, w):
     turns with the base-frame angular velocity w: ``J_l(r)^-1 w`` with
     ``J_l = I + (1 - cos t)/t^2 hat(r) + (t - sin t)/t^3 hat(r)^2``, t = |r|
     (series below 1e-4 rad)."""
+    return ca.solve(left_jacobian(r), w)
+
+
+def left_jacobian(r):
+    """``J_l(r)`` (3, 3) SX of :func:`rotation_vector_rate` (``w = J_l dr/dt``)."""
     t2 = ca.dot(r, r)
     t = ca.sqrt(t2 + 1e-300)
     small = t2 < 1e-8
     a = ca.if_else(small, 0.5 - t2 / 24, (1 - ca.cos(t)) / (t2 + 1e-300))
     b = ca.if_else(small, 1.0 / 6 - t2 / 120, (t - ca.sin(t)) / (t2 * t + 1e-300))
     K = hat(r)
-    return ca.solve(ca.SX.eye(3) + a * K + b * (K @ K), w)
+    return ca.SX.eye(3) + a * K + b * (K @ K)
 
 
 def dependent_solve(model, J_f, rhs, dep, kept=None):
