@@ -48,15 +48,14 @@ FIXED = 2
 class KernelModel(SymbolicModel):
     """A :class:`flexpkm.compiled.full.SymbolicModel` of MX expressions, with
     per frame the Jacobians ``Jv``, ``Jw`` (3, n_tot) and the acceleration
-    ``a_bias`` of O_j at ``qdd_r = 0`` (including ``-g``, m/s^2) and the
-    exact Jacobian of the loop equations ``jacobian`` (all rows, n_tot
-    columns): the velocity rows of every cut joint, whose columns of a
+    ``a_bias`` of O_j at ``qdd_r = 0`` (including ``-g``, m/s^2); its
+    ``jacobian``, the exact Jacobian of the loop equations (all rows, n_tot
+    columns), is the velocity rows of every cut joint, whose columns of a
     platform's rotation vector are multiplied by ``J_l``."""
 
     Jv: list = None
     Jw: list = None
     a_bias: list = None
-    jacobian: ca.MX = None
 
 
 @dataclass
@@ -206,7 +205,7 @@ def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
     bodies' terms (:meth:`Kernels.body`) projected, rotor inertia, springs,
     friction."""
     n_t, n_tot = model.layout.n_t, model.layout.n_tot
-    M, c = ca.MX(n_tot, n_tot), ca.MX(n_tot, 1)
+    Js, Ms, Fs = [], [], []
     for e in model.body_entries:
         f = frames[e.frame]
         ecols = list(range(e.elastic.start, e.elastic.stop)) if e.elastic is not None else []
@@ -214,9 +213,12 @@ def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
         q_e, qd_e = (q[ecols], qd[ecols]) if n_e else (ca.MX.zeros(0), ca.MX.zeros(0))
         Mj, Fj = ks.body(n_e)(f.R, f.v, f.w, f.a, f.al, q_e, qd_e,
                               ca.DM(invariant_vector(e.body.invariants)))
-        Jx = ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(_selection(n_tot, ecols)))
-        M = M + Jx.T @ (Mj @ Jx)
-        c = c + Jx.T @ Fj
+        Js.append(ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(_selection(n_tot, ecols))))
+        Ms.append(Mj)
+        Fs.append(Fj)
+    J = ca.vertcat(*Js)                   # the stacked bodies (10.80): two sparse products
+    M = J.T @ (ca.diagcat(*Ms) @ J)
+    c = J.T @ ca.vertcat(*Fs)
     K = np.zeros((n_tot, n_tot))
     K[:n_t, :n_t] = model.K_tot[:n_t, :n_t]
     c = c + ca.MX(ca.sparsify(ca.DM(K.T))) @ q

@@ -19,6 +19,12 @@ from flexpkm.compiled.recursive import kernel_model
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.build import build_model
 
+#: largest n_tot whose simulation functions are generated from the unrolled SX
+#: graph (DualEMPS one element per body: 16 coordinates, 0.09 s per simulated
+#: second, 3x faster than the kernel graph); above, the kernel graph
+#: (:mod:`flexpkm.compiled.recursive`), whose code grows linearly
+UNROLLED_MAX = 20
+
 #: outputs of :meth:`CompiledModel.full`
 FULL_OUTPUTS = ("M", "c", "J", "b", "J_tot", "residual")
 
@@ -70,6 +76,13 @@ class CompiledModel:
         model, the loops and the time step (code linear in the bodies)."""
         return kernel_model(self.model, self.dep, self.kept)
 
+    @cached_property
+    def graph(self):
+        """The model the simulation's functions are generated from: the
+        unrolled :attr:`symbolic` one up to :data:`UNROLLED_MAX` coordinates
+        (its code is smaller and ~3x faster there), else :attr:`kernels`."""
+        return self.symbolic if self.model.layout.n_tot <= UNROLLED_MAX else self.kernels
+
     def function(self, name, build, *options, opt=None, merge=True):
         """``build()`` (a casadi Function), compiled and cached on disk
         (:func:`flexpkm.compiled.codegen.compiled`), or itself without
@@ -91,7 +104,7 @@ class CompiledModel:
     def full(self):
         """``(q, qd_r, g, friction, smoothing) -> (M, c, J, b, J_tot, residual)``."""
         def build():
-            sm = self.kernels
+            sm = self.graph
             return sm.function("flexpkm_full", [sm.M, sm.c, sm.J, sm.b, sm.J_tot, sm.residual],
                                FULL_OUTPUTS)
         return self.function("flexpkm_full", build)
@@ -116,9 +129,9 @@ class CompiledModel:
         their exact Jacobian (the cut joints' velocity rows,
         :class:`flexpkm.compiled.recursive.KernelModel`)."""
         def build():
-            sm = self.kernels
-            return ca.Function("flexpkm_loops", [sm.q],
-                               [sm.residual, ca.densify(sm.jacobian)], ["q"],
+            sm = self.graph
+            jac = ca.jacobian(sm.residual, sm.q) if sm.jacobian is None else sm.jacobian
+            return ca.Function("flexpkm_loops", [sm.q], [sm.residual, ca.densify(jac)], ["q"],
                                ["residual", "jacobian"])
         return self.function("flexpkm_loops", build)
 
@@ -141,7 +154,7 @@ class CompiledModel:
     def newton(self, prescribed, exact=False):
         """One Newton iteration of the step (:func:`flexpkm.compiled.step.newton_function`)."""
         return self.function(f"flexpkm_newton{int(prescribed)}{int(exact)}",
-                              lambda: steps.newton_function(self.kernels, prescribed, exact),
+                              lambda: steps.newton_function(self.graph, prescribed, exact),
                               prescribed, exact)
 
     def step(self, prescribed, iterations, exact=False):
@@ -155,14 +168,14 @@ class CompiledModel:
         name = f"flexpkm_step{int(prescribed)}{int(exact)}"
 
         def build():
-            newton = steps.newton_function(self.kernels, prescribed, exact)
+            newton = steps.newton_function(self.graph, prescribed, exact)
             return steps.step_function(newton, dims, prescribed, iterations, name)
         return self.function(name, build, prescribed, iterations, exact)
 
     @cached_property
     def project(self):
         """``q -> (q_proj, drift)`` (:func:`flexpkm.compiled.step.project_function`)."""
-        return self.function("flexpkm_project", lambda: steps.project_function(self.kernels))
+        return self.function("flexpkm_project", lambda: steps.project_function(self.graph))
 
     def record(self, prescribed, sensors=()):
         """``(x, u, par) -> [tau; energy; sensors]`` (:func:`flexpkm.compiled.step.record_function`)."""
@@ -170,7 +183,7 @@ class CompiledModel:
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
         return self.function(f"flexpkm_record{int(prescribed)}",
-                              lambda: steps.record_function(self.kernels, self.model,
+                              lambda: steps.record_function(self.graph, self.model,
                                                             prescribed, sensors),
                               prescribed, sensors)
 

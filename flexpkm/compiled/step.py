@@ -228,7 +228,7 @@ def project_function(sm: SymbolicModel, iterations=3):
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
     rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
-    if getattr(sm, "jacobian", None) is not None:
+    if sm.jacobian is not None:
         jac = sm.jacobian if sm.kept is None else sm.jacobian[[int(i) for i in sm.kept], :]
     else:
         jac = ca.jacobian(rows, sm.q)
