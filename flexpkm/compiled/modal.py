@@ -74,7 +74,7 @@ def modal_function(cm: CompiledModel):
         M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
         m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
         m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-        outputs = [_lower_product(J, M_tot), _lower_product(J, X(ca.DM(model.K_tot))),
+        outputs = [_lower_product(J, M_tot), _lower_product(J, X(ca.sparsify(ca.DM(model.K_tot)))),
                    ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
                    ca.vertcat(m_free, m_act)]
         return ca.Function("flexpkm_modal", [sm.q], outputs, ["q"], list(OUTPUTS))

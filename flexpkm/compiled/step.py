@@ -112,7 +112,7 @@ def iteration_matrix(sm: SymbolicModel, M, J, v, par):
         C[col] += ca.if_else(par[2 * n_a + 6] > 0,            # none for the sign
                              fr * fs / eps * (1 - ca.tanh(qd[col] / eps) ** 2), 0)
     D = J.T @ ca.diag(C) @ J
-    K = J.T @ X(ca.DM(model.K_tot)) @ J
+    K = J.T @ X(ca.sparsify(ca.DM(model.K_tot))) @ J
     gains = ca.vertcat(par[:n_a], X.zeros(J.shape[1] - n_a, 1))
     dgain = ca.vertcat(par[n_a:2 * n_a], X.zeros(J.shape[1] - n_a, 1))
     return M + (1 - alpha) * (gamma * h * (D + ca.diag(dgain)) + beta * h * h * (K + ca.diag(gains)))
@@ -262,7 +262,7 @@ def record_function(sm: SymbolicModel, model, prescribed, sensors=()):
     else:
         qa = q[[int(i) for i in sm.r_index[:n_a]]]
         tau = u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa) + par[n_a:2 * n_a] * (u[2 * n_a:] - v[:n_a])
-    energy = 0.5 * ca.bilin(M, v, v) + 0.5 * ca.bilin(X(ca.DM(model.K_tot)), q, q)
+    energy = 0.5 * ca.bilin(M, v, v) + 0.5 * ca.bilin(X(ca.sparsify(ca.DM(model.K_tot))), q, q)
     return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])
 
 
