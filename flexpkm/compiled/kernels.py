@@ -29,6 +29,7 @@ from types import SimpleNamespace
 import casadi as ca
 import numpy as np
 
+from flexpkm.algorithms.cut_joints import rotation_row
 from flexpkm.compiled import symbolic as sym
 from flexpkm.model.description import PRISMATIC, REVOLUTE
 
@@ -213,8 +214,13 @@ def _zero_invariants(n):
                            MS_de=np.zeros((3, n)), derived=derived)
 
 
+def _rows(joint, rows, trans, rotation):
+    """The rows ``rows`` of a cut ``joint``: translation components ``trans``
+    (r < 3), ``rotation(i, j, sign)`` of :func:`flexpkm.algorithms.cut_joints.rotation_row`."""
+    return ca.vertcat(*[trans[r] if r < 3 else rotation(*rotation_row(joint, r)) for r in rows])
+
+
 def _closure_kernel(joint, rows):
-    from flexpkm.algorithms.cut_joints import rotation_row
     X = ca.SX
     names = ("R", "O", "v", "w", "a", "al")
     k = [X.sym(n + "_k", 3, 3) if n == "R" else X.sym(n + "_k", 3) for n in names]
@@ -226,19 +232,15 @@ def _closure_kernel(joint, rows):
         return R + t * (sym.hat(w) @ R), O + t * v, v + t * a, w + t * al
     Rk, Ok, vk, wk = moving(k)
     Rg, Og, vg, wg = moving(g)
-    trans = Rk.T @ (vk - vg - ca.cross(wk, Ok - Og))
-    out = [trans[r] if r < 3 else (lambda i, j, s: s * ca.dot(wk - wg, ca.cross(Rk[:, i], Rg[:, j])))(
-        *rotation_row(joint, r)) for r in rows]
-    vel = ca.vertcat(*out)
+    vel = _rows(joint, rows, Rk.T @ (vk - vg - ca.cross(wk, Ok - Og)),
+                lambda i, j, s: s * ca.dot(wk - wg, ca.cross(Rk[:, i], Rg[:, j])))
     zero = X(0)
     bprime = ca.substitute(ca.jacobian(vel, t), t, zero)
     vel0 = ca.substitute(vel, t, zero)
     C_k = ca.jacobian(vel0, ca.vertcat(k[2], k[3]))
     C_g = ca.jacobian(vel0, ca.vertcat(g[2], g[3]))
-    geo = Rk.T @ (k[1] - g[1])
-    res = [geo[r] if r < 3 else (lambda i, j, s: s * ca.dot(k[0][:, i], g[0][:, j]))(
-        *rotation_row(joint, r)) for r in rows]
-    res = ca.substitute(ca.vertcat(*res), t, zero)
+    res = _rows(joint, rows, k[0].T @ (k[1] - g[1]),
+                lambda i, j, s: s * ca.dot(k[0][:, i], g[0][:, j]))
     tag, labels = f"{joint}_{''.join(map(str, rows))}", [n + s for s in ("_k", "_g") for n in names]
     return (ca.Function(f"fk_cut_{tag}", k + g, ca.cse([res, C_k, C_g]), labels,
                         ["residual", "C_k", "C_g"]),

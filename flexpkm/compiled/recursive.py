@@ -133,7 +133,8 @@ def _platform(model, q, qd, g):
     r = [ca.SX(0)] * 3
     for k in rot:
         r[pl.dofs[k] - 3] = xs[k]
-    J_l = sym.left_jacobian(ca.vertcat(*r))[[pl.dofs[k] - 3 for k in rot], [pl.dofs[k] - 3 for k in rot]]
+    axes = [pl.dofs[k] - 3 for k in rot]
+    J_l = sym.left_jacobian(ca.vertcat(*r))[axes, axes]
     fn = ca.Function("fk_platform", [xs, xds, gs], ca.cse([M_p, c_p, R, P, v, w, J_l]))
     M_p, c_p, R, P, v, w, J_l = fn(q[n_t:], qd[n_t:], g)
     S = np.zeros((6, n_tot))
@@ -228,15 +229,10 @@ def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
         diag[layout.joint_index[name]] += inertia
     if diag.any():
         M = M + ca.MX(ca.sparsify(ca.DM(np.diag(diag))))
-    extra = [0] * n_tot
-    for name, fv in model.viscous_friction.items():
-        i = layout.joint_index[name]
-        extra[i] = extra[i] + friction * fv * qd[i]
-    for name, fs in model.coulomb_friction.items():
-        i = layout.joint_index[name]
-        extra[i] = extra[i] + friction * fs * ca.tanh(qd[i] / smoothing)
-    if any(isinstance(x, ca.MX) for x in extra):
-        c = c + ca.vertcat(*[ca.MX(x) if not isinstance(x, ca.MX) else x for x in extra])
+    forces = sym.joint_friction(model, qd, friction, smoothing)
+    if forces:
+        cols, values = zip(*forces)
+        c = c + ca.MX(_selection(n_tot, cols).T) @ ca.vertcat(*values)
     return M, c
 
 

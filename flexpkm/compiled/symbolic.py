@@ -159,14 +159,18 @@ def tree_dynamics(model, q_t, qd_t, g, friction, smoothing, R, p):
     dT = ca.gradient(T, qd_t)
     M_t = ca.jacobian(dT, qd_t)
     c_t = ca.jtimes(dT, q_t, qd_t) - ca.gradient(T, q_t) + ca.gradient(V, q_t)
-    layout = model.layout
-    for name, fv in model.viscous_friction.items():
-        c = layout.joint_index[name]
-        c_t[c] = c_t[c] + friction * fv * qd_t[c]
-    for name, fs in model.coulomb_friction.items():
-        c = layout.joint_index[name]
-        c_t[c] = c_t[c] + friction * fs * ca.tanh(qd_t[c] / smoothing)
+    for c, force in joint_friction(model, qd_t, friction, smoothing):
+        c_t[c] = c_t[c] + force
     return M_t, c_t
+
+
+def joint_friction(model, qd, friction, smoothing):
+    """``[(column, force)]``: the viscous and (smoothed) Coulomb friction of
+    the joints at the rates ``qd`` (SX or MX), times ``friction`` (0 or 1)."""
+    index = model.layout.joint_index
+    return ([(index[n], friction * fv * qd[index[n]]) for n, fv in model.viscous_friction.items()]
+            + [(index[n], friction * fs * ca.tanh(qd[index[n]] / smoothing))
+               for n, fs in model.coulomb_friction.items()])
 
 
 def platform_dynamics(model, x_p, xd_p, g):
