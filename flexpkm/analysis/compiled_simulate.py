@@ -35,17 +35,12 @@ CHUNK = 500
 DRIFT, RHO, EVALUATIONS, CONVERGED = -4, -3, -2, -1
 
 
-#: largest n_tot the default backend compiles (the generated code grows fast
-#: with the loops: the NaVARo's step is ~10^6 instructions, minutes of gcc)
-AUTO_MAX_COORDINATES = 64
-
-
 def compiled_supports(drive, model=None) -> bool:
-    """Whether ``simulate(backend=None)`` runs this drive and robot compiled:
-    one of the four drives and at most :data:`AUTO_MAX_COORDINATES`
-    coordinates (``backend="compiled"`` forces it)."""
-    small = model is None or model.layout.n_tot <= AUTO_MAX_COORDINATES
-    return small and isinstance(drive, (PrescribedMotion, PDControl, Free, EffortHistory))
+    """Whether ``simulate(backend=None)`` runs this drive compiled: one of
+    the four drives, for any robot ``model`` (the kernel graph of
+    :mod:`flexpkm.compiled.recursive` compiles in seconds at any size,
+    issue 18; there is no size limit any more)."""
+    return isinstance(drive, (PrescribedMotion, PDControl, Free, EffortHistory))
 
 
 def drive_table(drive, times, n_a):
