@@ -145,7 +145,10 @@ def newton_function(sm: SymbolicModel, prescribed, exact=False):
         S = ca.jacobian(res, a_u)
     else:
         S = iteration_matrix(sm, M, J1, v1, par)[unk, unk]
-    da = ca.solve(S, res)
+    if X is ca.MX and not exact:       # symmetric positive definite: sparse LDL^T, generated
+        da = ca.solve(S, res, "ldl", {})
+    else:
+        da = ca.solve(S, res)
     new = X(a1)
     new[unk] = a_u - da
     outs = ca.substitute([new, J1, b1, g, q1, v1, rho], [a_u], [a1[unk]])   # shared terms once
