@@ -19,9 +19,9 @@ are its ancestors').
    (10.99)-(10.103), the platform's Newton-Euler model (10.101); ``M = J^T
    M_tot J``, ``c = J^T (M_tot b + c_tot)`` (10.123).
 
-The result is a :class:`KernelModel`, which the step functions of
+The result is a :class:`KernelDynamics`, which the step functions of
 :mod:`flexpkm.compiled.step` use like the SX
-:class:`flexpkm.compiled.full.SymbolicModel` (that one, unrolled, stays for
+:class:`flexpkm.compiled.full.SymbolicDynamics` (that one, unrolled, stays for
 the design sensitivities).
 """
 from __future__ import annotations
@@ -35,9 +35,9 @@ from flexpkm.algorithms.closure import row_labels
 from flexpkm.algorithms.dependent import limb_blocks
 from flexpkm.algorithms.dynamics import r_ordering
 from flexpkm.compiled import symbolic as sym
-from flexpkm.compiled.full import SymbolicModel
+from flexpkm.compiled.full import SymbolicDynamics
 from flexpkm.compiled.kernels import Kernels, frame_constants, invariant_vector
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 from flexpkm.model.description import PRISMATIC, REVOLUTE
 from flexpkm.spatial import rotation_matrix
 
@@ -45,8 +45,8 @@ FIXED = 2
 
 
 @dataclass
-class KernelModel(SymbolicModel):
-    """A :class:`flexpkm.compiled.full.SymbolicModel` of MX expressions, with
+class KernelDynamics(SymbolicDynamics):
+    """A :class:`flexpkm.compiled.full.SymbolicDynamics` of MX expressions, with
     per frame the Jacobians ``Jv``, ``Jw`` (3, n_tot) and the acceleration
     ``a_bias`` of O_j at ``qdd_r = 0`` (including ``-g``, m/s^2); its
     ``jacobian``, the exact Jacobian of the loop equations (all rows, n_tot
@@ -236,17 +236,16 @@ def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
     return M, c
 
 
-def kernel_model(model, dep, kept=None) -> KernelModel:
+def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
     """The full model (10.123) as MX expressions for the dependent columns
     ``dep`` and the independent constraint rows ``kept`` (as
-    :func:`flexpkm.compiled.full.symbolic_model`, same symbols and outputs)."""
-    model = build_model(model)
+    :func:`flexpkm.compiled.full.symbolic_dynamics`, same symbols and outputs)."""
+    model = build_structure(model)
     layout = model.layout
     n_t, n_tot = layout.n_t, layout.n_tot
     dep = np.asarray(dep, dtype=int)
-    indep = [i for i in range(n_tot) if i not in set(dep.tolist())]
-    r_index, n_a = r_ordering(model, indep)
-    n_r = len(r_index)
+    indep, n_a = r_ordering(model, [i for i in range(n_tot) if i not in set(dep.tolist())])
+    n_r = len(indep)
     X = ca.MX
     q, qd_r = X.sym("q", n_tot), X.sym("qd_r", n_r)
     g, friction, smoothing = X.sym("g", 3), X.sym("friction"), X.sym("smoothing")
@@ -262,11 +261,11 @@ def kernel_model(model, dep, kept=None) -> KernelModel:
     if kept is not None:
         kept = [int(i) for i in kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
-    J = X(_selection(n_tot, r_index).T)
+    J = X(_selection(n_tot, indep).T)
     J_d = None
     if len(dep):
         P_dep = X(ca.sparsify(_selection(n_tot, dep).T))
-        J_d = -dependent_solve(model, J_k[:, dep.tolist()], J_k[:, [int(i) for i in r_index]],
+        J_d = -dependent_solve(model, J_k[:, dep.tolist()], J_k[:, [int(i) for i in indep]],
                                dep, kept)
         J = J + P_dep @ J_d
     qd_tot = J @ qd_r
@@ -290,14 +289,14 @@ def kernel_model(model, dep, kept=None) -> KernelModel:
         c_tot = c_tot + P_p @ c_p
     M = J.T @ M_tot @ J
     c = J.T @ (M_tot @ b + c_tot)
-    return KernelModel(q, qd_r, g, friction, smoothing, M, c, J, b, J_k, residual, qd_tot,
+    return KernelDynamics(q, qd_r, g, friction, smoothing, M, c, J, b, J_k, residual, qd_tot,
                        [f.R for f in frames], [f.O for f in frames], M_tot, c_tot,
-                       np.asarray(r_index), dep, n_a, model, kept,
+                       np.asarray(indep), dep, n_a, model, kept,
                        Jv=[f.Jv for f in frames], Jw=[f.Jw for f in frames],
                        a_bias=[f.a for f in frames], jacobian=jacobian)
 
 
-def point_acceleration(km: KernelModel, model, qdd_r, frame, axis_frame=None, axis=None):
+def point_acceleration(km: KernelDynamics, model, qdd_r, frame, axis_frame=None, axis=None):
     """Absolute acceleration (MX (3,) base frame, m/s^2) of the origin of
     ``frame`` for ``qdd_r`` (n_r,): ``Jv_j (J qdd_r + b) + a_j + g``
     (:func:`flexpkm.algorithms.dynamics.point_acceleration`), or its
