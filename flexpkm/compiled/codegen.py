@@ -119,11 +119,11 @@ def _merged(fn, name):
 
 #: SX functions with more instructions are compiled with -O0 (gcc's time
 #: grows faster than linearly on one unrolled graph: the NaVARo's SX full
-#: model, 7e5 instructions, takes 3 min at -O1), smaller ones at -O1 (-O2
+#: model, 7e5 instructions, takes 3 min at -O1), others at -O1 (-O2
 #: doubles gcc's time on the DualEMPS's unrolled step, 9.1 -> 16.2 s CPU,
 #: for no faster code: 0.18-0.20 s CPU per simulated second both); the
 #: kernel graphs of :mod:`flexpkm.compiled.recursive` (MX calling small
-#: kernels) are always compiled at -O2
+#: kernels) are compiled at -O2 (:meth:`flexpkm.compiled.robot.CompiledRobot.function`)
 LARGE = 300_000
 
 
@@ -134,9 +134,9 @@ def compiled(build, name, key, opt=None, merge=True):
     hash, else generated (with its common subexpressions merged when
     ``merge``: it pays on the AD-made model, not on the sparse products of
     :mod:`flexpkm.compiled.modal`, whose code it slows by 40 %), compiled
-    with ``opt`` and cached as ``name``. ``opt`` default: ``-O2`` for an
-    MX graph (kernels), ``-O1`` for an unrolled SX function (``-O0`` above
-    :data:`LARGE` instructions). A build
+    with ``opt`` and cached as ``name``. ``opt`` default: ``-O1``, ``-O0``
+    for an unrolled SX function above :data:`LARGE` instructions (the
+    kernel graphs ask for ``-O2``). A build
     is announced on stderr with its size and time (``compiling <name>
     (<lines> C lines, -O2) ... done in 3.2 s``).
 
@@ -174,8 +174,7 @@ def compiled(build, name, key, opt=None, merge=True):
                       "temporary folder (set FLEXPKM_CACHE to a folder of yours)", stacklevel=3)
     fn = _merged(build(), name) if merge else build()
     if opt is None:
-        unrolled = fn.is_a("SXFunction")
-        opt = ("-O0" if fn.n_instructions() > LARGE else "-O1") if unrolled else "-O2"
+        opt = "-O0" if fn.is_a("SXFunction") and fn.n_instructions() > LARGE else "-O1"
     try:
         return _build(fn, name, cc, [opt, *FLAGS], lib, timeout)
     except (CompilationError, OSError) as err:

@@ -86,8 +86,11 @@ class CompiledRobot:
     def function(self, name, build, *options, opt=None, merge=True):
         """``build()`` (a casadi Function), compiled and cached on disk
         (:func:`flexpkm.compiled.codegen.compiled`), or itself without
-        ``compile``; kept in :attr:`functions`."""
+        ``compile``; kept in :attr:`functions`. ``opt`` default: ``-O2`` on
+        the kernel graph, the compiler driver's choice on the unrolled one."""
         done = self.functions
+        if opt is None and self.model.layout.n_tot > UNROLLED_MAX:
+            opt = "-O2"
         tag = repr((name, options, opt, merge))
         if tag in done:
             return done[tag]
