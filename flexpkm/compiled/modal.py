@@ -36,6 +36,14 @@ from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.algorithms.reference import build_model
 from flexpkm.threads import one_blas_thread
 
+#: largest n_tot whose modal function is generated from the unrolled SX graph
+#: (at q_e = 0 it simplifies to little: the one-element NaVARo, 129
+#: coordinates, assembles in 0.08 ms per pose, ~1.5 ms on the kernel graph,
+#: but gcc takes ~50 s on it instead of 5 s); above, the kernel graph
+#: (:mod:`flexpkm.compiled.recursive`): the NaVARo with 2 elements per beam,
+#: 237 coordinates, compiles in 7.7 s of gcc instead of 307 s
+MODAL_UNROLLED_MAX = 150
+
 #: outputs of :func:`modal_function`
 OUTPUTS = ("M_r", "K_r", "J_d", "J_f", "residual", "scales")
 
@@ -57,7 +65,8 @@ def modal_function(cm: CompiledRobot):
     the largest actuated diagonal term without rotor inertia
     (:func:`flexpkm.algorithms.modal.passive_scale`). Compiled and cached."""
     def build():
-        sm, model = cm.graph, cm.model
+        model = cm.model
+        sm = cm.symbolic if model.layout.n_tot <= MODAL_UNROLLED_MAX else cm.kernels
         X = type(sm.q)
         q = X(sm.q)
         for sl in model.layout.elastic_slice.values():
