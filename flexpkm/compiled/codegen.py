@@ -136,9 +136,9 @@ def compiled(build, name, key, opt=None, merge=True):
     :mod:`flexpkm.compiled.modal`, whose code it slows by 40 %), compiled
     with ``opt`` and cached as ``name``. ``opt`` default: ``-O1``, ``-O0``
     for an unrolled SX function above :data:`LARGE` instructions (the
-    kernel graphs ask for ``-O2``). A build
-    is announced on stderr with its size and time (``compiling <name>
-    (<lines> C lines, -O2) ... done in 3.2 s``).
+    kernel graphs ask for ``-O2``). A build is announced on stderr when it
+    is a terminal, with its size and time (``compiling <name> (<lines> C
+    lines, -O2) ... done in 3.2 s``).
 
     Never raises for the cache or the compiler: without a C compiler, when
     the compiler fails or exceeds ``$FLEXPKM_CC_TIMEOUT``, or when the disk is
@@ -201,12 +201,11 @@ def _build(fn, name, cc, flags, lib, timeout):
             code = gen.dump()
             write_source(tmp / f"{name}.c", code)
             out = tmp / f"{name}.so"
-            sys.stderr.write(f"compiling {name} ({code.count(chr(10))} C lines, {flags[0]}) ...")
-            sys.stderr.flush()
+            _announce(f"compiling {name} ({code.count(chr(10))} C lines, {flags[0]}) ...")
             _run_compiler([cc, *flags, f"{name}.c", "-o", out.name, "-lm"], tmp, name, timeout)
             COMPILE_SECONDS["last"] = dt = time.perf_counter() - t0
             COMPILE_SECONDS["total"] += dt
-            sys.stderr.write(f" done in {dt:.1f} s\n")
+            _announce(f" done in {dt:.1f} s\n")
             digest = cache.file_sha256(out)
             if lib is None:                      # untrusted cache: load from the private folder
                 return _external(name, out)
@@ -223,6 +222,15 @@ def _build(fn, name, cc, flags, lib, timeout):
         raise CompilationError(f"the library {lib} just built {why}")
     cache.evict(lib.parent, keep=lib)
     return _external(name, lib)
+
+
+def _announce(text):
+    """A build's announcement on stderr when it is a terminal (as the
+    command line's progress bars: a captured or piped stderr keeps its one
+    line per error)."""
+    if sys.stderr.isatty():
+        sys.stderr.write(text)
+        sys.stderr.flush()
 
 
 def _external(name, lib):
