@@ -60,12 +60,17 @@ class KernelDynamics(SymbolicDynamics):
 
 @dataclass
 class _Frame:
+    """One frame of the graph: pose ``R`` (3, 3), ``O`` (3,), Jacobians ``Jv``,
+    ``Jw`` (3, n_tot), the inputs ``args`` of its motion kernel ``motion``
+    besides the antecedent's, and (motion pass) its twist ``v``, ``w`` and
+    acceleration ``a``, ``al`` at ``qdd = 0``, base frame."""
+
     R: ca.MX
     O: ca.MX
     Jv: ca.MX
     Jw: ca.MX
-    args: tuple = ()          # inputs of its kernels besides the antecedent's motion
-    kernels: tuple = ()
+    args: tuple = ()
+    motion: ca.Function = None
     v: ca.MX = None
     w: ca.MX = None
     a: ca.MX = None
@@ -91,7 +96,7 @@ def _child(ks, parent, sigma, n_e, q_j, q_e, const, cols):
     E = _selection(parent.Jv.shape[1], cols)
     Jv = parent.Jv - ca.skew(d) @ parent.Jw + L_v @ E
     Jw = parent.Jw + L_w @ E
-    return _Frame(R, O, Jv, Jw, args + (cols,), (motion,))
+    return _Frame(R, O, Jv, Jw, args + (cols,), motion)
 
 
 def _move(child, parent, qd):
@@ -99,7 +104,7 @@ def _move(child, parent, qd):
     q_j, q_e, const, cols = child.args
     qd_j = qd[int(cols[0])] if cols[0] >= 0 else 0
     qd_e = qd[[int(c) for c in cols[1:]]] if len(cols) > 1 else ca.MX.zeros(0)
-    child.v, child.w, child.a, child.al = child.kernels[0](
+    child.v, child.w, child.a, child.al = child.motion(
         parent.R, parent.O, parent.v, parent.w, parent.a, parent.al, q_j, qd_j, q_e, qd_e, const)
 
 
