@@ -15,10 +15,13 @@ and only here (:func:`choose_backend`):
   compiled path does not support, or at run time a pose where its fixed
   q_dep choice is ill-conditioned), :class:`BackendUnavailableError` says
   why. Nothing falls back silently.
-* ``"auto"``: compiled when it can run and the model has at most
-  :data:`AUTO_MAX_COORDINATES` coordinates (the generated code grows fast
-  with the loops: the NaVARo's simulation step, n_tot = 129, is ~10^6
-  instructions, minutes of gcc), else numpy.
+* ``"auto"``: compiled when it can run; for the modal analyses only when the
+  model has at most :data:`AUTO_MAX_COORDINATES` coordinates (the one-element
+  NaVARo's unrolled modal function, n_tot = 129, takes over a minute of gcc;
+  above 150 coordinates the kernel graph compiles in seconds but is no faster
+  than numpy per pose), else numpy. The simulation runs compiled at any size
+  (the kernel graph of :mod:`flexpkm.compiled.recursive`, issue 18: DualEMPS
+  at 8 elements per link, 79 coordinates, 15 s of gcc, 15x faster than numpy).
 
 The result says what ran: ``result.backend`` (``"numpy"`` or
 ``"compiled"``) and ``result.backend_reason`` (``"asked"``, or ``"auto:
@@ -104,11 +107,13 @@ def choose_backend(backend, analysis: str, model, drive=None, q_dep=None,
     if backend == "numpy":
         return BackendChoice(name="numpy", asked=backend, reason="asked")
     n_tot = model.layout.n_tot
-    if backend == "auto" and analysis not in NUMPY_ONLY and n_tot > AUTO_MAX_COORDINATES:
+    bounded = analysis in MODAL
+    if backend == "auto" and bounded and n_tot > AUTO_MAX_COORDINATES:
         # decided before CasADi is imported (~1 s): a large model's numpy run starts at once
         return BackendChoice(name="numpy", asked=backend,
                              reason=f"auto: n_tot = {n_tot} > {AUTO_MAX_COORDINATES} coordinates: "
-                                    "its generated code would take minutes to compile")
+                                    "its generated modal function would take a minute or more "
+                                    "to compile")
     problem = compiled_problem(analysis, model, drive, q_dep, wrench)
     if backend == "compiled":
         if problem is not None:
@@ -116,7 +121,8 @@ def choose_backend(backend, analysis: str, model, drive=None, q_dep=None,
         return BackendChoice(name="compiled", asked=backend, reason="asked")
     if problem is not None:
         return BackendChoice(name="numpy", asked=backend, reason=f"auto: {problem}")
+    size = (f"n_tot = {n_tot} <= {AUTO_MAX_COORDINATES}" if bounded else
+            "the kernel graph (any size)")
     return BackendChoice(name="compiled", asked=backend,
-                         reason=f"auto: CasADi, a C compiler and n_tot = {n_tot} <= "
-                                f"{AUTO_MAX_COORDINATES}")
+                         reason=f"auto: CasADi, a C compiler and {size}")
 

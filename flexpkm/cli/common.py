@@ -179,8 +179,8 @@ def add_backend(p):
     p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
                    help="generated C code (compiled once per robot, cached in ~/.cache/flexpkm), "
                         "the numpy reference, or auto (default): compiled when CasADi and a C "
-                        f"compiler are there and the robot has at most {AUTO_MAX_COORDINATES} "
-                        "coordinates, else numpy")
+                        f"compiler are there (modal analyses: at most {AUTO_MAX_COORDINATES} "
+                        "coordinates), else numpy")
 
 
 def backend_text(result) -> str:

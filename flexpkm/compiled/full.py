@@ -34,7 +34,8 @@ class SymbolicDynamics:
     residual (c,), qd_tot (n_tot,) = J qd_r, R, p : frame poses (lists),
     vel : frame twists (v, w) for ``qd_tot``, a_bias : per frame the absolute
     acceleration of O_j at ``qdd_r = 0`` (with b), M_tot, c_tot;
-    indep, dep, n_a : as in the FullDynamics.
+    indep, dep, n_a : as in the FullDynamics; jacobian : d residual / d q
+    when given in closed form (None: by AD).
     """
 
     q: ca.SX
@@ -58,6 +59,7 @@ class SymbolicDynamics:
     n_a: int
     model: object = None
     kept: list = None
+    jacobian: object = None
 
     @property
     def inputs(self):

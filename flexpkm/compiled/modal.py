@@ -35,14 +35,23 @@ from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.algorithms.reference import build_model
 from flexpkm.errors import BackendUnavailableError
 
+#: largest n_tot whose modal function is generated from the unrolled SX graph
+#: (at q_e = 0 it simplifies to little: the one-element NaVARo, 129
+#: coordinates, assembles in 0.08 ms per pose, ~1.5 ms on the kernel graph,
+#: but gcc takes ~50 s on it instead of 5 s); above, the kernel graph
+#: (:mod:`flexpkm.compiled.recursive`): the NaVARo with 2 elements per beam,
+#: 237 coordinates, compiles in 7.7 s of gcc instead of 307 s
+MODAL_UNROLLED_MAX = 150
+
 #: outputs of :func:`modal_function`
 OUTPUTS = ("M_r", "K_r", "J_d", "J_f", "residual", "scales")
 
 
 def _lower_product(J, A):
-    """``J^T A J`` (SX, symmetric): the lower triangle over the structural
-    non-zeros of ``A`` and ``J``, mirrored."""
-    J, A = ca.sparsify(J), ca.sparsify(A)
+    """``J^T A J`` (SX or MX, symmetric): the lower triangle over the
+    structural non-zeros of ``A`` and ``J``, mirrored."""
+    if isinstance(J, ca.SX):
+        J, A = ca.sparsify(J), ca.sparsify(A)
     return ca.densify(ca.tril2symm(ca.tril(J.T @ (A @ J))))
 
 
@@ -55,20 +64,25 @@ def modal_function(cm: CompiledRobot):
     the largest actuated diagonal term without rotor inertia
     (:func:`flexpkm.algorithms.modal.passive_scale`). Compiled and cached."""
     def build():
-        sm, model = cm.symbolic, cm.model
-        q = ca.SX(sm.q)
+        model = cm.model
+        sm = cm.symbolic if model.layout.n_tot <= MODAL_UNROLLED_MAX else cm.kernels
+        X = type(sm.q)
+        q = X(sm.q)
         for sl in model.layout.elastic_slice.values():
             for i in range(sl.start, sl.stop):
                 q[i] = 0.0
         dep = cm.dep.tolist()
-        J, M_tot, J_f, res = (ca.substitute(x, sm.q, q) for x in
-                              (sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual))
+        rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
+        J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
+                                           [sm.q] + rest, [q] + [0 * x for x in rest])
         act = list(model.layout.actuated)
         free = [i for i in range(model.layout.n_tot) if i not in set(act)]
         rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
-        m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(ca.sparsify(M_tot[free, free])))))
+        M_ff = M_tot[free, free]
+        M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
+        m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
         m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-        outputs = [_lower_product(J, M_tot), _lower_product(J, ca.SX(model.K_tot)),
+        outputs = [_lower_product(J, M_tot), _lower_product(J, X(ca.sparsify(ca.DM(model.K_tot)))),
                    ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
                    ca.vertcat(m_free, m_act)]
         return ca.Function("flexpkm_modal", [sm.q], outputs, ["q"], list(OUTPUTS))

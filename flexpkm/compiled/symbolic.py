@@ -166,14 +166,18 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
     dT = ca.gradient(T, qd_t)
     M_t = ca.jacobian(dT, qd_t)
     c_t = ca.jtimes(dT, q_t, qd_t) - ca.gradient(T, q_t) + ca.gradient(V, q_t)
-    layout = model.layout
-    for name, fv in model.viscous_friction.items():
-        c = layout.joint_index[name]
-        c_t[c] = c_t[c] + friction * fv * qd_t[c]
-    for name, fs in model.coulomb_friction.items():
-        c = layout.joint_index[name]
-        c_t[c] = c_t[c] + friction * fs * ca.tanh(qd_t[c] / smoothing)
+    for c, force in joint_friction(model, qd_t, friction, smoothing):
+        c_t[c] = c_t[c] + force
     return M_t, c_t
+
+
+def joint_friction(model, qd, friction, smoothing):
+    """``[(column, force)]``: the viscous and (smoothed) Coulomb friction of
+    the joints at the rates ``qd`` (SX or MX), times ``friction`` (0 or 1)."""
+    index = model.layout.joint_index
+    return ([(index[n], friction * fv * qd[index[n]]) for n, fv in model.viscous_friction.items()]
+            + [(index[n], friction * fs * ca.tanh(qd[index[n]] / smoothing))
+               for n, fs in model.coulomb_friction.items()])
 
 
 def platform_dynamics(model, x_p, xd_p, g):
@@ -266,13 +270,18 @@ def rotation_vector_rate(r, w):
     turns with the base-frame angular velocity w: ``J_l(r)^-1 w`` with
     ``J_l = I + (1 - cos t)/t^2 hat(r) + (t - sin t)/t^3 hat(r)^2``, t = |r|
     (series below 1e-4 rad)."""
+    return ca.solve(left_jacobian(r), w)
+
+
+def left_jacobian(r):
+    """``J_l(r)`` (3, 3) SX of :func:`rotation_vector_rate` (``w = J_l dr/dt``)."""
     t2 = ca.dot(r, r)
     t = ca.sqrt(t2 + 1e-300)
     small = t2 < 1e-8
     a = ca.if_else(small, 0.5 - t2 / 24, (1 - ca.cos(t)) / (t2 + 1e-300))
     b = ca.if_else(small, 1.0 / 6 - t2 / 120, (t - ca.sin(t)) / (t2 * t + 1e-300))
     K = hat(r)
-    return ca.solve(ca.SX.eye(3) + a * K + b * (K @ K), w)
+    return ca.SX.eye(3) + a * K + b * (K @ K)
 
 
 def dependent_solve(model, J_f, rhs, dep, kept=None):

@@ -43,8 +43,11 @@ def test_auto_rule(model, monkeypatch):
     assert (choice.name, choice.asked) == ("compiled", "auto")
     assert "n_tot = 16 <= 64" in choice.reason
     nav = fp.build_model(navaro.robot())
-    choice = backend.choose_backend("auto", "simulate", nav, drive=Free())
+    choice = backend.choose_backend("auto", "natural_frequencies", nav)
     assert choice.name == "numpy" and "n_tot = 129 > 64" in choice.reason
+    # the simulation's kernel graph compiles at any size (issue 18): no bound
+    choice = backend.choose_backend("auto", "simulate", nav, drive=Free())
+    assert choice.name == "compiled" and "any size" in choice.reason
     assert backend.choose_backend("numpy", "simulate", model, drive=Free()).reason == "asked"
 
 

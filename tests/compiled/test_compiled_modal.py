@@ -54,10 +54,14 @@ def test_open_loop_is_refused_naming_the_closure():
         modal.reduced_matrices(model, q)
 
 
-def test_navaro_on_the_virtual_machine(monkeypatch, tmp_path):
+@pytest.mark.parametrize("graph", ["unrolled", "kernels"])
+def test_navaro_on_the_virtual_machine(monkeypatch, tmp_path, graph):
     """The compiler hidden: CasADi's virtual machine, with a warning. The
     lowest frequencies agree to a few 1e-12 relative: the round-off floor of
-    this eigenproblem (see test_round_off_floor_of_the_navaro_eigenproblem)."""
+    this eigenproblem (see test_round_off_floor_of_the_navaro_eigenproblem).
+    On the unrolled SX graph (the one-element NaVARo's) and on the kernel
+    graph of the refined robots (flexpkm.compiled.recursive)."""
+    monkeypatch.setattr(modal, "MODAL_UNROLLED_MAX", 1000 if graph == "unrolled" else 0)
     monkeypatch.setenv("FLEXPKM_CC", "")
     monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
     model = fp.build_model(navaro.robot())
