@@ -28,7 +28,7 @@ import numpy as np
 from flexpkm.algorithms import closure, dynamics, modal, platform, tree, virtual_system
 from flexpkm.algorithms.assembly import reference_configuration
 from flexpkm.analysis import hht
-from flexpkm.compiled import full, step, symbolic
+from flexpkm.compiled import full, recursive, step, symbolic
 from flexpkm.compiled import modal as compiled_modal
 from flexpkm.compiled.robot import CompiledRobot
 from flexpkm import spatial
@@ -116,6 +116,32 @@ def _point_acceleration(model, s: State):
     a = full.point_acceleration(model, sm, qdd, frame)
     args = [s.q, s.qd_r, model.gravity, 1.0, 1e-3, s.qdd_r]
     a_c = evaluated(sm.inputs + [qdd], [a], args)[0]
+    return [("a", dynamics.point_acceleration(model, s.full, s.qdd_r, frame), a_c[:, 0])]
+
+
+def _kernel_graph(model, s: State):
+    """The kernel graph (:mod:`flexpkm.compiled.recursive`) for the state's
+    q_dep and kept rows, and its inputs' numbers at the state."""
+    kept = None if s.full.rows is None or not len(s.full.rows.dropped) else s.full.rows.kept
+    km = recursive.kernel_dynamics(model, s.full.dep, kept)
+    return km, [s.q, s.qd_r, model.gravity, 1.0, 1e-3]
+
+
+def _kernel_tree_dynamics(model, s: State):
+    km, args = _kernel_graph(model, s)
+    n_t, g = model.layout.n_t, np.asarray(model.gravity, float)
+    qd_t = (s.full.J @ s.qd_r)[:n_t]
+    M, c = virtual_system.tree_dynamics(model, s.q[:n_t], qd_t, gravity=g, coulomb_smoothing=1e-3)
+    M_c, c_c = evaluated(km.inputs, [km.M_tot[:n_t, :n_t], km.c_tot[:n_t]], args)
+    return [("M_t", M[0], M_c), ("c_t", c[0], c_c[:, 0])]
+
+
+def _kernel_point_acceleration(model, s: State):
+    frame = model.robot.frames[-1].name
+    km, args = _kernel_graph(model, s)
+    qdd = ca.MX.sym("qdd_r", len(s.qdd_r))
+    a_c = evaluated(km.inputs + [qdd], [recursive.point_acceleration(model, km, qdd, frame)],
+                    args + [s.qdd_r])[0]
     return [("a", dynamics.point_acceleration(model, s.full, s.qdd_r, frame), a_c[:, 0])]
 
 
@@ -225,6 +251,12 @@ PAIRS = (
          values=_closure_residual),
     Pair(numpy=dynamics.point_acceleration, compiled=full.point_acceleration,
          values=_point_acceleration),
+    Pair(numpy=virtual_system.tree_dynamics, compiled=recursive.tree_dynamics,
+         values=_kernel_tree_dynamics,
+         signature="the kernel graph's: its kernels and frames (built once by kernel_dynamics) "
+                   "and the q_tot columns; checked through kernel_dynamics' M_tot, c_tot"),
+    Pair(numpy=dynamics.point_acceleration, compiled=recursive.point_acceleration,
+         values=_kernel_point_acceleration),
     Pair(numpy=dynamics.full_dynamics, compiled=CompiledRobot.evaluate, values=_full_dynamics,
          signature="a method of the CompiledRobot, which holds q_dep and the kept rows"),
     Pair(numpy=hht.relative_residual, compiled=step.relative_residual, values=_relative_residual),
@@ -254,6 +286,8 @@ COVERED = {
     symbolic.twist: "in closure_rows and full_dynamics (the frames' twists by AD)",
     symbolic.body_mass_matrix: "in tree_dynamics",
     symbolic.tree_lagrangian: "in tree_dynamics",
+    symbolic.joint_friction: "in tree_dynamics and full_dynamics (both graphs)",
+    symbolic.left_jacobian: "in full_dynamics (the Delta's rotational platform, both graphs)",
     symbolic.rotation_vector_rate: "in full_dynamics (b') of the Delta's rotational platform",
     full.virtual_system: "in full_dynamics",
     full.position_rates: "in full_dynamics",

@@ -301,11 +301,13 @@ def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
                        a_bias=[f.a for f in frames], jacobian=jacobian)
 
 
-def point_acceleration(model, km: KernelDynamics, qdd_r, frame, axis_frame=None, axis=None):
+def point_acceleration(model, full: KernelDynamics, qdd_r, frame, axis_frame=None, axis=None):
     """Absolute acceleration (MX (3,) base frame, m/s^2) of the origin of
     ``frame`` for ``qdd_r`` (n_r,): ``Jv_j (J qdd_r + b) + a_j + g``
-    (:func:`flexpkm.algorithms.dynamics.point_acceleration`), or its
-    component along ``axis`` of ``axis_frame``."""
+    (:func:`flexpkm.algorithms.dynamics.point_acceleration`, same arguments;
+    ``full`` the kernel graph), or its component along ``axis`` of
+    ``axis_frame``."""
+    km = full
     j = model.frame_index[frame]
     a = km.Jv[j] @ (km.J @ qdd_r + km.b) + km.a_bias[j] + km.g
     if axis_frame is None:
