@@ -29,8 +29,7 @@ COMMANDS = (modal, modes, sweep, simulate, idm, check, cache)
 
 
 def build_parser(files=()) -> Parser:
-    """The parser; ``files``: :class:`flexpkm.cases.Case` objects of the
-    description files named on the command line."""
+    """The parser; ``files``: ``(name, case)`` pairs (:func:`named_cases`)."""
     p = Parser(prog="flexpkm", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"flexpkm {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
@@ -39,13 +38,16 @@ def build_parser(files=()) -> Parser:
     return p
 
 
-def file_cases(argv) -> list:
-    """The cases of the description files named as a command's CASE (the
-    argument after the command). Raises the file's
+def named_cases(argv) -> list:
+    """``(name, case)`` of every shipped case (:data:`flexpkm.cases.CASES`,
+    each read once from its file) and of the description file named as a
+    command's CASE (the argument after the command, ending in ``.toml``,
+    named by its path). Raises the file's
     :class:`flexpkm.errors.InvalidDescriptionError`."""
+    out = [(n, cases.get(n)) for n in cases.CASES]
     if len(argv) > 1 and argv[1].endswith(".toml"):
-        return [cases.get(argv[1])]
-    return []
+        out.append((argv[1], cases.get(argv[1])))
+    return out
 
 
 def one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -59,7 +61,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
-            parser = build_parser(file_cases(argv))
+            parser = build_parser(named_cases(argv))
         except FlexPKMError as e:
             print(f"flexpkm: error: {e}", file=sys.stderr)
             return 2
