@@ -6,10 +6,10 @@ import pytest
 import flexpkm as fp
 from flexpkm.analysis.idm import path_inverse_dynamics, straight_path
 from flexpkm.cases import dualv as V
-from flexpkm.cases import five_bar as F
+from flexpkm.cases import rigid_five_bar as F
 from flexpkm.errors import InvalidArgumentError, UnreachablePoseError
 
-from ..cases.test_five_bar import book_idm
+from ..cases.test_rigid_five_bar import book_idm
 
 
 def run(mod, a, b, T, **kw):

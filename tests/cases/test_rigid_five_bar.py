@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import flexpkm as fp
-from flexpkm.cases import five_bar as F
+from flexpkm.cases import rigid_five_bar as F
 
 from .book_legs import leg_idm, leg_mass_matrix
 

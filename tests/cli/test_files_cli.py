@@ -117,7 +117,7 @@ def test_idm_of_a_file_equals_the_case(tmp_path, capsys):
     np.testing.assert_allclose(ta, tb, atol=1e-9 * np.abs(tb).max())
 
 
-@pytest.mark.parametrize("file", ["dualemps.toml", "navaro.toml", "navaro_refined.toml",
+@pytest.mark.parametrize("file", ["dualemps.toml", "navaro.toml",
                                   "rigid_five_bar.toml", "dualv.toml", "delta.toml",
                                   "examples/five_bar.toml", "examples/three_rrr.toml"])
 def test_every_shipped_file_checks(file, capsys):
