@@ -4,9 +4,9 @@
 ``modes`` (:mod:`flexpkm.cli.modes`), ``sweep`` (:mod:`flexpkm.cli.sweep`),
 ``simulate`` (:mod:`flexpkm.cli.simulate`), ``check`` (:mod:`flexpkm.cli.check`),
 ``idm`` (:mod:`flexpkm.cli.idm`); ``flexpkm cache info|clear``
-(:mod:`flexpkm.cli.cache`);
-CASE is a shipped robot, FILE.toml a description file
-(:mod:`flexpkm.model.files`). Every error of the model
+(:mod:`flexpkm.cli.cache`); ``flexpkm examples DIR`` (:mod:`flexpkm.cli.examples`);
+CASE is a shipped robot (read from its description file in the package),
+FILE.toml a description file (:mod:`flexpkm.model.files`). Every error of the model
 (:class:`flexpkm.errors.FlexPKMError`) and of the command line becomes one
 line on stderr and exit status 2; an interrupt (Ctrl-C) one line and 130.
 """
@@ -18,14 +18,14 @@ import warnings
 
 from flexpkm.version import __version__
 from flexpkm import cases
-from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
+from flexpkm.cli import cache, check, examples, idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
 from flexpkm.signals import stop_on_signals
 
 #: the sub-command modules, each with ``register(subparsers)``
-COMMANDS = (modal, modes, sweep, simulate, idm, check, cache)
+COMMANDS = (modal, modes, sweep, simulate, idm, check, examples, cache)
 
 
 def build_parser(files=()) -> Parser:
