@@ -16,29 +16,10 @@ check (the flexible five-bar of docs/tutorial.md and a 3-RRR).
 from __future__ import annotations
 
 import importlib
-from importlib import resources
-from pathlib import Path
 
 from flexpkm.cases.case import Case, Option  # noqa: F401  (re-exported)
-from flexpkm.errors import InvalidArgumentError
-
-#: case name -> its description file, relative to this package
-FILES = {"dualemps": "dualemps.toml", "navaro": "navaro.toml",
-         "rigid_five_bar": "rigid_five_bar.toml", "dualv": "dualv.toml", "delta": "delta.toml",
-         "five_bar": "examples/five_bar.toml", "three_rrr": "examples/three_rrr.toml"}
-#: the shipped cases, by name
-CASES = tuple(FILES)
-#: the cases with a module ``flexpkm.cases.<name>`` that extends the file's case
-MODULES = ("dualemps", "navaro", "rigid_five_bar", "dualv", "delta")
-
-
-def file_of(name: str) -> Path:
-    """The description file of the shipped case ``name``, from the installed
-    package (:mod:`importlib.resources`). Raises :class:`InvalidArgumentError`
-    naming the available cases."""
-    if name not in FILES:
-        raise InvalidArgumentError(f"unknown case {name!r}; available: {', '.join(CASES)}")
-    return Path(str(resources.files(__name__).joinpath(FILES[name])))
+from flexpkm.cases.file_case import from_file
+from flexpkm.cases.shipped import CASES, FILES, MODULES, file_of  # noqa: F401  (re-exported)
 
 
 def get(name: str) -> Case:
@@ -46,7 +27,6 @@ def get(name: str) -> Case:
     module), or of the description file ``name`` (ending in ``.toml``).
     Raises :class:`InvalidArgumentError` naming the available cases, and
     what :func:`flexpkm.cases.file_case.from_file` raises."""
-    from flexpkm.cases.file_case import from_file
     if name.endswith(".toml"):
         return from_file(name)
     case = from_file(file_of(name), name=name)

@@ -30,7 +30,7 @@ def limb_models(flexible=False):
     z (independent coordinates) and no reference (``flexible``: the limb's
     model also gets the platform rotations its wrist constrains,
     docs/design.md; the per-limb inverse dynamics is the rigid one)."""
-    from flexpkm.cases import file_of
+    from flexpkm.cases.shipped import file_of
     path = file_of("delta")
     data = files.parse(path.read_text(encoding="utf-8"), files.Where(str(path)))
     for key in ("reference", "reference_fixed"):

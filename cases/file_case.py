@@ -70,7 +70,7 @@ def shipped_robot(name, variant=None, gravity=None):
     description file (:func:`flexpkm.cases.file_of`) with ``variant``;
     ``gravity`` (3,) m/s^2 replaces the file's when given. Raises what
     :func:`flexpkm.model.files.load` raises."""
-    from flexpkm.cases import file_of
+    from flexpkm.cases.shipped import file_of
     robot = files.load(file_of(name), variant=variant)
     return robot if gravity is None else replace(robot, gravity=tuple(float(g) for g in gravity))
 

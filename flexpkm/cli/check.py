@@ -94,7 +94,7 @@ def run(args) -> int:
 def checked(case) -> str:
     """Which robot ``check`` checked: the file named on the command line,
     or the shipped case's name and its file in the package."""
-    from flexpkm.cases import FILES, file_of
+    from flexpkm.cases.shipped import FILES, file_of
     if case.name in FILES and case.source == str(file_of(case.name)):
         return f"the shipped case {case.name} (flexpkm/cases/{FILES[case.name]})"
     return f"the description file {case.source}"
