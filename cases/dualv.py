@@ -23,6 +23,11 @@ closure rows, 3 degrees of freedom, 4 actuators.
 
 Working modes (not given): every elbow B_i away from the x_0 axis
 (:data:`WORKING_MODES`, sign of ``(C_i - A_i) x (B_i - A_i)``).
+
+The robot is its description file, cases/dualv.toml (this module never
+builds it); this module holds the published data used by the tests' book
+models, the closed-form inverse geometric model (an oracle of the file's
+assembly, tests/cases/test_case_files.py) and the case's pose (P's x, y).
 """
 from __future__ import annotations
 
