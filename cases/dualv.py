@@ -27,7 +27,7 @@ Working modes (not given): every elbow B_i away from the x_0 axis
 The robot is its description file, cases/dualv.toml (this module never
 builds it); this module holds the published data used by the tests' book
 models, the closed-form inverse geometric model (an oracle of the file's
-assembly, tests/cases/test_case_files.py) and the case's pose (P's x, y).
+assembly, tests/cases/test_shipped.py) and the case's pose (P's x, y).
 """
 from __future__ import annotations
 

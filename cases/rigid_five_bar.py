@@ -23,7 +23,7 @@ out (A12 left of A11 -> P, A22 right of A21 -> P), see :data:`WORKING_MODES`.
 The robot is its description file, cases/rigid_five_bar.toml (this module never
 builds it); this module holds the published data used by the tests' book
 models, the closed-form inverse geometric model (an oracle of the file's
-assembly, tests/cases/test_case_files.py) and the case's pose (P's x, y).
+assembly, tests/cases/test_shipped.py) and the case's pose (P's x, y).
 """
 from __future__ import annotations
 
