@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.dynamics import full_model
+from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.cases import delta as D
 from flexpkm.model import files
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 
 def limb_models(flexible=False):
@@ -37,9 +37,9 @@ def limb_models(flexible=False):
         data.pop(key, None)
     data["platform"] = {"dofs": [0, 1, 2], "dof_names": ["x", "y", "z"]}
     out = []
-    for k, placement in enumerate(data["placements"]):
+    for placement in data["placements"]:
         one = {**data, "name": f"Delta limb {placement['leg']}", "placements": [placement]}
-        model = build_model(files.from_dict(one, str(path), None if flexible else "rigid"))
+        model = build_structure(files.from_dict(one, str(path), None if flexible else "rigid"))
         layout = model.layout
         out.append((model, np.array(sorted(layout.joint_index.values())), layout.actuated[0],
                     D.LEGS.index(placement["leg"])))
@@ -60,7 +60,7 @@ def limb_contribution(limb, P, Pd, Pdd):
     """Müller's Eq. (144) for one limb, vectorised over B samples: (F_i (B, 3)
     N, task-space force of the limb's dynamics; J_IK row (B, 3) rad/m)."""
     model, dep, act, leg = limb
-    fm = full_model(model, limb_configuration(model, P, leg), Pd, dep=dep)
+    fm = full_dynamics(model, limb_configuration(model, P, leg), Pd, dep=dep)
     F = np.einsum("bij,bj->bi", fm.M, Pdd) + fm.c
     return F, fm.J[:, act, :]
 

@@ -34,7 +34,7 @@ def description(case, model, args):
     return data, file
 
 
-def run_sensitivities(args, case, model, pose, q_t, pose_text) -> int:
+def run_sensitivities(args, case, model, pose, q_tot, pose_text) -> int:
     """Print (or write as JSON) ``f_i`` and ``df_i/dp`` for each key path of
     ``args.sensitivities`` in the robot's description (:func:`description`)."""
     from flexpkm.compiled.sensitivity import frequency_sensitivities
@@ -44,7 +44,7 @@ def run_sensitivities(args, case, model, pose, q_t, pose_text) -> int:
     data, what = description(case, model, args)
     paths = list(args.sensitivities)
     try:
-        f, df = frequency_sensitivities(data, paths, q_t, n_modes=args.modes,
+        f, df = frequency_sensitivities(data, paths, q_tot, n_modes=args.modes,
                                         hold="q_a" if case.pose_option == "q-a" else "pose")
     except (KeyError, IndexError, TypeError) as err:
         raise InvalidArgumentError(f"--sensitivities: no number at that key path in {what} "
