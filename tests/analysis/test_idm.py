@@ -14,7 +14,8 @@ from ..cases.test_rigid_five_bar import book_idm
 
 def run(mod, a, b, T, **kw):
     m = fp.build_model(mod.robot())
-    return path_inverse_dynamics(m, lambda p: mod.CASE.configure(m, p, {}), a, b, T, **kw)
+    case = fp.cases.get(mod.__name__.rsplit(".", 1)[1])
+    return path_inverse_dynamics(m, lambda p: case.configure(m, p, {}), a, b, T, **kw)
 
 
 def test_path_law_and_sampling():
