@@ -7,8 +7,12 @@ of ``[P; rotation vector]``, m and rad), or without a platform the actuated
 coordinates; ``--q-a`` gives the actuated coordinates instead. Either way the
 configuration is assembled numerically (:func:`flexpkm.assemble`, Chapter
 7) from the file's ``[reference]`` configuration; with neither option, the
-reference configuration itself is assembled (its actuated coordinates
-fixed).
+reference configuration itself is assembled (its actuated coordinates held,
+or its platform coordinates with ``reference_fixed = "pose"``).
+
+Every shipped robot takes this route too (:func:`flexpkm.cases.get`), its
+module then adding what a file cannot hold; :func:`shipped_robot` reads a
+shipped robot's file.
 """
 from __future__ import annotations
 
