@@ -28,6 +28,7 @@ from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
 from flexpkm.algorithms.platform import PlatformPose, platform_pose
 from flexpkm.algorithms.assembly import assemble, reference_configuration
 from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
+from flexpkm.algorithms.mobility import Mobility, mobility
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
                                         constraint_jacobian, project_on_loops, with_platform)
 from flexpkm.algorithms.modal import Modes, ReducedMatrices, natural_frequencies, reduced_matrices
@@ -57,6 +58,7 @@ __all__ = [
     # algorithms (10.3, 10.4, 10.123, Ch. 11)
     "TreeKinematics", "tree_kinematics", "platform_pose", "PlatformPose", "constraint_jacobian", "closure_residual",
     "project_on_loops", "select_rows", "RowSelection", "assemble", "reference_configuration",
+    "mobility", "Mobility",
     "check_loops", "with_platform",
     "LOOP_TOL", "reduced_matrices", "ReducedMatrices", "natural_frequencies", "Modes",
     "full_dynamics", "FullDynamics", "inverse_dynamics", "direct_dynamics", "point_acceleration",

@@ -1,6 +1,7 @@
 """``flexpkm check CASE|FILE.toml [--elements N]``: validates a description
 and prints its coordinate counts (tree joints, elastic, platform,
-constraints, actuated, independent; Section 10.3-10.4), the platform
+constraints, actuated, independent; Section 10.3-10.4), its mobility
+(Appendix A: the generic rank over random configurations), the platform
 coordinates commanded (the pose) and dependent (solved by the assembly; a
 flexible model's completed platform, docs/design.md), the independent
 constraint rows (redundant ones dropped, Müller Remark 2) and the dependent
@@ -14,9 +15,10 @@ import numpy as np
 
 from flexpkm.algorithms.modal import reduced_matrices
 from flexpkm.algorithms.assembly import assemble, reference_configuration
+from flexpkm.algorithms.mobility import mobility
 from flexpkm.algorithms.modes import mode_signature, mode_text, parse_modes
 from flexpkm.cli.common import add_case_parsers, model_of, options_of, resolve
-from flexpkm.errors import InvalidArgumentError
+from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 
 
 def register(subparsers, files=()):
@@ -51,6 +53,22 @@ def counts(model, n_c=None) -> dict:
     return out
 
 
+def mobility_line(model, n_c=None) -> str:
+    """The mobility (Appendix A: the generic rank of J_c over random
+    configurations, :func:`flexpkm.algorithms.mobility.mobility`), and, for
+    a rigid model, a warning when this configuration's independent rows
+    ``n_c`` are fewer than the generic rank (a singular configuration)."""
+    try:
+        m = mobility(model)
+    except SingularConfigurationError as e:     # loops closed at < 2 random configurations
+        return f"mobility (Appendix A): not determined ({e})"
+    line = m.summary()
+    if not model.layout.elastic_slice and n_c is not None and n_c < m.rank:
+        line += (f"; at this configuration J_c has rank {n_c} < {m.rank}: a singular "
+                 f"configuration (the count here would be {m.n_rigid - n_c})")
+    return line
+
+
 def platform_line(model):
     """``"platform coordinates: commanded ...; dependent ..."`` or None
     without a platform."""
@@ -79,6 +97,7 @@ def run(args) -> int:
     print(f"checked: {checked(case)}")
     n_c = len(red.rows.kept) if red.rows is not None else None
     print(", ".join(f"{k} {v}" for k, v in counts(model, n_c).items()))
+    print(mobility_line(model, n_c))
     if platform_line(model):
         print(platform_line(model))
     dep = red.dep_names
