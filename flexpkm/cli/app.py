@@ -4,9 +4,9 @@
 ``modes`` (:mod:`flexpkm.cli.modes`), ``sweep`` (:mod:`flexpkm.cli.sweep`),
 ``simulate`` (:mod:`flexpkm.cli.simulate`), ``check`` (:mod:`flexpkm.cli.check`),
 ``idm`` (:mod:`flexpkm.cli.idm`); ``flexpkm cache info|clear``
-(:mod:`flexpkm.cli.cache`);
-CASE is a shipped robot, FILE.toml a description file
-(:mod:`flexpkm.model.files`). Every error of the model
+(:mod:`flexpkm.cli.cache`); ``flexpkm examples DIR`` (:mod:`flexpkm.cli.examples`);
+CASE is a shipped robot (read from its description file in the package),
+FILE.toml a description file (:mod:`flexpkm.model.files`). Every error of the model
 (:class:`flexpkm.errors.FlexPKMError`) and of the command line becomes one
 line on stderr and exit status 2; an interrupt (Ctrl-C) one line and 130.
 """
@@ -18,19 +18,18 @@ import warnings
 
 from flexpkm.version import __version__
 from flexpkm import cases
-from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
+from flexpkm.cli import cache, check, examples, idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Parser
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
 from flexpkm.signals import stop_on_signals
 
 #: the sub-command modules, each with ``register(subparsers)``
-COMMANDS = (modal, modes, sweep, simulate, idm, check, cache)
+COMMANDS = (modal, modes, sweep, simulate, idm, check, examples, cache)
 
 
 def build_parser(files=()) -> Parser:
-    """The parser; ``files``: :class:`flexpkm.cases.Case` objects of the
-    description files named on the command line."""
+    """The parser; ``files``: ``(name, case)`` pairs (:func:`named_cases`)."""
     p = Parser(prog="flexpkm", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"flexpkm {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
@@ -39,13 +38,16 @@ def build_parser(files=()) -> Parser:
     return p
 
 
-def file_cases(argv) -> list:
-    """The cases of the description files named as a command's CASE (the
-    argument after the command). Raises the file's
+def named_cases(argv) -> list:
+    """``(name, case)`` of every shipped case (:data:`flexpkm.cases.CASES`,
+    each read once from its file) and of the description file named as a
+    command's CASE (the argument after the command, ending in ``.toml``,
+    named by its path). Raises the file's
     :class:`flexpkm.errors.InvalidDescriptionError`."""
+    out = [(n, cases.get(n)) for n in cases.CASES]
     if len(argv) > 1 and argv[1].endswith(".toml"):
-        return [cases.get(argv[1])]
-    return []
+        out.append((argv[1], cases.get(argv[1])))
+    return out
 
 
 def one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -59,7 +61,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
-            parser = build_parser(file_cases(argv))
+            parser = build_parser(named_cases(argv))
         except FlexPKMError as e:
             print(f"flexpkm: error: {e}", file=sys.stderr)
             return 2

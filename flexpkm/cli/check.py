@@ -94,6 +94,7 @@ def run(args) -> int:
         case, model, options, pose, q = resolve(args)
     red = reduced_matrices(model, q)
     print(f"{model.name}: the description is valid and its configuration assembles")
+    print(f"checked: {checked(case)}")
     n_c = len(red.rows.kept) if red.rows is not None else None
     print(", ".join(f"{k} {v}" for k, v in counts(model, n_c).items()))
     print(mobility_line(model, n_c))
@@ -107,6 +108,15 @@ def run(args) -> int:
         print(f"modes at this pose: {mode_text(mode_signature(model, q).at(0))}")
         print(reference_table(model, q))
     return 0
+
+
+def checked(case) -> str:
+    """Which robot ``check`` checked: the file named on the command line,
+    or the shipped case's name and its file in the package."""
+    from flexpkm.cases.shipped import FILES, file_of
+    if case.name in FILES and case.source == str(file_of(case.name)):
+        return f"the shipped case {case.name} (flexpkm/cases/{FILES[case.name]})"
+    return f"the description file {case.source}"
 
 
 def reference_table(model, q_tot) -> str:

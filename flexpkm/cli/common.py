@@ -11,7 +11,6 @@ import sys
 
 import numpy as np
 
-from flexpkm import cases
 from flexpkm.algorithms.reference import build_model
 from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, DEFAULT_BACKEND
 from flexpkm.model.refine import refine
@@ -65,15 +64,15 @@ def count(text: str) -> int:
 
 def add_case_parsers(subparsers, command: str, add_options, pose: bool = True,
                      only=lambda case: True, files=()):
-    """One sub-parser ``flexpkm COMMAND CASE`` per shipped case and per
-    description file of ``files`` (:class:`flexpkm.cases.Case` objects named
-    by their path): the case's pose option (when ``pose``) and model options,
-    ``--elements N``, then the command's own options ``add_options(parser,
-    case)``. The case is stored in ``args.case``."""
+    """One sub-parser ``flexpkm COMMAND NAME`` per ``(NAME, case)`` of
+    ``files`` (:func:`flexpkm.cli.app.named_cases`: the shipped cases by name,
+    the description files named on the command line by their path): the
+    case's pose option (when ``pose``) and model options, ``--elements N``,
+    then the command's own options ``add_options(parser, case)``. The case
+    is stored in ``args.case``."""
     sub = subparsers.add_subparsers(dest="case", required=True, metavar="CASE|FILE.toml",
                                     parser_class=Parser)
-    for name, case in [(n, cases.get(n)) for n in cases.CASES] + [(c.extra["file"], c)
-                                                                  for c in files]:
+    for name, case in files:
         if not only(case):
             continue
         p = sub.add_parser(name, help=case.title, description=case.title)
@@ -206,7 +205,7 @@ def actuator_stiffness(args, model):
     from flexpkm.errors import InvalidDescriptionError
     from flexpkm.model.files import analysis_options
     given = getattr(args, "actuator_stiffness", None)
-    file = (args.case.extra or {}).get("file")
+    file = args.case.source
     if given is not None or not file:
         return given
     stiff = analysis_options(file)["actuator_stiffness"]

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from flexpkm.cases import five_bar
+from flexpkm.cases import rigid_five_bar as five_bar
 from flexpkm.elements.rigid import RigidBody
 
 #: per leg: m_i1, mx_i1, my_i1, zz_i1, m_i2, mx_i2, my_i2, zz_i2, Ia_i1 (SI)

@@ -10,7 +10,7 @@ import pytest
 
 import flexpkm as fp
 from flexpkm.algorithms.energy import energy, gravity_energy, kinetic_energy
-from flexpkm.cases import five_bar
+from flexpkm.cases import rigid_five_bar as five_bar
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model import files
 

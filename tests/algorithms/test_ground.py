@@ -11,7 +11,7 @@ import pytest
 
 import flexpkm as fp
 from flexpkm.algorithms.ground import ground_reactions
-from flexpkm.cases import five_bar
+from flexpkm.cases import rigid_five_bar as five_bar
 from flexpkm.model import files
 
 from . import book_five_bar as bk

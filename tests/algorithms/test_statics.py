@@ -10,7 +10,7 @@ import pytest
 
 import flexpkm as fp
 from flexpkm.algorithms.statics import static_deflection, static_efforts
-from flexpkm.cases import delta, five_bar
+from flexpkm.cases import delta, rigid_five_bar as five_bar
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model import files
 

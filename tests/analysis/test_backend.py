@@ -64,7 +64,7 @@ def test_no_compiler_refuses_compiled_and_auto_says_why(model, monkeypatch):
 
 
 def test_idm_has_no_compiled_path():
-    from flexpkm.cases import five_bar
+    from flexpkm.cases import rigid_five_bar as five_bar
     model = fp.build_model(five_bar.robot())
     state = lambda poses: five_bar.CASE.configure(model, poses, {})
     args = (model, state, [-0.02, 0.2], [0.05, 0.27], 0.3)

@@ -8,7 +8,7 @@ import numpy as np
 
 import flexpkm as fp
 from flexpkm.analysis.ground_history import simulation_ground_reactions
-from flexpkm.cases import five_bar
+from flexpkm.cases import rigid_five_bar as five_bar
 from flexpkm.model import files
 
 from ..algorithms import book_five_bar as bk

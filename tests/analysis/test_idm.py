@@ -6,15 +6,16 @@ import pytest
 import flexpkm as fp
 from flexpkm.analysis.idm import path_inverse_dynamics, straight_path
 from flexpkm.cases import dualv as V
-from flexpkm.cases import five_bar as F
+from flexpkm.cases import rigid_five_bar as F
 from flexpkm.errors import InvalidArgumentError, UnreachablePoseError
 
-from ..cases.test_five_bar import book_idm
+from ..cases.test_rigid_five_bar import book_idm
 
 
 def run(mod, a, b, T, **kw):
     m = fp.build_model(mod.robot())
-    return path_inverse_dynamics(m, lambda p: mod.CASE.configure(m, p, {}), a, b, T, **kw)
+    case = fp.cases.get(mod.__name__.rsplit(".", 1)[1])
+    return path_inverse_dynamics(m, lambda p: case.configure(m, p, {}), a, b, T, **kw)
 
 
 def test_path_law_and_sampling():

@@ -15,7 +15,7 @@ import flexpkm.compiled
 
 pytest.importorskip("casadi")
 from flexpkm.analysis import parity  # noqa: E402
-from flexpkm.cases import delta, dualemps, dualv, five_bar, navaro  # noqa: E402
+from flexpkm.cases import delta, dualemps, dualv, navaro, rigid_five_bar as five_bar  # noqa: E402
 
 #: the shipped robots (the NaVARo's symbolic model takes minutes: its
 #: frames are checked by the compiled modal tests)

@@ -105,7 +105,7 @@ def test_free_motion_conserves_the_total_energy_with_gravity_and_a_wrench():
     (alpha = 0): kinetic + gravity + elastic - F . P is constant."""
     import flexpkm as fp
     from ..algorithms import book_five_bar as bk
-    from flexpkm.cases import five_bar
+    from flexpkm.cases import rigid_five_bar as five_bar
     robot = fp.build_model(bk.robot(gravity=(0.0, -9.81, 0.0)))
     q = five_bar.configuration(robot, 0.0, 0.24)
     F = np.array([2.0, 1.0, 0, 0, 0, 0])
@@ -124,7 +124,7 @@ def test_wrench_in_time_and_the_compiled_backend_refuses_it():
     import pytest
     import flexpkm as fp
     from ..algorithms import book_five_bar as bk
-    from flexpkm.cases import five_bar
+    from flexpkm.cases import rigid_five_bar as five_bar
     robot = fp.build_model(bk.robot(gravity=(0.0, -9.81, 0.0)))
     q = five_bar.configuration(robot, 0.0, 0.24)
     wrench = lambda t: [3.0 * np.cos(40 * t), 1.0, 0, 0, 0, 0]

@@ -129,7 +129,7 @@ def test_backend_refusals_are_one_line(capsys, monkeypatch, tmp_path):
     and the reason, exit 2, nothing written; ``auto`` says it chose numpy."""
     monkeypatch.setenv("FLEXPKM_CC", "")
     for argv, why in ((["modal", "dualemps", "--backend", "compiled"], "no C compiler"),
-                      (["idm", "five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28",
+                      (["idm", "rigid_five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28",
                         "--duration", "0.5", "--out", str(tmp_path / "idm"), "--backend",
                         "compiled"], "no compiled path")):
         assert main(argv) == 2
