@@ -46,7 +46,13 @@ MAX_STEP = 0.05
 
 
 def reference_configuration(model) -> np.ndarray:
-    """``q_tot`` (n_tot,) of the robot's ``reference`` (absent coordinates 0)."""
+    """``q_tot`` (n_tot,) of the robot's reference configuration (m, rad): the
+    assembled one of a Model built by :func:`flexpkm.build_model`
+    (``model.reference_state.q_tot``: the loops closed), else the values the
+    description gives (a file's rough guess; absent coordinates 0)."""
+    state = getattr(model, "reference_state", None)
+    if state is not None and state.q_tot is not None:
+        return np.array(state.q_tot, dtype=float)
     model = build_structure(model)
     q = np.zeros(model.layout.n_tot)
     for name, value in model.reference.items():
