@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from flexpkm.algorithms import modal as numpy_modal          # noqa: E402
+from flexpkm.analysis.modal import natural_frequencies       # noqa: E402
 from flexpkm.algorithms.eigen import dense_generalized_eigh  # noqa: E402
 from flexpkm.analysis.simulate import simulate               # noqa: E402
 from flexpkm.cases import dualemps as D                      # noqa: E402
@@ -85,9 +85,9 @@ def navaro(n):
     poses = np.column_stack([rng.uniform(-0.05, 0.05, B), rng.uniform(-0.05, 0.05, B),
                              rng.uniform(-0.55, -0.45, B)])
     qs = NV.pose_configurations(model, poses)
-    first = median_cpu(lambda: compiled_modal.natural_frequencies(model, qs[:2], shapes=False), 1)
-    ours = median_cpu(lambda: compiled_modal.natural_frequencies(model, qs, shapes=False)) / B
-    ref = median_cpu(lambda: numpy_modal.natural_frequencies(model, qs, shapes=False), 1) / B
+    first = median_cpu(lambda: natural_frequencies(model, qs[:2], shapes=False, backend="compiled"), 1)
+    ours = median_cpu(lambda: natural_frequencies(model, qs, shapes=False, backend="compiled")) / B
+    ref = median_cpu(lambda: natural_frequencies(model, qs, shapes=False, backend="numpy"), 1) / B
     red = compiled_modal.reduced_matrices(model, qs)
     eig = median_cpu(lambda: dense_generalized_eigh(red.K_r, red.M_r, vectors=False)) / B
     return model.layout.n_tot, first, 1e3 * ours, 1e3 * ref, 1e3 * eig
