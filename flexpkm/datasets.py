@@ -319,3 +319,17 @@ def html_table(res) -> str:
     body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                    f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
     return f"<table><caption>{html.escape(kind)}</caption>{body}</table>"
+
+
+class ShortRepr:
+    """Mixin of the result classes: ``repr`` is :func:`short_repr` (not the
+    arrays) and Jupyter shows :func:`html_table` (declare the dataclass with
+    ``repr=False`` so that it keeps this one)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return short_repr(self)
+
+    def _repr_html_(self):
+        return html_table(self)

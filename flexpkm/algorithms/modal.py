@@ -27,6 +27,7 @@ from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
 from flexpkm.algorithms.reference import build_model
+from flexpkm.datasets import ShortRepr
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
 #: largest is at a singular configuration (a zero-stiffness motion)
@@ -152,8 +153,8 @@ def project(A, indep, dep, J_d):
     return out
 
 
-@dataclass(kw_only=True)
-class Modes:
+@dataclass(kw_only=True, repr=False)
+class Modes(ShortRepr):
     """Natural frequencies and mode shapes (B poses, n modes).
 
     For one pose (``q_tot`` of shape (n_tot,)) the leading axis B is absent.
@@ -203,6 +204,14 @@ class Modes:
     repeated: np.ndarray = None
     backend: str = "numpy"
     backend_reason: str = ""
+
+    def to_xarray(self, model=None):
+        """This result as an ``xarray.Dataset`` (:func:`flexpkm.datasets.modes_dataset`:
+        named dimensions, units, provenance); ``model`` (the Model or Robot it
+        comes from) adds the coordinates' units and the robot's name. Needs
+        ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
+        from flexpkm.datasets import modes_dataset
+        return modes_dataset(self, model)
 
 
 def stiffness_scale(model) -> float:

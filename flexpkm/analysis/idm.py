@@ -18,10 +18,11 @@ from flexpkm.analysis.trajectories import quintic
 from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
+from flexpkm.datasets import ShortRepr
 
 
-@dataclass(kw_only=True)
-class IdmResult:
+@dataclass(kw_only=True, repr=False)
+class IdmResult(ShortRepr):
     """Efforts along a path.
 
     t : (n,) s;  x_p : (n, n_p) platform coordinates
@@ -46,6 +47,20 @@ class IdmResult:
     wrench: np.ndarray = None
     backend: str = "numpy"
     backend_reason: str = ""
+
+    def to_xarray(self, model=None):
+        """This result as an ``xarray.Dataset`` (:func:`flexpkm.datasets.idm_dataset`:
+        named dimensions, units, provenance); ``model`` (the Model or Robot it
+        comes from) adds the coordinates' units and the robot's name. Needs
+        ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
+        from flexpkm.datasets import idm_dataset
+        return idm_dataset(self, model)
+
+    def to_dataframe(self):
+        """This result as a ``pandas.DataFrame`` (:func:`flexpkm.datasets.idm_frame`).
+        Needs ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
+        from flexpkm.datasets import idm_frame
+        return idm_frame(self)
 
 
 def straight_path(start, stop, duration, rate=1000.0):
