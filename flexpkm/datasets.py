@@ -13,7 +13,7 @@ the layers above).
 
 Dimensions: ``pose``, ``mode``, ``time``, ``coordinate`` (``q_tot``),
 ``coordinate_r`` (``q_r``), ``actuator``, ``component`` (the pose's),
-``platform`` (``x_p``), ``wrench`` (``f_x .. m_z``). Every variable has a
+``platform`` (``x_p``), ``axis`` (the wrench components ``f_x .. m_z``). Every variable has a
 ``units`` attribute; a coordinate axis carries the coordinate ``unit`` (m or
 rad per coordinate from the joint types: revolute rad, prismatic m, elastic
 ``1`` (per unit of the shape function), platform x, y, z m and rx, ry, rz rad)
@@ -162,7 +162,7 @@ def simulation_dataset(res, model=None):
     over ``time`` (s): ``q`` (time, coordinate), ``qd_r`` (time,
     coordinate_r), ``tau`` (time, actuator) N or N m, ``drift``, ``energy``,
     ``residual`` and, when present, ``kinetic``, ``gravity_energy``,
-    ``elastic_energy``, ``total_energy`` (J), ``ground`` (time, wrench) and
+    ``elastic_energy``, ``total_energy`` (J), ``ground`` (time, axis) and
     each sensor. Raises :class:`MissingExtraError`."""
     xr = _require("xarray")
     names, r_names = list(res.names), list(res.r_names)
@@ -177,13 +177,13 @@ def simulation_dataset(res, model=None):
             data[k] = (("time",), getattr(res, k), {"units": unit})
     data.update(_energies(res.energies))
     if res.ground is not None:
-        data["ground"] = (("time", "wrench"), res.ground.total, {"units": "N, N m"})
+        data["ground"] = (("time", "axis"), res.ground.total, {"units": "N, N m"})
     for k, v in res.sensors.items():
         data[k] = (("time",), v, {"units": ""})
     coords = {"time": ("time", res.t, {"units": "s"}), "coordinate": ("coordinate", names),
               "unit": ("coordinate", units), "coordinate_r": ("coordinate_r", r_names),
               "unit_r": ("coordinate_r", r_units), "actuator": ("actuator", act),
-              "wrench": ("wrench", list(WRENCH))}
+              "axis": ("axis", list(WRENCH))}
     attrs = _attrs(res, model, "SimulationResult") | {"retried_steps": int(res.retried_steps)}
     return xr.Dataset(_vars(data), coords=coords, attrs=attrs)
 
@@ -199,7 +199,7 @@ def _energies(e) -> dict:
 def idm_dataset(res, model=None):
     """xarray.Dataset of :class:`flexpkm.analysis.idm.IdmResult` over
     ``time`` (s): ``x_p`` (time, platform), ``q_a``, ``qd_a``, ``qdd_a``,
-    ``tau`` (time, actuator), ``ground`` and ``wrench`` (time, wrench) N,
+    ``tau`` (time, actuator), ``ground`` and ``wrench`` (time, axis) N,
     N m, the energies (time,) J. Raises :class:`MissingExtraError`."""
     xr = _require("xarray")
     act = list(res.names)
@@ -214,13 +214,13 @@ def idm_dataset(res, model=None):
             "tau": (("time", "actuator"), res.tau,
                     {"units": " ".join(sorted({effort_unit(u) for u in a_units}))})}
     if res.ground is not None:
-        data["ground"] = (("time", "wrench"), res.ground.total, {"units": "N, N m"})
+        data["ground"] = (("time", "axis"), res.ground.total, {"units": "N, N m"})
     if res.wrench is not None:
-        data["wrench"] = (("time", "wrench"), res.wrench, {"units": "N, N m"})
+        data["wrench"] = (("time", "axis"), res.wrench, {"units": "N, N m"})
     data.update(_energies(res.energy))
     coords = {"time": ("time", res.t, {"units": "s"}), "actuator": ("actuator", act),
               "unit": ("actuator", a_units), "platform": ("platform", plat),
-              "unit_p": ("platform", _units(model, plat, "?")), "wrench": ("wrench", list(WRENCH))}
+              "unit_p": ("platform", _units(model, plat, "?")), "axis": ("axis", list(WRENCH))}
     return xr.Dataset(_vars(data), coords=coords, attrs=_attrs(res, model, "IdmResult"))
 
 
