@@ -302,12 +302,12 @@ def summary(res) -> list:
                  ("max |tau|", f"{np.abs(res.tau).max():.4g}" if res.tau.size else "-")]
         if getattr(res, "drift", None) is not None and len(res.drift):
             rows.append(("max drift", f"{np.nanmax(res.drift):.2g}"))
-    rows.append(("backend", str(getattr(res, "backend", ""))))
     return [(kind, "")] + rows
 
 
 def short_repr(res) -> str:
-    """One line, under 300 characters: the result's kind and key numbers."""
+    """One line, under 300 characters: the result's kind and key numbers
+    (the backend is in :func:`html_table` and in the Dataset's attributes)."""
     (kind, _), *rows = summary(res)
     text = f"{kind}(" + ", ".join(f"{k}={v}" for k, v in rows) + ")"
     return text if len(text) < 300 else text[:295] + "...)"
@@ -316,6 +316,7 @@ def short_repr(res) -> str:
 def html_table(res) -> str:
     """A small HTML table of :func:`summary` (Jupyter's ``_repr_html_``)."""
     (kind, _), *rows = summary(res)
+    rows.append(("backend", str(getattr(res, "backend", ""))))
     body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                    f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows)
     return f"<table><caption>{html.escape(kind)}</caption>{body}</table>"
