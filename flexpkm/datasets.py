@@ -226,6 +226,19 @@ def idm_dataset(res, model=None):
 
 # -- DataFrames -----------------------------------------------------------
 
+def modes_frame(modes):
+    """pandas.DataFrame, one row per pose: ``f1_hz .. fn_hz`` and the
+    conditioning measures (the shapes are in :func:`modes_dataset`). Raises
+    :class:`MissingExtraError`."""
+    pd = _require("pandas")
+    f = np.atleast_2d(modes.frequencies_hz)
+    cols = {f"f{i + 1}_hz": f[:, i] for i in range(f.shape[1])}
+    for name in ("cond_closure", "cond_pencil", "singularity_measure"):
+        if getattr(modes, name) is not None:
+            cols[name] = np.atleast_1d(getattr(modes, name))
+    return pd.DataFrame(cols)
+
+
 def sweep_frame(sweep):
     """pandas.DataFrame, one row per pose: ``s``, the pose components,
     ``f1_hz .. fn_hz``, the measures, ``status`` (the columns of
@@ -322,12 +335,31 @@ def html_table(res) -> str:
     return f"<table><caption>{html.escape(kind)}</caption>{body}</table>"
 
 
-class ShortRepr:
-    """Mixin of the result classes: ``repr`` is :func:`short_repr` (not the
-    arrays) and Jupyter shows :func:`html_table` (declare the dataclass with
-    ``repr=False`` so that it keeps this one)."""
+class ResultViews:
+    """Mixin of the result classes (Modes, SweepResult, SimulationResult,
+    IdmResult): ``to_xarray``, ``to_dataframe``, a short ``repr`` and an
+    HTML table. A subclass names its two converters of this module in
+    ``_views = (dataset, frame)`` and is declared ``@dataclass(repr=False)``
+    so that it keeps this repr."""
 
     __slots__ = ()
+    _views = ("", "")
+
+    def to_xarray(self, model=None):
+        """This result as an ``xarray.Dataset``: named dimensions, units per
+        variable, provenance attributes (:func:`modes_dataset`,
+        :func:`sweep_dataset`, :func:`simulation_dataset`, :func:`idm_dataset`);
+        ``model`` (the Model or Robot it comes from) adds the coordinates'
+        units and the robot's name. Raises :class:`MissingExtraError`
+        without ``flexpkm[data]``."""
+        return globals()[self._views[0]](self, model)
+
+    def to_dataframe(self):
+        """This result as a ``pandas.DataFrame``, one row per pose or sample
+        (:func:`modes_frame`, :func:`sweep_frame`, :func:`simulation_frame`,
+        :func:`idm_frame`). Raises :class:`MissingExtraError` without
+        ``flexpkm[data]``."""
+        return globals()[self._views[1]](self)
 
     def __repr__(self):
         return short_repr(self)

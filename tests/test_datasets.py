@@ -135,3 +135,11 @@ def test_a_missing_extra_is_named(model, q, monkeypatch):
     monkeypatch.setitem(sys.modules, "xarray", None)
     with pytest.raises(MissingExtraError, match=r"flexpkm\[data\]"):
         modes.to_xarray()
+
+
+def test_modes_table_has_one_row_per_pose(model, q):
+    modes = fp.natural_frequencies(model, np.stack([q, q, q]), n_modes=2, backend="numpy",
+                                   shapes=False)
+    df = modes.to_dataframe()
+    assert df.shape == (3, 2 + 3) and list(df.columns[:2]) == ["f1_hz", "f2_hz"]
+    np.testing.assert_array_equal(df["f2_hz"], modes.frequencies_hz[:, 1])

@@ -27,7 +27,7 @@ from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
 from flexpkm.algorithms.reference import build_model
-from flexpkm.datasets import ShortRepr
+from flexpkm.datasets import ResultViews
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
 #: largest is at a singular configuration (a zero-stiffness motion)
@@ -154,7 +154,7 @@ def project(A, indep, dep, J_d):
 
 
 @dataclass(kw_only=True, repr=False)
-class Modes(ShortRepr):
+class Modes(ResultViews):
     """Natural frequencies and mode shapes (B poses, n modes).
 
     For one pose (``q_tot`` of shape (n_tot,)) the leading axis B is absent.
@@ -192,6 +192,8 @@ class Modes(ShortRepr):
                :mod:`flexpkm.analysis.backend`), ``""`` from :func:`solve_modes`
     """
 
+    _views = ("modes_dataset", "modes_frame")   # flexpkm.datasets
+
     frequencies_hz: np.ndarray
     shapes_q: np.ndarray
     shapes_tot: np.ndarray
@@ -205,13 +207,6 @@ class Modes(ShortRepr):
     backend: str = "numpy"
     backend_reason: str = ""
 
-    def to_xarray(self, model=None):
-        """This result as an ``xarray.Dataset`` (:func:`flexpkm.datasets.modes_dataset`:
-        named dimensions, units, provenance); ``model`` (the Model or Robot it
-        comes from) adds the coordinates' units and the robot's name. Needs
-        ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
-        from flexpkm.datasets import modes_dataset
-        return modes_dataset(self, model)
 
 
 def stiffness_scale(model) -> float:

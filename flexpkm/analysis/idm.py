@@ -18,11 +18,11 @@ from flexpkm.analysis.trajectories import quintic
 from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
-from flexpkm.datasets import ShortRepr
+from flexpkm.datasets import ResultViews
 
 
 @dataclass(kw_only=True, repr=False)
-class IdmResult(ShortRepr):
+class IdmResult(ResultViews):
     """Efforts along a path.
 
     t : (n,) s;  x_p : (n, n_p) platform coordinates
@@ -34,6 +34,8 @@ class IdmResult(ShortRepr):
         wrench on the platform (zeros without one)
     backend, backend_reason : ``"numpy"`` (the IDM has no compiled path) and why
     """
+
+    _views = ("idm_dataset", "idm_frame")   # flexpkm.datasets
 
     t: np.ndarray
     x_p: np.ndarray
@@ -48,19 +50,6 @@ class IdmResult(ShortRepr):
     backend: str = "numpy"
     backend_reason: str = ""
 
-    def to_xarray(self, model=None):
-        """This result as an ``xarray.Dataset`` (:func:`flexpkm.datasets.idm_dataset`:
-        named dimensions, units, provenance); ``model`` (the Model or Robot it
-        comes from) adds the coordinates' units and the robot's name. Needs
-        ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
-        from flexpkm.datasets import idm_dataset
-        return idm_dataset(self, model)
-
-    def to_dataframe(self):
-        """This result as a ``pandas.DataFrame`` (:func:`flexpkm.datasets.idm_frame`).
-        Needs ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
-        from flexpkm.datasets import idm_frame
-        return idm_frame(self)
 
 
 def straight_path(start, stop, duration, rate=1000.0):

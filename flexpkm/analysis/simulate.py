@@ -45,11 +45,11 @@ from flexpkm.analysis.simulation_options import SimulationOptions
 from flexpkm.analysis.step_control import Attempt, StepLog, converged_sample
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 from flexpkm.algorithms.reference import build_model
-from flexpkm.datasets import ShortRepr
+from flexpkm.datasets import ResultViews
 
 
 @dataclass(kw_only=True, repr=False)
-class SimulationResult(ShortRepr):
+class SimulationResult(ResultViews):
     """Samples at the output rate.
 
     t (n,) s; q (n, n_tot) all coordinates (``names``); qd_r (n, n_r);
@@ -68,6 +68,8 @@ class SimulationResult(ShortRepr):
     (``"asked"`` or ``"auto: ..."``, :mod:`flexpkm.analysis.backend`).
     """
 
+    _views = ("simulation_dataset", "simulation_frame")   # flexpkm.datasets
+
     t: np.ndarray
     q: np.ndarray
     qd_r: np.ndarray
@@ -85,19 +87,6 @@ class SimulationResult(ShortRepr):
     backend: str = "numpy"
     backend_reason: str = ""
 
-    def to_xarray(self, model=None):
-        """This result as an ``xarray.Dataset`` (:func:`flexpkm.datasets.simulation_dataset`:
-        named dimensions, units, provenance); ``model`` (the Model or Robot it
-        comes from) adds the coordinates' units and the robot's name. Needs
-        ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
-        from flexpkm.datasets import simulation_dataset
-        return simulation_dataset(self, model)
-
-    def to_dataframe(self):
-        """This result as a ``pandas.DataFrame`` (:func:`flexpkm.datasets.simulation_frame`).
-        Needs ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
-        from flexpkm.datasets import simulation_frame
-        return simulation_frame(self)
 
 
 #: at most this many output samples (t_end <= MAX_SAMPLES dt_out; the

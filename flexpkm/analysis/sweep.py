@@ -21,11 +21,11 @@ from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
 from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
-from flexpkm.datasets import ShortRepr
+from flexpkm.datasets import ResultViews
 
 
 @dataclass(kw_only=True, repr=False)
-class SweepResult(ShortRepr):
+class SweepResult(ResultViews):
     """Frequencies along a path (N poses, n modes).
 
     names : pose component names (k,)
@@ -45,6 +45,8 @@ class SweepResult(ShortRepr):
     backend_reason : why (``"asked"``, ``"auto: ..."``, one per distinct reason)
     """
 
+    _views = ("sweep_dataset", "sweep_frame")   # flexpkm.datasets
+
     names: tuple
     poses: np.ndarray
     parameter: np.ndarray
@@ -55,19 +57,6 @@ class SweepResult(ShortRepr):
     backend: str = "numpy"
     backend_reason: str = ""
 
-    def to_xarray(self, model=None):
-        """This result as an ``xarray.Dataset`` (:func:`flexpkm.datasets.sweep_dataset`:
-        named dimensions, units, provenance); ``model`` (the Model or Robot it
-        comes from) adds the coordinates' units and the robot's name. Needs
-        ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
-        from flexpkm.datasets import sweep_dataset
-        return sweep_dataset(self, model)
-
-    def to_dataframe(self):
-        """This result as a ``pandas.DataFrame`` (:func:`flexpkm.datasets.sweep_frame`).
-        Needs ``flexpkm[data]`` (:class:`flexpkm.datasets.MissingExtraError`)."""
-        from flexpkm.datasets import sweep_frame
-        return sweep_frame(self)
 
     def to_csv(self, path) -> Path:
         """Write ``s, <pose names>, f1_hz, ..., fn_hz, <measures>, status``
