@@ -27,6 +27,7 @@ from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
 from flexpkm.algorithms.reference import build_model
+from flexpkm.datasets import ResultViews
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
 #: largest is at a singular configuration (a zero-stiffness motion)
@@ -152,8 +153,8 @@ def project(A, indep, dep, J_d):
     return out
 
 
-@dataclass(kw_only=True)
-class Modes:
+@dataclass(kw_only=True, repr=False)
+class Modes(ResultViews):
     """Natural frequencies and mode shapes (B poses, n modes).
 
     For one pose (``q_tot`` of shape (n_tot,)) the leading axis B is absent.
@@ -191,6 +192,8 @@ class Modes:
                :mod:`flexpkm.analysis.backend`), ``""`` from :func:`solve_modes`
     """
 
+    _views = ("modes_dataset", "modes_frame")   # flexpkm.datasets
+
     frequencies_hz: np.ndarray
     shapes_q: np.ndarray
     shapes_tot: np.ndarray
@@ -203,6 +206,7 @@ class Modes:
     repeated: np.ndarray = None
     backend: str = "numpy"
     backend_reason: str = ""
+
 
 
 def stiffness_scale(model) -> float:

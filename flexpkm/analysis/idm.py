@@ -18,10 +18,11 @@ from flexpkm.analysis.trajectories import quintic
 from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
+from flexpkm.datasets import ResultViews
 
 
-@dataclass(kw_only=True)
-class IdmResult:
+@dataclass(kw_only=True, repr=False)
+class IdmResult(ResultViews):
     """Efforts along a path.
 
     t : (n,) s;  x_p : (n, n_p) platform coordinates
@@ -33,6 +34,8 @@ class IdmResult:
         wrench on the platform (zeros without one)
     backend, backend_reason : ``"numpy"`` (the IDM has no compiled path) and why
     """
+
+    _views = ("idm_dataset", "idm_frame")   # flexpkm.datasets
 
     t: np.ndarray
     x_p: np.ndarray
@@ -46,6 +49,7 @@ class IdmResult:
     wrench: np.ndarray = None
     backend: str = "numpy"
     backend_reason: str = ""
+
 
 
 def straight_path(start, stop, duration, rate=1000.0):

@@ -45,10 +45,11 @@ from flexpkm.analysis.simulation_options import SimulationOptions
 from flexpkm.analysis.step_control import Attempt, StepLog, converged_sample
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 from flexpkm.algorithms.reference import build_model
+from flexpkm.datasets import ResultViews
 
 
-@dataclass(kw_only=True)
-class SimulationResult:
+@dataclass(kw_only=True, repr=False)
+class SimulationResult(ResultViews):
     """Samples at the output rate.
 
     t (n,) s; q (n, n_tot) all coordinates (``names``); qd_r (n, n_r);
@@ -67,6 +68,8 @@ class SimulationResult:
     (``"asked"`` or ``"auto: ..."``, :mod:`flexpkm.analysis.backend`).
     """
 
+    _views = ("simulation_dataset", "simulation_frame")   # flexpkm.datasets
+
     t: np.ndarray
     q: np.ndarray
     qd_r: np.ndarray
@@ -83,6 +86,7 @@ class SimulationResult:
     ground: object = None
     backend: str = "numpy"
     backend_reason: str = ""
+
 
 
 #: at most this many output samples (t_end <= MAX_SAMPLES dt_out; the

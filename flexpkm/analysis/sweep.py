@@ -21,10 +21,11 @@ from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
 from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
+from flexpkm.datasets import ResultViews
 
 
-@dataclass(kw_only=True)
-class SweepResult:
+@dataclass(kw_only=True, repr=False)
+class SweepResult(ResultViews):
     """Frequencies along a path (N poses, n modes).
 
     names : pose component names (k,)
@@ -44,6 +45,8 @@ class SweepResult:
     backend_reason : why (``"asked"``, ``"auto: ..."``, one per distinct reason)
     """
 
+    _views = ("sweep_dataset", "sweep_frame")   # flexpkm.datasets
+
     names: tuple
     poses: np.ndarray
     parameter: np.ndarray
@@ -53,6 +56,7 @@ class SweepResult:
     complete: bool = True
     backend: str = "numpy"
     backend_reason: str = ""
+
 
     def to_csv(self, path) -> Path:
         """Write ``s, <pose names>, f1_hz, ..., fn_hz, <measures>, status``

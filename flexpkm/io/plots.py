@@ -10,6 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from flexpkm.analysis.sweep import SweepResult
+from flexpkm.datasets import effort_unit
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.io.run_files import atomic_write
 
@@ -71,16 +72,20 @@ def image_format(path) -> str:
     return fmt
 
 
-def plot_simulation(res, data, act, path):
-    """Actuator positions, efforts and sensors vs time, one PNG."""
+def plot_simulation(res, data, act, path, units=None):
+    """Actuator positions, efforts and sensors vs time, one PNG. ``units``:
+    the actuators' units (``"rad"`` or ``"m"`` each; the axes read rad and
+    N m, m and N, or both); None: ``"m or rad"``."""
+    units = " or ".join(sorted(set(units))) if units else "m or rad"
+    efforts = effort_unit(units)
     n = 2 + len(res.sensors)
     fig = Figure(figsize=(8, 2.2 * n))
     axes = fig.subplots(n, 1, sharex=True)
     axes[0].plot(res.t, data["q_a"])
-    axes[0].set_ylabel("q_a (m)")
+    axes[0].set_ylabel(f"q_a ({units})")
     axes[0].legend(act, loc="upper right")
     axes[1].plot(res.t, res.tau)
-    axes[1].set_ylabel("tau (N)")
+    axes[1].set_ylabel(f"tau ({efforts})")
     for ax, (k, v) in zip(axes[2:], res.sensors.items()):
         ax.plot(res.t, v, lw=0.6)
         ax.set_ylabel(k)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from flexpkm.datasets import coordinate_units, effort_unit
 from flexpkm.io.plots import plot_simulation
 from flexpkm.io.run_files import atomic_write
 from flexpkm.io.xdmf import XdmfSeries
@@ -43,14 +44,12 @@ def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None) -
     d.mkdir(parents=True, exist_ok=True)
     data = arrays(robot, res)
     act = [robot.layout.names[i] for i in robot.layout.actuated]
-    cols = (["t"] + [f"{n}_m" for n in act] + [f"tau_{n}" for n in act]
-            + list(res.sensors) + list(res.names))
-    table = np.column_stack([res.t, data["q_a"], res.tau] + [res.sensors[k] for k in res.sensors]
-                            + [res.q])
+    cols, table = csv_columns(robot, res)
+    a_units = [coordinate_units(robot)[i] for i in robot.layout.actuated]
     writers = [("simulation.npz", lambda f: np.savez(f, **data)),
                ("simulation.csv", lambda f: np.savetxt(f, table, delimiter=",",
                                                        header=",".join(cols), comments="")),
-               ("simulation.png", lambda f: plot_simulation(res, data, act, f))]
+               ("simulation.png", lambda f: plot_simulation(res, data, act, f, a_units))]
     files = []
     for name, write in writers:
         with atomic_write(d / name) as tmp, open(tmp, "wb") as f:
@@ -61,6 +60,26 @@ def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None) -
         _record(run, path.with_suffix(".h5"))
         files.append(_record(run, path))
     return files
+
+
+def csv_columns(robot, res):
+    """Header and table (n, k) of ``simulation.csv``, one row per sample:
+    ``t [s]``, ``tau_<actuator> [N m]`` (revolute) or ``[N]`` (prismatic),
+    the sensors, ``drift [m or rad]``, ``energy [J]``, then every coordinate
+    of ``q`` with its unit (``q11 [rad]`` for a revolute joint, ``[m]`` for a
+    prismatic joint or a platform translation, ``[1]`` for an elastic
+    coordinate: :func:`flexpkm.datasets.coordinate_units`)."""
+    units = coordinate_units(robot)
+    layout = robot.layout
+    act = [layout.names[i] for i in layout.actuated]
+    cols = (["t [s]"] + [f"tau_{n} [{effort_unit(units[i])}]" for n, i in zip(act, layout.actuated)]
+            + list(res.sensors) + ["drift [m or rad]", "energy [J]"]
+            + [f"{n} [{units[layout.names.index(n)]}]" for n in res.names])
+    n = len(res.t)
+    extra = [np.full(n, np.nan) if v is None else v for v in (res.drift, res.energy)]
+    table = np.column_stack([res.t, res.tau] + [res.sensors[k] for k in res.sensors] + extra
+                            + [res.q])
+    return cols, table
 
 
 def _record(run, path):
