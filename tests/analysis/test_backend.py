@@ -66,7 +66,7 @@ def test_no_compiler_refuses_compiled_and_auto_says_why(model, monkeypatch):
 def test_idm_has_no_compiled_path():
     from flexpkm.cases import rigid_five_bar as five_bar
     model = fp.build_model(five_bar.robot())
-    state = lambda poses: five_bar.CASE.configure(model, poses, {})
+    state = lambda poses: fp.cases.get("rigid_five_bar").configure(model, poses, {})
     args = (model, state, [-0.02, 0.2], [0.05, 0.27], 0.3)
     with pytest.raises(fp.BackendUnavailableError, match="no compiled path"):
         fp.path_inverse_dynamics(*args, backend="compiled")

@@ -61,7 +61,7 @@ def test_ground_reactions_and_energy_along_the_path():
     a, b = np.array([-0.02, 0.2]), np.array([0.05, 0.27])
     wrench = lambda t: [2.0 * np.sin(20 * t), -3.0 + t, 0, 0, 0, 0]
     m = fp.build_model(F.robot(gravity=(0.0, -9.81, 0.0)))
-    r = path_inverse_dynamics(m, lambda p: F.CASE.configure(m, p, {}), a, b, 0.3, rate=4e3,
+    r = path_inverse_dynamics(m, lambda p: fp.cases.get("rigid_five_bar").configure(m, p, {}), a, b, 0.3, rate=4e3,
                               friction=False, wrench=wrench)
     assert r.ground.total.shape == (1201, 6) and r.wrench[10] == pytest.approx(wrench(r.t[10]))
     np.testing.assert_allclose(sum(r.ground.legs.values()), r.ground.total, atol=1e-10)
