@@ -30,4 +30,9 @@ def get(name: str) -> Case:
     return importlib.import_module(f"flexpkm.cases.{name}").CASE
 
 
-from flexpkm.cases import delta, dualemps, dualv, five_bar, navaro  # noqa: E402  (the modules, as fp.cases.dualemps ...)
+def __getattr__(name: str):
+    """The case modules as attributes (``fp.cases.dualemps``), imported on
+    first use: running one case imports no other (start-up time)."""
+    if name in CASES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

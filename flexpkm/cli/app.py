@@ -17,9 +17,8 @@ import sys
 import warnings
 
 from flexpkm.version import __version__
-from flexpkm import cases
 from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
-from flexpkm.cli.common import Parser
+from flexpkm.cli.common import Headlines, Parser
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
 from flexpkm.signals import stop_on_signals
@@ -28,12 +27,17 @@ from flexpkm.signals import stop_on_signals
 COMMANDS = (modal, modes, sweep, simulate, idm, check, cache)
 
 
-def build_parser(files=()) -> Parser:
+def build_parser(files=(), argv=None) -> Parser:
     """The parser; ``files``: :class:`flexpkm.cases.Case` objects of the
-    description files named on the command line."""
+    description files named on the command line. With ``argv``, only the
+    command it runs (and the shipped case it names) gets its case parsers
+    (:class:`flexpkm.cli.common.Headlines`); without, every command does."""
     p = Parser(prog="flexpkm", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"flexpkm {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+    if argv is not None:
+        words = [a for a in argv if not a.startswith("-")]
+        sub = Headlines(sub, *(words[:2] + [None, None])[:2])
     for module in COMMANDS:
         module.register(sub, files)
     return p
@@ -44,6 +48,7 @@ def file_cases(argv) -> list:
     argument after the command). Raises the file's
     :class:`flexpkm.errors.InvalidDescriptionError`."""
     if len(argv) > 1 and argv[1].endswith(".toml"):
+        from flexpkm import cases
         return [cases.get(argv[1])]
     return []
 
@@ -59,7 +64,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
-            parser = build_parser(file_cases(argv))
+            parser = build_parser(file_cases(argv), argv)
         except FlexPKMError as e:
             print(f"flexpkm: error: {e}", file=sys.stderr)
             return 2

@@ -5,8 +5,6 @@ flexpkm's own files from it (libraries, their records, build folders left
 by a killed run), nothing else."""
 from __future__ import annotations
 
-from flexpkm.compiled import cache
-from flexpkm.compiled.codegen import find_compiler
 
 
 def register(subparsers, files=()):
@@ -22,6 +20,7 @@ def _mb(n: int) -> str:
 
 
 def _trust(folder) -> str:
+    from flexpkm.compiled import cache
     if not folder.exists():
         return "not created yet"
     try:
@@ -33,6 +32,8 @@ def _trust(folder) -> str:
 
 def info() -> list:
     """The lines of ``flexpkm cache info``."""
+    from flexpkm.compiled import cache
+    from flexpkm.compiled.codegen import find_compiler
     folder = cache.cache_dir()
     found = cache.entries(folder)
     cc = find_compiler()
@@ -44,6 +45,7 @@ def info() -> list:
 
 
 def run(args) -> int:
+    from flexpkm.compiled import cache
     folder = cache.cache_dir()
     if args.action == "info":
         print("\n".join(info()))

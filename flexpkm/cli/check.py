@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.modal import reduced_matrices
-from flexpkm.algorithms.assembly import assemble, reference_configuration
-from flexpkm.algorithms.modes import mode_signature, mode_text, parse_modes
 from flexpkm.cli.common import add_case_parsers, model_of, options_of, resolve
 from flexpkm.errors import InvalidArgumentError
 
@@ -65,6 +62,9 @@ def platform_line(model):
 
 
 def run(args) -> int:
+    from flexpkm.algorithms.assembly import assemble, reference_configuration
+    from flexpkm.algorithms.modal import reduced_matrices
+    from flexpkm.algorithms.modes import mode_signature, mode_text, parse_modes
     if getattr(args, "modes_wanted", None):
         if args.pose is None:
             raise InvalidArgumentError(f"--working-modes needs --{args.case.pose_option}")

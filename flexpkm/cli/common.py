@@ -11,9 +11,6 @@ import sys
 
 import numpy as np
 
-from flexpkm import cases
-from flexpkm.algorithms.reference import build_model
-from flexpkm.model.refine import refine
 
 #: a value that starts with "-" but is a number (-1, -1.5, -.5, -1e-3)
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
@@ -31,6 +28,21 @@ class Parser(argparse.ArgumentParser):
         where = "" if self.prog == "flexpkm" else f"{self.prog}: "
         print(f"flexpkm: error: {where}{message}", file=sys.stderr)
         sys.exit(2)
+
+
+class Headlines:
+    """The sub-parsers action of the commands, for a command line that runs
+    ``command`` on ``case``: every command is listed (``flexpkm --help``),
+    only ``command``'s parser gets its case parsers (:func:`add_case_parsers`),
+    so that a run imports the modules of one command and one case."""
+
+    def __init__(self, action, command=None, case=None):
+        self.action, self.command, self.case = action, command, case
+
+    def add_parser(self, name, **kwargs):
+        p = self.action.add_parser(name, **kwargs)
+        p.headline_only, p.wanted_case = name != self.command, self.case
+        return p
 
 
 def finite(text: str) -> float:
@@ -68,11 +80,19 @@ def add_case_parsers(subparsers, command: str, add_options, pose: bool = True,
     description file of ``files`` (:class:`flexpkm.cases.Case` objects named
     by their path): the case's pose option (when ``pose``) and model options,
     ``--elements N``, then the command's own options ``add_options(parser,
-    case)``. The case is stored in ``args.case``."""
+    case)``. The case is stored in ``args.case``. A command parser made by
+    :class:`Headlines` gets none when another command is run, and only the
+    case named on the command line (start-up time, docs/design.md)."""
+    if getattr(subparsers, "headline_only", False):
+        return None
+    from flexpkm import cases
+    wanted = getattr(subparsers, "wanted_case", None)
+    names = ((wanted,) if wanted in cases.CASES
+             else () if wanted in [c.extra["file"] for c in files] else cases.CASES)
     sub = subparsers.add_subparsers(dest="case", required=True, metavar="CASE|FILE.toml",
                                     parser_class=Parser)
-    for name, case in [(n, cases.get(n)) for n in cases.CASES] + [(c.extra["file"], c)
-                                                                  for c in files]:
+    for name, case in [(n, cases.get(n)) for n in names] + [(c.extra["file"], c)
+                                                            for c in files]:
         if not only(case):
             continue
         p = sub.add_parser(name, help=case.title, description=case.title)
@@ -121,6 +141,8 @@ def options_of(args) -> dict:
 def model_of(args):
     """The model of the parsed arguments: the case's robot with its options,
     each flexible body split into ``--elements`` elements (Step 0)."""
+    from flexpkm.algorithms.reference import build_model
+    from flexpkm.model.refine import refine
     robot = args.case.robot(options_of(args))
     return build_model(refine(robot, args.elements) if args.elements > 1 else robot)
 

@@ -11,7 +11,6 @@ import time
 
 from flexpkm.cli.common import add_case_parsers, add_path_options, options_of, positive
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
-from flexpkm.algorithms.reference import build_model
 
 #: the files of ``idm`` in its output folder (replaced with --force)
 OWNED = ("idm.*",)
@@ -40,6 +39,7 @@ def _options(p, case):
 
 
 def run(args) -> int:
+    from flexpkm.algorithms.reference import build_model
     from flexpkm.analysis.idm import path_inverse_dynamics
     from flexpkm.io.idm_output import write_idm
     case = args.case

@@ -9,8 +9,6 @@ import time
 
 import numpy as np
 
-from flexpkm.algorithms.conditioning import NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE
-from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers, count,
                                 pose_text, resolve)
 from flexpkm.errors import InvalidArgumentError
@@ -42,6 +40,7 @@ def _options(p, case):
 
 
 def run(args) -> int:
+    from flexpkm.algorithms.modal import natural_frequencies
     case, model, options, pose, q_t = resolve(args)
     stiffness = actuator_stiffness(args, model)
     if args.sensitivities:
@@ -99,6 +98,7 @@ def conditioning(modes) -> dict:
     """The trust indicators of a one-pose :class:`Modes` (JSON-safe: an
     infinite condition number is written as 1e308), and a warning line on
     stderr when it is near-singular (docs/robustness.md)."""
+    from flexpkm.algorithms.conditioning import NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE
     finite = lambda x: float(min(float(x), 1e308))
     out = {"cond_closure": finite(modes.cond_closure), "cond_pencil": finite(modes.cond_pencil),
            "singularity_measure": float(modes.singularity_measure),

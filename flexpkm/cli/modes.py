@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flexpkm.algorithms.modal import natural_frequencies
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
                                 count, pose_text, positive, resolve)
 from flexpkm.cli.runs import add_force, interrupts_deferred
@@ -73,6 +72,7 @@ def _options(p, case):
 
 
 def run(args) -> int:
+    from flexpkm.algorithms.modal import natural_frequencies
     if not (args.png or args.vtu or args.xdmf):
         raise InvalidArgumentError("nothing to write: give --png DIR, --vtu DIR and/or --xdmf FILE")
     if args.gif and not args.png:

@@ -7,15 +7,11 @@ from __future__ import annotations
 from collections import Counter
 
 
-from flexpkm.analysis.sweep import frequency_sweep
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
                                 add_path_options, count, options_of, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
-from flexpkm.io.plots import image_format, plot_sweep
 from flexpkm.io.run_files import atomic_write
-from flexpkm.algorithms.reference import build_model
-from flexpkm.model.refine import refine
 
 
 def register(subparsers, files=()):
@@ -44,6 +40,10 @@ def _options(p, case):
 
 
 def run(args) -> int:
+    from flexpkm.algorithms.reference import build_model
+    from flexpkm.analysis.sweep import frequency_sweep
+    from flexpkm.io.plots import image_format
+    from flexpkm.model.refine import refine
     if not (args.plot or args.csv):
         raise InvalidArgumentError("nothing to write: give --plot FILE.png and/or --csv FILE")
     if args.steps < 2:
@@ -103,6 +103,7 @@ class SweepFailed(FlexPKMError):
 
 def _write(result, args, case, model, run_):
     """The CSV first, then the plot (Ctrl-C deferred until both are complete)."""
+    from flexpkm.io.plots import plot_sweep
     run_.note(rows=len(result.status), poses_failed=sum(s not in ("ok", "near-singular")
                                                         for s in result.status))
     try:
