@@ -23,15 +23,16 @@ from __future__ import annotations
 import ast
 import importlib
 import types
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flexpkm.version import __version__
 
 if TYPE_CHECKING:
     from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, Interrupted,
-                                InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
-                                OutputError, SingularConfigurationError, UnreachablePoseError,
-                                WorkingModeError)
+                                InvalidArgumentError, InvalidDescriptionError, MissingDependencyError,
+                                OpenLoopError, OutputError, SingularConfigurationError,
+                                UnreachablePoseError, WorkingModeError)
     from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
                                   Section, ShapeFunctionBody)
     from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
     from flexpkm.analysis.simulate import SimulationResult, simulate
     from flexpkm.analysis.sweep import SweepResult, frequency_sweep
+    from flexpkm.io.pictures import plot_mode, plot_sweep
     from flexpkm import cases
 
 
@@ -61,7 +63,7 @@ def _sources() -> types.MappingProxyType:
     """{public name: (module, attribute)}, read from the ``TYPE_CHECKING``
     imports of this file (one list, no copy); the attribute is None for a
     sub-package (``from flexpkm import cases``)."""
-    tree = ast.parse(open(__file__, encoding="utf-8").read())
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
     block = next(n for n in tree.body if isinstance(n, ast.If)
                  and getattr(n.test, "id", "") == "TYPE_CHECKING")
     out = {}
@@ -97,7 +99,7 @@ __all__ = [
     # errors
     "FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
     "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError",
-    "OpenLoopError", "OutputError", "Interrupted", "WorkingModeError",
+    "OpenLoopError", "OutputError", "Interrupted", "WorkingModeError", "MissingDependencyError",
     # bodies (Section 10.2, Appendix F)
     "Body", "BodyInvariants", "RigidBody", "Beam3D", "PlanarBeam", "Section", "Material",
     "ShapeFunctionBody",
@@ -117,6 +119,8 @@ __all__ = [
     # analyses (10.7)
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "frequency_sweep", "SweepResult",
+    # pictures (the viz extra)
+    "plot_mode", "plot_sweep",
     # shipped robots (10.7, 11.6)
     "cases",
     "__version__",

@@ -8,7 +8,7 @@
 CASE is a shipped robot, FILE.toml a description file
 (:mod:`flexpkm.model.files`). Every error of the model
 (:class:`flexpkm.errors.FlexPKMError`) and of the command line becomes one
-line on stderr and exit status 2; an interrupt (Ctrl-C) one line and 130.
+line on stderr and an exit status (:data:`EXIT_STATUSES`).
 """
 from __future__ import annotations
 
@@ -22,6 +22,15 @@ from flexpkm.cli.common import Headlines, Parser
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
 from flexpkm.signals import stop_on_signals
+
+#: the exit statuses of the command line (README, docs/robustness.md)
+EXIT_STATUSES = ((0, "success"),
+                 (2, "bad input: usage, description file, argument, output path, missing "
+                     "optional dependency (the line names the extra to install)"),
+                 (3, "numerical refusal: singular configuration, open loops, indefinite mass "
+                     "matrix, a time step that does not converge, a sweep with no pose computed"),
+                 (129, "hang-up (SIGHUP)"), (130, "interrupted (Ctrl-C, SIGINT)"),
+                 (143, "terminated (SIGTERM)"))
 
 #: the sub-command modules, each with ``register(subparsers)``
 COMMANDS = (modal, modes, sweep, simulate, idm, check, cache)
@@ -59,8 +68,9 @@ def one_line_warning(message, category, filename, lineno, file=None, line=None):
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0, 2 on an error, 130
-    on an interrupt; 143 on SIGTERM, 129 on SIGHUP)."""
+    """Run the command line; returns the exit status (:data:`EXIT_STATUSES`:
+    0, 2 bad input, 3 numerical refusal, 130 on an interrupt, 143 on
+    SIGTERM, 129 on SIGHUP)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
@@ -78,7 +88,7 @@ def main(argv=None) -> int:
             return args.func(args)
     except FlexPKMError as e:
         print(f"flexpkm: error: {e}", file=sys.stderr)
-        return 2
+        return e.exit_status
     except KeyboardInterrupt as e:
         name = signal.Signals(signal_of(e)).name
         print("flexpkm: interrupted" + ("" if name == "SIGINT" else f" ({name})"), file=sys.stderr)

@@ -149,7 +149,7 @@ def run(args) -> int:
         run_.finish("failed")
         print(f"flexpkm: error: {e}; wrote the samples up to t = {e.partial.t[-1]:g} s to "
               f"{args.out}", file=sys.stderr)
-        return 2
+        return e.exit_status
     except BaseException as e:
         run_.fail(e)
         raise

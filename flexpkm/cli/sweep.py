@@ -100,6 +100,8 @@ def continuing(case, model, options):
 class SweepFailed(FlexPKMError):
     """Every pose of a sweep failed (the CSV is written all the same)."""
 
+    exit_status = 3
+
 
 def _write(result, args, case, model, run_):
     """The CSV first, then the plot (Ctrl-C deferred until both are complete)."""

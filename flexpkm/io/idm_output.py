@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from matplotlib.figure import Figure
 
+from flexpkm.io.plots import figure
 from flexpkm.io.run_files import atomic_write
 
 
@@ -26,7 +26,7 @@ def write_idm(result, directory, title: str = "", run=None) -> list:
                  qdd_a=result.qdd_a, x_p=result.x_p, names=np.array(result.names))
     if run is not None:
         run.add(files[0])
-    fig = Figure(figsize=(7.5, 5.6), dpi=110)
+    fig = figure(figsize=(7.5, 5.6), dpi=110)
     top, bottom = fig.subplots(2, 1, sharex=True)
     top.plot(result.t, result.q_a)
     top.set_ylabel("q_a (rad or m)")
