@@ -12,13 +12,20 @@ line on stderr and an exit status (:data:`EXIT_STATUSES`).
 """
 from __future__ import annotations
 
+import contextlib
+import io
+import platform
 import signal
 import sys
+import time
 import warnings
+
+#: the time the command line's module was imported (start-up of --verbose)
+START = time.perf_counter()
 
 from flexpkm.version import __version__
 from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
-from flexpkm.cli.common import Headlines, Parser
+from flexpkm.cli.common import Headlines, Parser, add_output_options
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
 from flexpkm.signals import stop_on_signals
@@ -43,6 +50,7 @@ def build_parser(files=(), argv=None) -> Parser:
     (:class:`flexpkm.cli.common.Headlines`); without, every command does."""
     p = Parser(prog="flexpkm", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"flexpkm {__version__}")
+    add_output_options(p, top=True)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     if argv is not None:
         words = [a for a in argv if not a.startswith("-")]
@@ -67,6 +75,53 @@ def one_line_warning(message, category, filename, lineno, file=None, line=None):
     print(f"flexpkm: warning: {message}", file=sys.stderr if file is None else file)
 
 
+class ErrorsOnly(io.TextIOBase):
+    """stderr under ``--quiet``: only the lines starting ``flexpkm: error``
+    reach ``stream`` (notes, warnings and progress are dropped)."""
+
+    def __init__(self, stream):
+        self.stream, self.line = stream, ""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        *done, self.line = (self.line + text).split("\n")
+        for line in done:
+            if line.startswith("flexpkm: error"):
+                self.stream.write(line + "\n")
+        return len(text)
+
+
+@contextlib.contextmanager
+def verbosity(args):
+    """``--quiet``: stdout dropped (unless ``--json``), stderr errors only,
+    warnings ignored. ``--verbose``: every warning each time, and a last
+    line on stderr with the command's time since start-up and the versions."""
+    if args.quiet:
+        warnings.simplefilter("ignore")
+        with contextlib.ExitStack() as stack:
+            if not args.json:
+                stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+            stack.enter_context(contextlib.redirect_stderr(ErrorsOnly(sys.stderr)))
+            yield
+        return
+    if not args.verbose:
+        yield
+        return
+    warnings.simplefilter("always")
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        import numpy
+        import scipy
+        print(f"flexpkm: {args.command} ran in {time.perf_counter() - t0:.3f} s after a "
+              f"start-up of {t0 - START:.3f} s; flexpkm {__version__}, python "
+              f"{platform.python_version()}, numpy {numpy.__version__}, scipy "
+              f"{scipy.__version__}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (:data:`EXIT_STATUSES`:
     0, 2 bad input, 3 numerical refusal, 130 on an interrupt, 143 on
@@ -83,7 +138,7 @@ def main(argv=None) -> int:
         return int(e.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)     # for the run manifest
     try:
-        with stop_on_signals(), warnings.catch_warnings():   # SIGTERM, SIGHUP: as Ctrl-C (docs/robustness.md)
+        with stop_on_signals(), warnings.catch_warnings(), verbosity(args):   # SIGTERM, SIGHUP: as Ctrl-C (docs/robustness.md)
             warnings.showwarning = one_line_warning
             return args.func(args)
     except FlexPKMError as e:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cli.common import add_case_parsers, model_of, options_of, resolve
+from flexpkm.cli.common import add_case_parsers, emit, model_of, options_of, resolve
 from flexpkm.errors import InvalidArgumentError
 
 
@@ -75,18 +75,21 @@ def run(args) -> int:
     else:
         case, model, options, pose, q = resolve(args)
     red = reduced_matrices(model, q)
-    print(f"{model.name}: the description is valid and its configuration assembles")
     n_c = len(red.rows.kept) if red.rows is not None else None
-    print(", ".join(f"{k} {v}" for k, v in counts(model, n_c).items()))
-    if platform_line(model):
-        print(platform_line(model))
     dep = red.dep_names
-    if red.rows is not None:
-        print(red.rows.summary())
-    print(f"dependent coordinates ({red.choice}, {len(dep)}): {', '.join(dep)}")
+    lines = [f"{model.name}: the description is valid and its configuration assembles",
+             ", ".join(f"{k} {v}" for k, v in counts(model, n_c).items())]
+    lines += [platform_line(model)] if platform_line(model) else []
+    lines += [red.rows.summary()] if red.rows is not None else []
+    lines.append(f"dependent coordinates ({red.choice}, {len(dep)}): {', '.join(dep)}")
+    data = {"case": case.name, "robot": model.name, "valid": True,
+            "counts": counts(model, n_c), "dependent_choice": red.choice,
+            "dependent_coordinates": list(dep)}
     if pose is not None and case.extra.get("file"):
-        print(f"modes at this pose: {mode_text(mode_signature(model, q).at(0))}")
-        print(reference_table(model, q))
+        data["working_modes"] = mode_text(mode_signature(model, q).at(0))
+        data["reference"] = reference_table(model, q)
+        lines += [f"modes at this pose: {data['working_modes']}", data["reference"]]
+    emit(args, data, lines)
     return 0
 
 

@@ -5,6 +5,7 @@ resolution of the parsed arguments into a model and a configuration."""
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import re
 import sys
@@ -104,6 +105,7 @@ def add_case_parsers(subparsers, command: str, add_options, pose: bool = True,
                        help="clamped-free beam elements per flexible body (default 1, the "
                             "book's model)")
         add_options(p, case)
+        add_output_options(p)
         p.set_defaults(case=case)
     return sub
 
@@ -166,10 +168,54 @@ def pose_text(case, pose, options) -> str:
                      for k, v in case.pose_dict(pose, options).items())
 
 
+def add_output_options(p, top: bool = False):
+    """``--json`` (one JSON object on stdout instead of the text),
+    ``-q/--quiet`` (nothing on stdout but the JSON, only errors on stderr),
+    ``-v/--verbose`` (timings and versions on stderr, every warning). Given
+    to the top parser (``top``: defaults False) and to each command's
+    parsers (defaults suppressed, so that ``flexpkm -q modal ...`` and
+    ``flexpkm modal ... -q`` both work)."""
+    default = False if top else argparse.SUPPRESS
+    p.add_argument("--json", action="store_true", default=default,
+                   help="one JSON object on stdout instead of the text")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", action="store_true", default=default,
+                   help="print nothing but errors (and the JSON of --json)")
+    g.add_argument("-v", "--verbose", action="store_true", default=default,
+                   help="also print timings, versions and every warning on stderr")
+
+
+def emit(args, data: dict, lines) -> None:
+    """The result of a command on stdout: ``data`` as one JSON object with
+    ``--json`` (NaN and infinities as null), else the text ``lines``."""
+    if getattr(args, "json", False):
+        print(json.dumps(json_safe(data), allow_nan=False))
+    else:
+        for line in lines:
+            print(line)
+
+
+def json_safe(x):
+    """``x`` with numpy scalars and arrays as Python numbers and lists,
+    paths as text, NaN and infinities as None."""
+    if isinstance(x, dict):
+        return {str(k): json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim):
+        return [json_safe(v) for v in x]
+    if isinstance(x, (np.generic, np.ndarray)):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (str, int, float, bool)) or x is None:
+        return x
+    return str(x)
+
+
 def progress_callback(args, label: str):
     """A ``progress(done, total)`` bar on stderr when it is a terminal and
-    ``--no-progress`` was not given; else None."""
-    if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+    neither ``--no-progress`` nor ``--quiet`` was given; else None."""
+    if getattr(args, "no_progress", False) or getattr(args, "quiet", False) \
+            or not sys.stderr.isatty():
         return None
     from flexpkm.cli.progress import ProgressBar
     return ProgressBar(label, enabled=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from flexpkm.cli.common import add_case_parsers, add_path_options, options_of, positive
+from flexpkm.cli.common import add_case_parsers, add_path_options, emit, options_of, positive
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
 
 #: the files of ``idm`` in its output folder (replaced with --force)
@@ -60,9 +60,10 @@ def run(args) -> int:
         run_.fail(e)
         raise
     run_.finish("completed")
-    peak = ", ".join(f"{n} {abs(v):.4g}" for n, v in zip(res.names, abs(res.tau).max(axis=0)))
-    print(f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
-          f"max |tau|: {peak}")
-    for f in files:
-        print(f"wrote {f}")
+    tau_max = abs(res.tau).max(axis=0)
+    peak = ", ".join(f"{n} {v:.4g}" for n, v in zip(res.names, tau_max))
+    emit(args, {"case": case.name, "samples": len(res.t), "duration_s": args.duration,
+                "seconds": wall, "tau_max": dict(zip(res.names, tau_max)), "written": files},
+         [f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
+          f"max |tau|: {peak}"] + [f"wrote {f}" for f in files])
     return 0

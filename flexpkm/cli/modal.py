@@ -27,7 +27,6 @@ def register(subparsers, files=()):
 def _options(p, case):
     p.add_argument("--modes", type=count, default=None, metavar="N",
                    help="number of modes, lowest first (default: all; 20 shown)")
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     add_actuator_stiffness(p)
     p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
                    help="reduced matrices from numpy (default) or from generated C code "

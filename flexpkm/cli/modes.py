@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
-                                count, pose_text, positive, resolve)
+                                count, emit, pose_text, positive, resolve)
 from flexpkm.cli.runs import add_force, interrupts_deferred
 from flexpkm.errors import InvalidArgumentError
 
@@ -95,11 +95,12 @@ def run(args) -> int:
         run_.fail(e)
         raise
     run_.finish("completed")
-    print(f"{model.name} at {pose_text(case, pose, options)}")
-    for k in numbers:
-        print(f"  mode {k}: {modes.frequencies_hz[k - 1]:.3f} Hz")
-    for path in written:
-        print(f"wrote {path}")
+    f = modes.frequencies_hz
+    emit(args, {"case": case.name, "pose": case.pose_dict(pose, options),
+                "modes": {str(k): f[k - 1] for k in numbers}, "written": written},
+         [f"{model.name} at {pose_text(case, pose, options)}"]
+         + [f"  mode {k}: {f[k - 1]:.3f} Hz" for k in numbers]
+         + [f"wrote {path}" for path in written])
     return 0
 
 

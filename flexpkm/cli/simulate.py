@@ -8,15 +8,18 @@ the reference configuration to ``--to`` with the quintic law (D.13), or
 along the samples of a CSV file (``t, q_a...``)."""
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 import time
 
 import numpy as np
 
-from flexpkm.cli.common import (add_case_parsers, count, finite, model_of, positive,
+from flexpkm.cli.common import (add_case_parsers, count, emit, finite, model_of, positive,
                                 progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
+from flexpkm.stopwatch import counting
 
 #: output period of the command line, s
 DT_OUT = 1e-3
@@ -60,7 +63,10 @@ def _options(p, case):
                         "~/.cache/flexpkm) or the numpy reference (default: compiled "
                         "when available)")
     p.add_argument("--out", default="out", help="output directory (default out)")
-    p.add_argument("--no-xdmf", action="store_true", help="skip the XDMF time series")
+    p.add_argument("--xdmf", action="store_true",
+                   help="also write the XDMF time series of the deformed robot (ParaView; "
+                        "h5py; 100 frames per simulated second, ~0.07 s each)")
+    p.add_argument("--no-xdmf", dest="xdmf", action="store_false", help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: a bar when stderr is a terminal)")
     add_force(p)
@@ -131,21 +137,23 @@ def run(args) -> int:
         robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         if args.elements > 1:
             robot, q0 = _refined(robot, q0, args.elements)
+    plot = _optional_outputs(args)                         # before the simulation
     run_ = start_run(args.out, args, robot, OWNED)
     if abs(n_sub * args.step - DT_OUT) > 1e-9 * DT_OUT:
         print(f"flexpkm: note: step {args.step:g} s -> {DT_OUT / n_sub:.6g} s "
               f"(a divisor of the {DT_OUT * 1e3:g} ms output period)", file=sys.stderr)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), children_seconds()
     try:
-        res = simulate(robot, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
-                       friction=not args.no_friction, coulomb_smoothing=1e-3, sensors=sensors,
-                       progress=progress_callback(args, "simulate"), backend=args.backend,
-                       tol=args.tol, iterations=args.iterations)
+        with counting() as building:
+            res = simulate(robot, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
+                           friction=not args.no_friction, coulomb_smoothing=1e-3,
+                           sensors=sensors, progress=progress_callback(args, "simulate"),
+                           backend=args.backend, tol=args.tol, iterations=args.iterations)
     except Interrupted as e:
-        _write(robot, e.partial, args, run_)
+        _write(robot, e.partial, args, run_, plot)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}", e)
     except StepConvergenceError as e:
-        _write(robot, e.partial, args, run_)
+        _write(robot, e.partial, args, run_, plot)
         run_.finish("failed")
         print(f"flexpkm: error: {e}; wrote the samples up to t = {e.partial.t[-1]:g} s to "
               f"{args.out}", file=sys.stderr)
@@ -153,30 +161,63 @@ def run(args) -> int:
     except BaseException as e:
         run_.fail(e)
         raise
-    wall = time.perf_counter() - t0
-    files = _write(robot, res, args, run_)
+    build = building() if children_seconds() > c0 else 0.0    # a C compiler ran: compiled now
+    wall = max(time.perf_counter() - t0 - build, 0.0)
+    if build:
+        print(f"flexpkm: note: the one-time compilation of {robot.name}'s models took "
+              f"{build:.1f} s (cached; not in the speed figure)", file=sys.stderr)
+    files = _write(robot, res, args, run_, plot)
     run_.finish("completed")
-    print(f"{robot.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
-          f"({wall / max(t_end, 1e-12):.2f} s per simulated second), "
+    speed = wall / max(t_end, 1e-12)
+    emit(args, {"robot": robot.name, "motion": label, "drive": args.drive, "t_end_s": t_end,
+                "seconds": wall, "seconds_per_simulated_second": speed, "compile_seconds": build,
+                **{k: res.cost[k] for k in ("steps", "h", "newton_iterations")},
+                "newton_residual_max": res.residual.max(), "retried_steps": res.retried_steps,
+                "drift_max": res.drift.max(), "tau_max": abs(res.tau).max(axis=0),
+                "written": files},
+         [f"{robot.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
+          f"({speed:.2f} s per simulated second), "
           f"{res.cost['steps']} steps of {res.cost['h']:.6g} s, "
-          f"{res.cost['newton_iterations']} Newton iterations")
-    print(f"largest Newton residual {res.residual.max():.2e} (relative to the step's forces), "
-          f"{res.retried_steps} steps retried with a smaller step")
-    print(f"max loop-closure drift {res.drift.max():.2e}; "
-          f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)")
-    for f in files:
-        print(f"wrote {f}")
+          f"{res.cost['newton_iterations']} Newton iterations",
+          f"largest Newton residual {res.residual.max():.2e} (relative to the step's forces), "
+          f"{res.retried_steps} steps retried with a smaller step",
+          f"max loop-closure drift {res.drift.max():.2e}; "
+          f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)"] + [f"wrote {f}" for f in files])
     return 0
 
 
-def _write(robot, res, args, run_) -> list:
+def children_seconds() -> float:
+    """CPU seconds of the finished child processes so far (they grow when
+    the C compiler ran: a first compiled simulation, whose compilation time
+    :func:`flexpkm.stopwatch.counting` measures)."""
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def _optional_outputs(args) -> bool:
+    """Whether the PNG is written (matplotlib installed; else a note naming
+    the extra); ``--xdmf`` without h5py: MissingDependencyError, before
+    anything is computed."""
+    from flexpkm.errors import MissingDependencyError
+    from flexpkm.optional import require
+    if args.xdmf:
+        require("h5py", "the XDMF time series (--xdmf)")
+    try:
+        require("matplotlib.figure", "the plot")
+    except MissingDependencyError as e:
+        print(f"flexpkm: note: no simulation.png: {e}", file=sys.stderr)
+        return False
+    return True
+
+
+def _write(robot, res, args, run_, plot=True) -> list:
     """The output files of ``res`` (Ctrl-C deferred until they are complete)."""
     from flexpkm.io.sim_output import write_outputs
     run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"),
               newton_residual_max=float(res.residual.max()), retried_steps=res.retried_steps)
     try:
         with interrupts_deferred():
-            return write_outputs(robot, res, args.out, xdmf=not args.no_xdmf, run=run_)
+            return write_outputs(robot, res, args.out, xdmf=args.xdmf, run=run_, plot=plot)
     except BaseException as e:               # a full disk...: the manifest says which files are whole
         run_.fail(e)
         raise

@@ -8,7 +8,7 @@ from collections import Counter
 
 
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
-                                add_path_options, count, options_of, progress_callback)
+                                add_path_options, count, emit, options_of, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
 from flexpkm.io.run_files import atomic_write
@@ -64,12 +64,14 @@ def run(args) -> int:
                                  progress=progress_callback(args, "sweep"),
                                  backend=args.backend, actuator_stiffness=stiffness)
     except Interrupted as e:
-        _write(e.partial, args, case, model, run_)
+        written = _write(e.partial, args, case, model, run_)
+        emit(args, {"case": case.name, "complete": False, "poses": len(e.partial.status),
+                    "written": written}, [f"wrote {p}" for p in written])
         return interrupted(run_, f"{e}; wrote the finished poses", e)
     except BaseException as e:
         run_.fail(e)
         raise
-    _write(result, args, case, model, run_)
+    written = _write(result, args, case, model, run_)
     run_.finish("completed")
     counts = Counter(s.split(":")[0] for s in result.status)
     bad = [k for k, s in enumerate(result.status) if s not in ("ok", "near-singular")]
@@ -77,10 +79,13 @@ def run(args) -> int:
                f"column), {counts.get('near-singular', 0)} near-singular: "
                + ", ".join(f"{n} {k}" for k, n in counts.items())
                + (f"; e.g. pose {bad[0]}: {result.status[bad[0]]}" if bad else ""))
-    if len(bad) == len(result.status):
+    failed = len(bad) == len(result.status)
+    emit(args, {"case": case.name, "complete": True, "poses": len(result.status),
+                "failed": len(bad), "status": dict(counts), "written": written},
+         [f"wrote {p}" for p in written]
+         + ([summary] if (len(counts) > 1 or "ok" not in counts) and not failed else []))
+    if failed:
         raise SweepFailed(f"no pose of the sweep could be computed: {summary}")
-    if len(counts) > 1 or "ok" not in counts:
-        print(summary)
     return 0
 
 
@@ -104,19 +109,23 @@ class SweepFailed(FlexPKMError):
 
 
 def _write(result, args, case, model, run_):
-    """The CSV first, then the plot (Ctrl-C deferred until both are complete)."""
+    """The CSV first, then the plot (Ctrl-C deferred until both are
+    complete); returns the written paths."""
     from flexpkm.io.plots import plot_sweep
     run_.note(rows=len(result.status), poses_failed=sum(s not in ("ok", "near-singular")
                                                         for s in result.status))
+    written = []
     try:
         with interrupts_deferred():
             if args.csv:
                 with atomic_write(args.csv) as tmp:      # a FIFO or /dev/null: written into
                     result.to_csv(tmp)
-                print(f"wrote {run_.add(args.csv)}")
+                written.append(run_.add(args.csv))
             if args.plot and len(result.status):
                 units = dict(zip(case.pose_names, case.pose_units))
-                print(f"wrote {run_.add(plot_sweep(result, args.plot, args.modes, model.name, units))}")
+                written.append(run_.add(plot_sweep(result, args.plot, args.modes, model.name,
+                                                   units)))
     except BaseException as e:               # a full disk...: the manifest says which files are whole
         run_.fail(e)
         raise
+    return written

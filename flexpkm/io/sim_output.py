@@ -23,9 +23,11 @@ def arrays(robot, res) -> dict:
     return out
 
 
-def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None) -> list:
-    """Write ``simulation.npz``, ``.csv``, ``.png`` (and ``.xdmf`` + ``.h5``)
-    into ``directory``; return the paths. Each file is written under a
+def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None,
+                  plot=True) -> list:
+    """Write ``simulation.npz``, ``.csv``, ``.png`` (when ``plot``; matplotlib)
+    and ``.xdmf`` + ``.h5`` (when ``xdmf``; h5py) into ``directory``; return
+    the paths. Each file is written under a
     temporary name and renamed when complete
     (:func:`flexpkm.io.run_files.atomic_write`); ``run`` (a
     :class:`flexpkm.io.run_files.Run`) records each complete file."""
@@ -42,7 +44,7 @@ def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None) -
                                                        header=",".join(cols), comments="")),
                ("simulation.png", lambda f: plot_simulation(res, data, act, f))]
     files = []
-    for name, write in writers:
+    for name, write in writers[:None if plot else 2]:
         with atomic_write(d / name) as tmp, open(tmp, "wb") as f:
             write(f)
         files.append(_record(run, d / name))

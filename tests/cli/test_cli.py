@@ -104,7 +104,7 @@ def test_the_issue_pose_near_a_type2_singularity_is_flagged(capsys):
     assert main(argv + ["-0.5"]) == 0
     captured = capsys.readouterr()
     assert not json.loads(captured.out)["near_singular"] and captured.err == ""
-    assert main(argv + ["-0.527572"]) == 2
+    assert main(argv + ["-0.527572"]) == 3             # a numerical refusal
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "Type 2" in err[0] and "pose 0" in err[0]
 
