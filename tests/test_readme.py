@@ -143,3 +143,19 @@ def test_tutorial_refinement_table_is_computed():
         f = fp.natural_frequencies(model, q, shapes=False).frequencies_hz[:6]
         shown = [float(v) for v in values.split("|") if v.strip()]
         np.testing.assert_allclose(f, shown, atol=0.006)
+
+
+def test_tutorial_python_blocks_run_with_their_shown_output(tmp_path, monkeypatch, capsys):
+    """The tutorial's Python blocks that end with a ``text`` block print
+    exactly that (run in a temporary folder, the shipped files named by
+    their path in this checkout)."""
+    text = (ROOT / "docs" / "tutorial.md").read_text()
+    pairs = re.findall(r"^```python\n(.*?)^```\n\n```text\n(.*?)^```", text, flags=re.M | re.S)
+    assert pairs
+    monkeypatch.chdir(tmp_path)
+    for code, shown in pairs:
+        if "plot_" in code:
+            pytest.importorskip("pyvista")
+        code = re.sub(r'"(cases/[^"]+\.toml)"', lambda m: repr(str(ROOT / m.group(1))), code)
+        exec(compile(code, "tutorial.md", "exec"), {})
+        assert capsys.readouterr().out == shown, code

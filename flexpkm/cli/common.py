@@ -5,8 +5,10 @@ resolution of the parsed arguments into a model and a configuration."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import re
 import sys
 
@@ -209,6 +211,30 @@ def json_safe(x):
     if isinstance(x, (str, int, float, bool)) or x is None:
         return x
     return str(x)
+
+
+@contextlib.contextmanager
+def compilation_timer(name: str):
+    """``with compilation_timer(robot name) as built: ...``: after the block,
+    ``built["seconds"]`` is the wall time spent building compiled models in
+    it (:mod:`flexpkm.stopwatch`) when a C compiler ran (a first run), else
+    0; a first run's time is announced on stderr. Commands subtract it from
+    their speed figures."""
+    from flexpkm.stopwatch import counting
+    built, c0 = {"seconds": 0.0}, children_seconds()
+    with counting() as building:
+        yield built
+    if children_seconds() > c0:
+        built["seconds"] = building()
+        print(f"flexpkm: note: the one-time compilation of {name}'s models took "
+              f"{built['seconds']:.1f} s (cached; not in the speed figure)", file=sys.stderr)
+
+
+def children_seconds() -> float:
+    """CPU seconds of the finished child processes so far (they grow when
+    the C compiler ran)."""
+    t = os.times()
+    return t.children_user + t.children_system
 
 
 def progress_callback(args, label: str):

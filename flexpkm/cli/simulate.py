@@ -9,17 +9,15 @@ along the samples of a CSV file (``t, q_a...``)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
 import numpy as np
 
-from flexpkm.cli.common import (add_case_parsers, count, emit, finite, model_of, positive,
-                                progress_callback)
+from flexpkm.cli.common import (add_case_parsers, compilation_timer, count, emit, finite,
+                                model_of, positive, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
-from flexpkm.stopwatch import counting
 
 #: output period of the command line, s
 DT_OUT = 1e-3
@@ -142,9 +140,9 @@ def run(args) -> int:
     if abs(n_sub * args.step - DT_OUT) > 1e-9 * DT_OUT:
         print(f"flexpkm: note: step {args.step:g} s -> {DT_OUT / n_sub:.6g} s "
               f"(a divisor of the {DT_OUT * 1e3:g} ms output period)", file=sys.stderr)
-    t0, c0 = time.perf_counter(), children_seconds()
+    t0 = time.perf_counter()
     try:
-        with counting() as building:
+        with compilation_timer(robot.name) as built:
             res = simulate(robot, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
                            friction=not args.no_friction, coulomb_smoothing=1e-3,
                            sensors=sensors, progress=progress_callback(args, "simulate"),
@@ -161,11 +159,8 @@ def run(args) -> int:
     except BaseException as e:
         run_.fail(e)
         raise
-    build = building() if children_seconds() > c0 else 0.0    # a C compiler ran: compiled now
+    build = built["seconds"]
     wall = max(time.perf_counter() - t0 - build, 0.0)
-    if build:
-        print(f"flexpkm: note: the one-time compilation of {robot.name}'s models took "
-              f"{build:.1f} s (cached; not in the speed figure)", file=sys.stderr)
     files = _write(robot, res, args, run_, plot)
     run_.finish("completed")
     speed = wall / max(t_end, 1e-12)
@@ -184,14 +179,6 @@ def run(args) -> int:
           f"max loop-closure drift {res.drift.max():.2e}; "
           f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)"] + [f"wrote {f}" for f in files])
     return 0
-
-
-def children_seconds() -> float:
-    """CPU seconds of the finished child processes so far (they grow when
-    the C compiler ran: a first compiled simulation, whose compilation time
-    :func:`flexpkm.stopwatch.counting` measures)."""
-    t = os.times()
-    return t.children_user + t.children_system
 
 
 def _optional_outputs(args) -> bool:
