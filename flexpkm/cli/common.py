@@ -230,6 +230,20 @@ def compilation_timer(name: str):
               f"{built['seconds']:.1f} s (cached; not in the speed figure)", file=sys.stderr)
 
 
+def can_plot(picture: str) -> bool:
+    """Whether matplotlib (the ``viz`` extra) is installed to draw
+    ``picture`` (e.g. ``"simulation.png"``); if not, a note on stderr naming
+    the extra, and the command writes its other files."""
+    from flexpkm.errors import MissingDependencyError
+    from flexpkm.optional import require
+    try:
+        require("matplotlib.figure", "the plot")
+    except MissingDependencyError as e:
+        print(f"flexpkm: note: no {picture}: {e}", file=sys.stderr)
+        return False
+    return True
+
+
 def children_seconds() -> float:
     """CPU seconds of the finished child processes so far (they grow when
     the C compiler ran)."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 
-from flexpkm.cli.common import add_case_parsers, add_path_options, emit, options_of, positive
+from flexpkm.cli.common import (add_case_parsers, add_path_options, can_plot, emit, options_of,
+                                positive)
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
 
 #: the files of ``idm`` in its output folder (replaced with --force)
@@ -45,6 +46,7 @@ def run(args) -> int:
     case = args.case
     options = {**options_of(args), **case.extra.get("idm_options", {})}
     robot = case.robot(options)
+    plot = can_plot("idm.png")
     run_ = start_run(args.out, args, robot, OWNED)          # before computing
     try:
         model = build_model(robot)
@@ -55,7 +57,7 @@ def run(args) -> int:
         wall = time.perf_counter() - t0
         run_.note(samples=len(res.t))
         with interrupts_deferred():
-            files = write_idm(res, args.out, model.name, run=run_)
+            files = write_idm(res, args.out, model.name, run=run_, plot=plot)
     except BaseException as e:
         run_.fail(e)
         raise

@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from flexpkm.cli.common import (add_case_parsers, compilation_timer, count, emit, finite,
-                                model_of, positive, progress_callback)
+from flexpkm.cli.common import (add_case_parsers, can_plot, compilation_timer, count, emit,
+                                finite, model_of, positive, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 
@@ -182,19 +182,13 @@ def run(args) -> int:
 
 
 def _optional_outputs(args) -> bool:
-    """Whether the PNG is written (matplotlib installed; else a note naming
-    the extra); ``--xdmf`` without h5py: MissingDependencyError, before
-    anything is computed."""
-    from flexpkm.errors import MissingDependencyError
+    """Whether the PNG is written (:func:`flexpkm.cli.common.can_plot`);
+    ``--xdmf`` without h5py: MissingDependencyError, before anything is
+    computed."""
     from flexpkm.optional import require
     if args.xdmf:
         require("h5py", "the XDMF time series (--xdmf)")
-    try:
-        require("matplotlib.figure", "the plot")
-    except MissingDependencyError as e:
-        print(f"flexpkm: note: no simulation.png: {e}", file=sys.stderr)
-        return False
-    return True
+    return can_plot("simulation.png")
 
 
 def _write(robot, res, args, run_, plot=True) -> list:
