@@ -53,20 +53,26 @@ def build_parser(files=(), argv=None) -> Parser:
     add_output_options(p, top=True)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     if argv is not None:
-        words = [a for a in argv if not a.startswith("-")]
-        sub = Headlines(sub, *(words[:2] + [None, None])[:2])
+        sub = Headlines(sub, *(command_words(argv)[:2] + [None, None])[:2])
     for module in COMMANDS:
         module.register(sub, files)
     return p
+
+
+def command_words(argv) -> list:
+    """The words of ``argv`` that are not options: the command and the case
+    first (the top parser's options, e.g. ``-q``, take no value)."""
+    return [a for a in argv if not a.startswith("-")]
 
 
 def file_cases(argv) -> list:
     """The cases of the description files named as a command's CASE (the
     argument after the command). Raises the file's
     :class:`flexpkm.errors.InvalidDescriptionError`."""
-    if len(argv) > 1 and argv[1].endswith(".toml"):
+    words = command_words(argv)
+    if len(words) > 1 and words[1].endswith(".toml"):
         from flexpkm import cases
-        return [cases.get(argv[1])]
+        return [cases.get(words[1])]
     return []
 
 

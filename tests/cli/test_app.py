@@ -106,3 +106,14 @@ def test_json_on_every_command(capsys, tmp_path, argv, keys):
         f = data["frequencies_hz"][0] if argv[0] == "modal" else (
             data["modes"]["1"] if argv[0] == "modes" else None)
         assert f is None or f == pytest.approx(14.22, rel=1e-3)
+
+
+def test_top_options_before_a_description_file(capsys):
+    """``flexpkm -q --json modal FILE.toml``: the file is found after the
+    top parser's options; its frequencies as JSON, nothing else."""
+    from pathlib import Path
+    five_bar = Path(__file__).resolve().parents[2] / "cases" / "examples" / "five_bar.toml"
+    assert main(["-q", "--json", "modal", str(five_bar), "--pose", "0.15", "0.45",
+                 "--modes", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and json.loads(out)["pose"] == {"x_P": 0.15, "y_P": 0.45}
