@@ -67,7 +67,7 @@ def write_xdmf(robot, res, path, rate=100.0):
     (:class:`flexpkm.io.xdmf.XdmfSeries`: memory independent of the length)."""
     from flexpkm.io.export import point_data
     from flexpkm.io.geometry import robot_geometry
-    from flexpkm.model.build import build_model
+    from flexpkm.algorithms.reference import build_model
     robot = build_model(robot)              # once, not per frame: 4.4 s -> 2.0 s (DualEMPS, 31 frames)
     dt = res.t[1] - res.t[0] if len(res.t) > 1 else 1.0
     idx = np.arange(0, len(res.t), max(1, int(round(1.0 / (rate * dt)))))
