@@ -48,7 +48,9 @@ def build_parser(files=(), argv=None) -> Parser:
     description files named on the command line. With ``argv``, only the
     command it runs (and the shipped case it names) gets its case parsers
     (:class:`flexpkm.cli.common.Headlines`); without, every command does."""
-    p = Parser(prog="flexpkm", description=__doc__.splitlines()[0])
+    p = Parser(prog="flexpkm", description=__doc__.splitlines()[0],
+               epilog="exit status: " + "; ".join(f"{code} {text.split(':')[0]}"
+                                                  for code, text in EXIT_STATUSES))
     p.add_argument("--version", action="version", version=f"flexpkm {__version__}")
     add_output_options(p, top=True)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
