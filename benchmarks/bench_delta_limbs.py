@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flexpkm.cases import delta as D, delta_limbs as L                       # noqa: E402
-from flexpkm.algorithms.dynamics import full_model, inverse_dynamics      # noqa: E402
+from flexpkm.algorithms.dynamics import full_dynamics, inverse_dynamics      # noqa: E402
 from flexpkm.algorithms.reference import build_model                          # noqa: E402
 from flexpkm.threads import one_blas_thread                                 # noqa: E402
 from bench_modal import median_of                                           # noqa: E402  (same folder)
@@ -46,10 +46,10 @@ def main():
     m_p = model.robot.platform.body.invariants.m
     t_, q_a, _ = D.idm_path(model, start, stop, 0.5)
     qd_a = np.gradient(q_a, t_, axis=0)                 # any velocities: timing only
-    dep = full_model(model, D.configuration(model, P[:1]), qd_a[:1]).dep
+    dep = full_dynamics(model, D.configuration(model, P[:1]), qd_a[:1]).dep
 
     def one_model():
-        fm = full_model(model, D.configuration(model, P), qd_a, dep=dep)
+        fm = full_dynamics(model, D.configuration(model, P), qd_a, dep=dep)
         return inverse_dynamics(fm, np.zeros_like(qd_a))
 
     with one_blas_thread():

@@ -54,9 +54,9 @@ def row(label, a, b):
 
 
 def dualemps():
-    robot = build_model(D.robot())
-    q = D.configuration(robot, 0.05, 0.1)
-    t_flex = median_of(lambda: natural_frequencies(robot, q))
+    model = build_model(D.robot())
+    q = D.configuration(model, 0.05, 0.1)
+    t_flex = median_of(lambda: natural_frequencies(model, q))
     try:
         from tests.independent.opensees_dualemps import dualemps_frequencies
         t_ops = median_of(lambda: dualemps_frequencies(0.05, 0.1, method="opensees"))
@@ -66,14 +66,14 @@ def dualemps():
     row("one pose, ms", t_flex, t_ops)
     # batch over a grid of poses in one call
     q11, q21 = np.meshgrid(*[np.linspace(0, 0.2, 4 if QUICK else 20)] * 2)
-    batch_rows(robot, np.stack([D.configuration(robot, a, b) for a, b in zip(q11.ravel(), q21.ravel())]))
+    batch_rows(model, np.stack([D.configuration(model, a, b) for a, b in zip(q11.ravel(), q21.ravel())]))
 
 
 def navaro():
     from flexpkm.cases import navaro as N
-    robot = build_model(N.robot())
-    q = N.configuration(robot, 0.02, 0.01, 0.1)
-    t_flex = median_of(lambda: natural_frequencies(robot, q), repeat=5, number=3)
+    model = build_model(N.robot())
+    q = N.configuration(model, 0.02, 0.01, 0.1)
+    t_flex = median_of(lambda: natural_frequencies(model, q), repeat=5, number=3)
     try:
         from tests.independent.opensees_navaro import navaro_frequencies
         t_ops = median_of(lambda: navaro_frequencies(0.02, 0.01, 0.1), repeat=3, number=1)
@@ -83,19 +83,19 @@ def navaro():
     row("one pose, ms", t_flex, t_ops)
     n = 10 if QUICK else 200
     poses = np.column_stack([np.zeros(n), np.linspace(0, 0.02, n), np.linspace(0, -np.pi / 3, n)])
-    batch_rows(robot, N.pose_configurations(robot, poses), t_ops)
+    batch_rows(model, N.pose_configurations(model, poses), t_ops)
 
 
-def first_use(compiled_modal, robot, qs):
+def first_use(compiled_modal, model, qs):
     """Seconds to generate and compile the modal function, in an empty cache
     (not with ``--quick``: then the cache is used)."""
     if QUICK:
-        compiled_modal.natural_frequencies(robot, qs, shapes=False)
+        compiled_modal.natural_frequencies(model, qs, shapes=False)
         return "cache"
     old = os.environ.get("FLEXPKM_CACHE")
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["FLEXPKM_CACHE"] = tmp
-        fresh = build_model(robot.robot)            # its own slot of compiled functions
+        fresh = build_model(model.robot)            # its own slot of compiled functions
         t0 = time.perf_counter()
         compiled_modal.natural_frequencies(fresh, qs, shapes=False)
         total = time.perf_counter() - t0
@@ -103,7 +103,7 @@ def first_use(compiled_modal, robot, qs):
         os.environ.pop("FLEXPKM_CACHE")
     else:
         os.environ["FLEXPKM_CACHE"] = old
-    compiled_modal.natural_frequencies(robot, qs, shapes=False)       # the cached one again
+    compiled_modal.natural_frequencies(model, qs, shapes=False)       # the cached one again
     return f"{total:.1f} s to generate and compile, then cached"
 
 
@@ -120,12 +120,12 @@ def eig_times(K, M, B):
     return out
 
 
-def batch_rows(robot, qs, t_ops=np.nan):
+def batch_rows(model, qs, t_ops=np.nan):
     """Per-pose time of one batched call, with and without mode shapes, next
     to the bare dense generalized eigensolver on the same matrices."""
     B = len(qs)
-    natural_frequencies(robot, qs[:2])
-    red = natural_frequencies(robot, qs).reduced
+    natural_frequencies(model, qs[:2])
+    red = natural_frequencies(model, qs).reduced
     na = red.n_a
     M, K = np.ascontiguousarray(red.M_r[:, na:, na:]), np.ascontiguousarray(red.K_r[:, na:, na:])
     eig = eig_times(K, M, B)
@@ -134,12 +134,12 @@ def batch_rows(robot, qs, t_ops=np.nan):
           f"   ratio")
     rows = [("  eigensolver alone, blocks " + blocks, lambda v: eig["split", v])]
     rows.append(("  numpy M_r, K_r", lambda v: median_of(
-        lambda: natural_frequencies(robot, qs, shapes=v), repeat=5, number=1) / B))
+        lambda: natural_frequencies(model, qs, shapes=v), repeat=5, number=1) / B))
     try:
         from flexpkm.compiled import modal as compiled_modal
-        first = first_use(compiled_modal, robot, qs[:2])
+        first = first_use(compiled_modal, model, qs[:2])
         rows.append(("  generated M_r, K_r (C)", lambda v: median_of(
-            lambda: compiled_modal.natural_frequencies(robot, qs, shapes=v), repeat=7,
+            lambda: compiled_modal.natural_frequencies(model, qs, shapes=v), repeat=7,
             number=1) / B))
     except ImportError:
         compiled_modal = None
@@ -152,14 +152,14 @@ def batch_rows(robot, qs, t_ops=np.nan):
             if label.startswith("  generated") and not vectors:
                 tc = t
     if compiled_modal is not None:
-        ta = median_of(lambda: compiled_modal.reduced_matrices(robot, qs), repeat=7, number=1) / B
+        ta = median_of(lambda: compiled_modal.reduced_matrices(model, qs), repeat=7, number=1) / B
         print(f"{'    of which M_r, K_r, J_d, cond(J_t^f), loop check':<48s} {1e3 * ta:10.3f}"
               f"{'':>10s}    (first use: {first})")
         if np.isfinite(t_ops):
             print(f"{'    against the OpenSeesPy model (one pose)':<48s} {1e3 * tc:10.3f} "
                   f"{1e3 * t_ops:10.3f}   {t_ops / tc:5.1f} x faster")
-    t1 = median_of(lambda: natural_frequencies(robot, qs, shapes=False), repeat=5, number=1) / B
-    td = median_of(lambda: modes_of(robot, qs, shapes=False), repeat=5, number=1) / B
+    t1 = median_of(lambda: natural_frequencies(model, qs, shapes=False), repeat=5, number=1) / B
+    td = median_of(lambda: modes_of(model, qs, shapes=False), repeat=5, number=1) / B
     print(f"{'  numpy, frequencies, BLAS default threads':<48s} {1e3 * td:10.3f} {'':>10s}   "
           f"one thread: {1e3 * t1:.3f} ({td / t1:.1f} x faster)")
     print()

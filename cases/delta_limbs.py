@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.dynamics import full_model
+from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.cases import delta as D
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 from flexpkm.model.description import Platform
 from flexpkm.model.limbs import Mount, combine_limbs
 from flexpkm.spatial import rot_z
@@ -35,7 +35,7 @@ def limb_models(flexible=False):
     for leg, phi in zip(D.LEGS, D.PHI):
         placed = rl.place(leg, Mount(gamma=phi, platform_rotation=tuple(map(tuple, rot_z(phi)))),
                           actuated=("1",))
-        model = build_model(combine_limbs(
+        model = build_structure(combine_limbs(
             f"Delta limb {leg}", [placed], platform=Platform(dofs=(0, 1, 2), dof_names=("x", "y", "z")),
             gravity=D.GRAVITY))
         layout = model.layout
@@ -58,7 +58,7 @@ def limb_contribution(limb, P, Pd, Pdd):
     """Müller's Eq. (144) for one limb, vectorised over B samples: (F_i (B, 3)
     N, task-space force of the limb's dynamics; J_IK row (B, 3) rad/m)."""
     model, dep, act, leg = limb
-    fm = full_model(model, limb_configuration(model, P, leg), Pd, dep=dep)
+    fm = full_dynamics(model, limb_configuration(model, P, leg), Pd, dep=dep)
     F = np.einsum("bij,bj->bi", fm.M, Pdd) + fm.c
     return F, fm.J[:, act, :]
 

@@ -33,8 +33,8 @@ def from_file(path, variant=None) -> Case:
     robot = files.load(path, variant=variant)
     layout = robot.layout
     q_a_names = tuple(layout.names[i] for i in layout.actuated)
-    q_a_units = tuple("m" if robot.frames[robot.frame_index[n[1:]]].sigma == 1 else "rad"
-                      for n in q_a_names)
+    q_a_units = tuple("m" if robot.frames[robot.frame_index[layout.frame_of(c)]].sigma == 1
+                      else "rad" for c in layout.actuated)
     options = [Option("variant", "a [variants.NAME] table of the file (default: none)",
                       kind="text", default=variant)]
     if robot.platform is not None and q_a_names:

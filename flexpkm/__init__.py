@@ -6,10 +6,10 @@ One namespace::
 
     import flexpkm as fp
     from flexpkm.cases import dualemps
-    robot = dualemps.robot()                      # a Robot description
-    model = fp.build_model(robot)                 # Step 0 of Section 10.6, once
-    q_t = dualemps.configuration(model, 0.0, 0.0) # an assembled configuration
-    modes = fp.natural_frequencies(model, q_t)    # Ch. 11: (9,) Hz
+    robot = dualemps.robot()                         # a Robot description
+    model = fp.build_model(robot)                    # Step 0 of Section 10.6, once
+    q_tot = dualemps.configuration(model, 0.0, 0.0)  # an assembled configuration (n_tot,)
+    modes = fp.natural_frequencies(model, q_tot)     # Ch. 11: (9,) Hz
 
 One pose in gives one pose out, a batch (B, ...) gives a batch.
 
@@ -40,13 +40,13 @@ if TYPE_CHECKING:
                                refine, load_robot, loads_robot, dump_robot, dumps_robot)
     from flexpkm.algorithms.reference import build_model
     from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
-    from flexpkm.algorithms.platform import platform_pose
+    from flexpkm.algorithms.platform import PlatformPose, platform_pose
     from flexpkm.algorithms.assembly import assemble, reference_configuration
     from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
     from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
                                             constraint_jacobian, project_on_loops, with_platform)
-    from flexpkm.algorithms.modal import Modes, ReducedModel, natural_frequencies, reduced_matrices
-    from flexpkm.algorithms.dynamics import (FullModel, direct_dynamics, full_model,
+    from flexpkm.algorithms.modal import Modes, ReducedMatrices, natural_frequencies, reduced_matrices
+    from flexpkm.algorithms.dynamics import (FullDynamics, direct_dynamics, full_dynamics,
                                              inverse_dynamics, point_acceleration)
     from flexpkm.algorithms.reactions import JointReactions, joint_reactions
     from flexpkm.algorithms.redundancy import actuation_matrix, is_redundant
@@ -108,11 +108,11 @@ __all__ = [
     "CoordinateLayout", "Model", "build_model", "REVOLUTE", "PRISMATIC", "FIXED", "refine",
     "load_robot", "loads_robot", "dump_robot", "dumps_robot",
     # algorithms (10.3, 10.4, 10.123, Ch. 11)
-    "TreeKinematics", "tree_kinematics", "platform_pose", "constraint_jacobian", "closure_residual",
+    "TreeKinematics", "tree_kinematics", "platform_pose", "PlatformPose", "constraint_jacobian", "closure_residual",
     "project_on_loops", "select_rows", "RowSelection", "assemble", "reference_configuration",
     "check_loops", "with_platform",
-    "LOOP_TOL", "reduced_matrices", "ReducedModel", "natural_frequencies", "Modes",
-    "full_model", "FullModel", "inverse_dynamics", "direct_dynamics", "point_acceleration",
+    "LOOP_TOL", "reduced_matrices", "ReducedMatrices", "natural_frequencies", "Modes",
+    "full_dynamics", "FullDynamics", "inverse_dynamics", "direct_dynamics", "point_acceleration",
     # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path
     "joint_reactions", "JointReactions", "actuation_matrix", "is_redundant",
     "path_inverse_dynamics", "IdmResult",

@@ -26,7 +26,7 @@ POSITIONS = [(0.0, 0.0, -0.80), (0.20, 0.10, -0.95)]
 def locked_rotations(model, q, n=8):
     """Frequencies with the platform's rotations locked (the old model)."""
     red = fp.reduced_matrices(model, q[None])
-    keep = [i for i, c in enumerate(red.ind) if c not in model.layout.platform_dependent]
+    keep = [i for i, c in enumerate(red.indep) if c not in model.layout.platform_dependent]
     M, K = red.M_r[:, keep][:, :, keep], red.K_r[:, keep][:, :, keep]
     na = red.n_a
     lam = generalized_eigh(K[:, na:, na:], M[:, na:, na:], vectors=False)[0][0, :n]

@@ -36,7 +36,7 @@ from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import (FlexPKMError, InvalidArgumentError, SingularConfigurationError,
                             UnreachablePoseError, WorkingModeError)
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 #: singular values of ``J_free`` below this fraction of the largest are rank loss
 RCOND_RANK = 1e-9
@@ -47,7 +47,7 @@ MAX_STEP = 0.05
 
 def reference_configuration(model) -> np.ndarray:
     """``q_tot`` (n_tot,) of the robot's ``reference`` (absent coordinates 0)."""
-    model = build_model(model)
+    model = build_structure(model)
     q = np.zeros(model.layout.n_tot)
     for name, value in model.reference.items():
         q[model.layout.index(name)] = value
@@ -80,7 +80,7 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40,
     (the solution is not locally unique: ``J_free`` rank deficient, with its
     condition number), :class:`InvalidArgumentError` for bad arguments.
     """
-    model = build_model(model)
+    model = build_structure(model)
     _check_solver(tol, max_iter)
     layout = model.layout
     if (q_a is None) == (pose is None):
@@ -204,7 +204,7 @@ def _newton(model, q, free, tol, max_iter):
         err = np.abs(r).max() if r.size else 0.0
         if not np.isfinite(err) or err < tol:
             break
-        J = constraint_jacobian(model, kin, *platform_pose(model, q)[::-1])[0][0][:, free]
+        J = constraint_jacobian(model, kin, platform_pose(model, q))[0][0][:, free]
         dx = -np.linalg.lstsq(J, r, rcond=None)[0]
         dx *= min(1.0, 4 * MAX_STEP / max(np.abs(dx).max(), 1e-300))     # trust region
         for _ in range(12):                     # halve the step until |h| decreases
@@ -224,7 +224,7 @@ def _check_unique(model, q, free, where):
     rank, else :class:`SingularConfigurationError` with its condition number."""
     layout = model.layout
     kin = tree_kinematics(model, q[None, :layout.n_t])
-    J = constraint_jacobian(model, kin, *platform_pose(model, q[None])[::-1])[0][0][:, free]
+    J = constraint_jacobian(model, kin, platform_pose(model, q[None]))[0][0][:, free]
     if J.shape[1] == 0:
         return
     sv = np.append(np.linalg.svd(J, compute_uv=False), 0.0)   # 0.0: no rows at all
@@ -243,7 +243,7 @@ def assemble_reference(model) -> np.ndarray:
     forward problem at its actuated coordinates, or, for a robot without
     actuators (e.g. the refined NaVARo, held by springs), the inverse problem
     at its platform coordinates. Raises what :func:`assemble` raises."""
-    model = build_model(model)
+    model = build_structure(model)
     q_ref = reference_configuration(model)
     layout = model.layout
     if layout.actuated or model.platform is None:
@@ -256,7 +256,7 @@ def reference_modes(model):
     of the robot's assembled reference configuration, or None (no reference,
     or it does not assemble): those of ``model.reference_state``
     (:func:`flexpkm.build_model`), else computed (not kept)."""
-    model = build_model(model)
+    model = build_structure(model)
     if model.reference_state is not None:
         return model.reference_state.modes
     if not (model.reference and model.closures):

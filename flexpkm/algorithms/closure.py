@@ -27,7 +27,7 @@ from flexpkm.algorithms.constraint_rows import select_for_columns, select_rows
 from flexpkm.algorithms.dependent import (RCOND_SINGULAR, assert_invertible, choose_dependent,
                                           limb_blocks)
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 
 
@@ -38,52 +38,53 @@ DROPPED_GAP = 1e-6
 LOOP_TOL = 1e-6
 
 
-def constraint_jacobian(model, kin, P, R_p=None):
+def constraint_jacobian(model, kin, pose):
     """``J_tot`` of Eq. (10.107) for all closures: the exact derivative of
     :func:`closure_residual` (rows of :mod:`flexpkm.algorithms.cut_joints`;
     at aligned cut frames the relative twist components the joint blocks,
     in the cut frame).
 
     kin : :class:`flexpkm.algorithms.tree.TreeKinematics` (B poses).
-    P : (B, 3) platform origin, m; R_p : (B, 3, 3) platform orientation
-    (:func:`flexpkm.algorithms.platform.platform_pose`); R_p may be omitted
+    pose : :class:`flexpkm.algorithms.platform.PlatformPose` ``(R_p, P)``
+    (:func:`flexpkm.algorithms.platform.platform_pose`): R_p (B, 3, 3)
+    platform orientation, P (B, 3) origin, m; R_p may be None
     at an assembled configuration unless a universal or prismatic joint
     reaches the platform (:class:`InvalidArgumentError`).
     Returns (J_tot (B, c, n_tot), labels: list of ``(closure label, leg,
     row name)``). Columns follow ``model.layout`` (``q_tot = [q_t; x_p]``).
     """
-    model = build_model(model)
+    model = build_structure(model)
     B = kin.R.shape[0]
     blocks = []
     for c, rows in zip(model.closures, model.closure_rows):
         _check_planar_cut(model, kin, c, model.frame_index[c.frame])
-        blocks.append(cj.jacobian_rows(c, rows, cj.cut_sides(model, kin, c, P, R_p)))
+        blocks.append(cj.jacobian_rows(c, rows, cj.cut_sides(model, kin, c, pose)))
     labels = row_labels(model)
     if not blocks:
         return np.zeros((B, 0, model.layout.n_tot)), labels
     return np.concatenate(blocks, axis=1), labels
 
 
-def constraint_bias(model, kin, qd_tot, P, R_p=None):
+def constraint_bias(model, kin, qd_tot, pose):
     """``dJ_tot/dt qd_tot`` (the ``b'`` of Eqs. 10.116-10.117): the
     constraint rows' time derivative at zero accelerations, same rows as
     :func:`constraint_jacobian` (the second time derivative of
     :func:`closure_residual` minus ``J_tot qdd_tot``).
 
     kin : tree kinematics computed with ``qd_t`` (acceleration bias present).
-    qd_tot : (B, n_tot) velocities of all coordinates; P : (B, 3) platform
-    origin, m; R_p : (B, 3, 3) as in :func:`constraint_jacobian`.
+    qd_tot : (B, n_tot) velocities of all coordinates; pose :
+    :class:`flexpkm.algorithms.platform.PlatformPose` as in :func:`constraint_jacobian`.
     Returns (B, c).
     """
-    model = build_model(model)
+    model = build_structure(model)
     B = kin.R.shape[0]
     g_add = np.asarray(kin.gravity, float)          # a_bias contains -g: add it back
     acc = lambda j: (kin.a_bias[:, j] + g_add, kin.alpha_bias[:, j])
     out = []
     for c, rows in zip(model.closures, model.closure_rows):
-        s = cj.cut_sides(model, kin, c, P, R_p)
+        s = cj.cut_sides(model, kin, c, pose)
         acc_g = (acc(model.frame_index[c.other]) if c.other is not None
-                 else cj.platform_point_acceleration(s, qd_tot, P))
+                 else cj.platform_point_acceleration(s, qd_tot, pose.P))
         out.append(cj.bias_rows(c, rows, s, qd_tot, acc(model.frame_index[c.frame]), acc_g))
     return np.concatenate(out, axis=1) if out else np.zeros((B, 0))
 
@@ -102,12 +103,12 @@ def closure_residual(model, q_tot, kin=None):
     q_tot : (n_tot,) or (B, n_tot). Returns (B, c): m for v rows,
     dimensionless (sines of the angle errors) for w rows.
     """
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     kin = kin or tree_kinematics(model, q[:, :layout.n_t])
-    R_p, P = platform_pose(model, q)
-    out = [cj.residual_rows(c, rows, cj.cut_sides(model, kin, c, P, R_p))
+    pose = platform_pose(model, q)
+    out = [cj.residual_rows(c, rows, cj.cut_sides(model, kin, c, pose))
            for c, rows in zip(model.closures, model.closure_rows)]
     return np.concatenate(out, axis=1) if out else np.zeros((q.shape[0], 0))
 
@@ -120,7 +121,7 @@ def with_platform(model, q_t, closure=None):
     exp(hat(platform_rotation)) = R_k``. For
     a closed-form inverse geometric model; the other closures are not
     looked at (:func:`check_loops` does). Without a platform: ``q_t``."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q_t = as_batch(q_t, layout.n_t)
     if model.platform is None:
@@ -150,7 +151,7 @@ def check_loops(model, q_tot, kin=None, tol=LOOP_TOL, what="q"):
     (n_tot,)/(B, n_tot) is open by more than ``tol`` (m for the position
     rows, rad for the rotation rows), naming the closure, its leg, the pose
     index and the gap. Returns the largest gap of each pose (B,)."""
-    model = build_model(model)
+    model = build_structure(model)
     r = closure_residual(model, q_tot, kin)
     if not r.size:
         return np.zeros(r.shape[0])
@@ -184,17 +185,17 @@ def half_turns(model, q_tot, kin=None) -> list:
     "z_k . z_g", dot product)`` for each pose and closure where an axis the
     joint keeps aligned points the other way (dot product < 0), pose order.
     q_tot : (n_tot,) or (B, n_tot)."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = as_batch(q_tot, layout.n_tot)
     kin = kin or tree_kinematics(model, q[:, :layout.n_t])
-    R_p, P = platform_pose(model, q)
+    pose = platform_pose(model, q)
     out = []
     for c, rows in zip(model.closures, model.closure_rows):
         axes = cj.aligned_axes(c, rows)
         if not axes:
             continue
-        dots = cj.alignment(c, rows, cj.cut_sides(model, kin, c, P, R_p))
+        dots = cj.alignment(c, rows, cj.cut_sides(model, kin, c, pose))
         for b, i in zip(*np.nonzero(~(dots > 0))):
             name = "xyz"[axes[i]]
             out.append((int(b), c.label, c.leg, f"{name}_k . {name}_g", float(dots[b, i])))
@@ -213,7 +214,7 @@ def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
     Returns (q_tot, residual norm).
     Raises :class:`SingularConfigurationError` when it does not converge.
     """
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = np.array(q_tot, float).reshape(1, layout.n_tot)
     for _ in range(max_iter):
@@ -222,7 +223,7 @@ def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
         err = np.abs(r).max() if r.size else 0.0
         if err < tol:
             return q[0], err
-        J_tot, labels = constraint_jacobian(model, kin, *platform_pose(model, q)[::-1])
+        J_tot, labels = constraint_jacobian(model, kin, platform_pose(model, q))
         if dep is None:
             kept = select_rows(J_tot, labels).kept      # the independent rows only
             dep = choose_dependent(model, J_tot[:, kept], [labels[i] for i in kept])[0]
@@ -316,7 +317,7 @@ def solve_closure(model, J_tot, labels, q_dep=None, dep=None, rows=None) -> Clos
     without it.
     Raises :class:`SingularConfigurationError` when ``J_t^f`` is singular, or
     when a dropped row is not redundant at another pose of the batch."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     sel = select_rows(J_tot, labels) if rows is None else rows
     if rows is None and dep is not None and len(sel.kept) != len(dep):

@@ -102,7 +102,7 @@ def pencil_measures(lam, scale):
     """``(cond (B,), measure (B,))`` of the pencil ``K x = lambda M x``
     with eigenvalues ``lam`` (B, n): ``lambda_max / lambda_min`` (inf when
     lambda_min <= 0) and ``lambda_min / scale``, ``scale`` (B,) the ratio of
-    the stiffness and inertia scales (1/s^2; :attr:`ReducedModel.scales`:
+    the stiffness and inertia scales (1/s^2; :attr:`ReducedMatrices.scales`:
     from K_tot and M_tot, so that the measure does not depend on the choice
     of q_dep)."""
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -80,12 +80,14 @@ def needs_platform_rotation(closure):
     return closure.other is None and closure.joint in ("universal", "prismatic")
 
 
-def cut_sides(model, kin, closure, P, R_p=None) -> CutSides:
-    """:class:`CutSides` of ``closure``. P (B, 3), R_p (B, 3, 3) or None:
-    the platform pose; without R_p the platform-side frame is taken at its
+def cut_sides(model, kin, closure, pose) -> CutSides:
+    """:class:`CutSides` of ``closure``. pose :
+    :class:`flexpkm.algorithms.platform.PlatformPose` (R_p (B, 3, 3) or None,
+    P (B, 3)); without R_p the platform-side frame is taken at its
     assembled place (``O_g = O_k``, ``R_0g = R_0k``), exact for the rows of
     weld, revolute and spherical closures at an assembled configuration.
     Raises :class:`InvalidArgumentError` when R_p is needed and absent."""
+    R_p, P = pose
     layout = model.layout
     B = kin.R.shape[0]
     k = model.frame_index[closure.frame]
@@ -102,7 +104,7 @@ def cut_sides(model, kin, closure, P, R_p=None) -> CutSides:
         if needs_platform_rotation(closure):
             raise InvalidArgumentError(
                 f"closure {closure.label}: a {closure.joint} joint to the platform needs the "
-                f"platform orientation R_p (pass R_p=platform_pose(model, q_tot)[0])")
+                f"platform orientation R_p (pass pose=platform_pose(model, q_tot))")
         Og, Rg = Ok, Rk
     else:
         Og = P + R_p @ np.asarray(closure.platform_point, float)

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from flexpkm.errors import SingularConfigurationError
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 #: J_t^f is treated as singular below this reciprocal condition number
 RCOND_SINGULAR = 1e-10
@@ -39,7 +39,7 @@ def choose_dependent(model, J_tot, labels, q_dep=None):
       redundancy, Section 8.5): :func:`redundant_dependent`.
     Returns (dep indices, choice name).
     """
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     c = J_tot.shape[1]
     A = J_tot[0]

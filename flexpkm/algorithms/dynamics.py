@@ -27,13 +27,13 @@ from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamic
 
 
 @dataclass(kw_only=True)
-class FullModel:
+class FullDynamics:
     """``M qdd_r + c = [tau; 0]`` at one state or a batch of states (10.123).
 
     One state: M (n_r, n_r), c (n_r,) over ``q_r = [q_a; q_c]`` (``names``),
     J (n_tot, n_r) ``qd_tot = J qd_r``, b (n_tot,) (10.119); a batch keeps a
     leading axis B on each.
-    r_index : columns of q_r in q_tot;  dep : columns of q_dep
+    indep : columns of q_r in q_tot;  dep : columns of q_dep
     n_a : number of actuated coordinates
     kin : the tree kinematics of the state(s) (with its acceleration bias),
         always with a batch axis
@@ -53,7 +53,7 @@ class FullModel:
     c: np.ndarray
     J: np.ndarray
     b: np.ndarray
-    r_index: np.ndarray
+    indep: np.ndarray
     dep: np.ndarray
     n_a: int
     names: tuple
@@ -86,13 +86,13 @@ def r_ordering(model, indep):
     return np.array(act + [i for i in indep if i not in model.layout.actuated]), len(act)
 
 
-def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
-               coulomb_smoothing=0.0, loop_tol=LOOP_TOL) -> FullModel:
+def full_dynamics(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
+                  coulomb_smoothing=0.0, loop_tol=LOOP_TOL) -> FullDynamics:
     """Steps 1-3 of Section 10.6 at a state: ``M``, ``c`` (10.123), ``J``, ``b`` (10.119).
 
     q_tot : (n_tot,) or (B, n_tot) all coordinates (must satisfy the loops).
     qd_r  : (n_r,) or (B, n_r) independent velocities, order of ``r_ordering``.
-    Returns a :class:`FullModel` of one state for a q_tot of shape (n_tot,),
+    Returns a :class:`FullDynamics` of one state for a q_tot of shape (n_tot,),
     of B states for (B, n_tot).
     dep   : dependent columns (default: chosen as in
             :func:`flexpkm.algorithms.closure.choose_dependent`; keep it fixed along a
@@ -107,57 +107,57 @@ def full_model(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     n_t = layout.n_t
     kin0 = tree_kinematics(model, q[:, :n_t])
     if loop_tol is not None:
-        check_loops(model, q, kin0, tol=loop_tol, what="full_model")
-    R_0p, P = platform_pose(model, q)
-    J_tot, labels = constraint_jacobian(model, kin0, P, R_0p)
+        check_loops(model, q, kin0, tol=loop_tol, what="full_dynamics")
+    pose = platform_pose(model, q)
+    J_tot, labels = constraint_jacobian(model, kin0, pose)
     sol = solve_closure(model, J_tot, labels, dep=dep)
-    r_index, n_a = r_ordering(model, sol.indep)
+    indep, n_a = r_ordering(model, sol.indep)
     col = {i: k for k, i in enumerate(sol.indep)}
-    J = sol.J[:, :, [col[i] for i in r_index]]
-    qd_r = as_batch(np.broadcast_to(qd_r, qd_r.shape if np.ndim(qd_r) else (len(r_index),)),
-                    len(r_index)) * np.ones((q.shape[0], 1))
+    J = sol.J[:, :, [col[i] for i in indep]]
+    qd_r = as_batch(np.broadcast_to(qd_r, qd_r.shape if np.ndim(qd_r) else (len(indep),)),
+                    len(indep)) * np.ones((q.shape[0], 1))
     qd_tot = (J @ qd_r[:, :, None])[..., 0]
     kin = add_acceleration_bias(model, kin0, qd_tot[:, :n_t], gravity=gravity)
-    bprime = constraint_bias(model, kin, qd_tot, P, R_0p)
+    bprime = constraint_bias(model, kin, qd_tot, pose)
     b = np.zeros_like(qd_tot)
     if len(sol.dep):
         b[:, sol.dep] = -np.linalg.solve(J_tot[:, sol.kept][:, :, sol.dep],
                                          bprime[:, sol.kept, None])[..., 0]
     M_t, c_t = tree_dynamics(model, q[:, :n_t], qd_tot[:, :n_t], kin=kin, friction=friction,
                              coulomb_smoothing=coulomb_smoothing)
-    M_tot = virtual_mass_matrix(model, None, R_0p, M_t=M_t)
+    M_tot = virtual_mass_matrix(model, None, pose.R, M_t=M_t)
     c_tot = np.zeros_like(qd_tot)
     c_tot[:, :n_t] = c_t
     if model.platform is not None:
         t_p = qd_tot[:, n_t:] @ selection(model.platform).T
-        c_tot[:, n_t:] = platform_bias_forces(model, R_0p, t_p, kin.gravity)
+        c_tot[:, n_t:] = platform_bias_forces(model, pose.R, t_p, kin.gravity)
     Jt = np.swapaxes(J, -1, -2)
     M = Jt @ M_tot @ J
     c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]
     M = 0.5 * (M + np.swapaxes(M, -1, -2))
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
-    return FullModel(M=M, c=c, J=J, b=b, r_index=r_index, dep=sol.dep, n_a=n_a,
-                     names=tuple(layout.names[i] for i in r_index), kin=kin,
-                     actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
-                     J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
-                     rows=sol.rows)
+    return FullDynamics(M=M, c=c, J=J, b=b, indep=indep, dep=sol.dep, n_a=n_a,
+                        names=tuple(layout.names[i] for i in indep), kin=kin,
+                        actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
+                        J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
+                        rows=sol.rows)
 
 
-def actuator_efforts(model: FullModel, qdd_r):
+def actuator_efforts(full: FullDynamics, qdd_r):
     """First row of (10.124): ``tau = M_a qdd_r + c_a`` (n_a,) or (B, n_a),
     N or N m, for accelerations ``qdd_r`` (n_r,) or (B, n_r) satisfying the
     passive rows."""
-    na = model.n_a
-    return (model.M[..., :na, :] @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.c[..., :na]
+    na = full.n_a
+    return (full.M[..., :na, :] @ np.asarray(qdd_r, float)[..., None])[..., 0] + full.c[..., :na]
 
 
-def inverse_dynamics(model: FullModel, qdd_a, weights=None):
+def inverse_dynamics(full: FullDynamics, qdd_a, weights=None):
     """Inverse problem of Section 10.4.3 (10.124): given ``qdd_a`` (n_a,)
-    (or (B, n_a) for a batched model), return ``(tau (n_a,), qdd_c (n_c,))``
+    (or (B, n_a) for a batched ``full``), return ``(tau (n_a,), qdd_c (n_c,))``
     (batched: (B, n_a), (B, n_c)): ``qdd_c = -M_cc^-1 (M_ca qdd_a + c_c)``,
     then ``tau = M_a [qdd_a; qdd_c] + c_a``.
-    With actuation redundancy (``len(model.actuated) > n_a``), ``tau`` is
+    With actuation redundancy (``len(full.actuated) > n_a``), ``tau`` is
     the (weighted) minimum-norm solution of all n_A actuators, Eqs.
     (8.145)-(8.148): see :func:`flexpkm.algorithms.redundancy.redundant_inverse_dynamics`
     (``weights``: W (n_A,) or (n_A, n_A); ignored without redundancy, where
@@ -165,18 +165,18 @@ def inverse_dynamics(model: FullModel, qdd_a, weights=None):
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M_cc is not
     positive definite."""
     from flexpkm.algorithms.redundancy import is_redundant, redundant_inverse_dynamics
-    if is_redundant(model):
-        return redundant_inverse_dynamics(model, qdd_a, weights)
-    na = model.n_a
-    (M, c, _, _), single = model.batched()
+    if is_redundant(full):
+        return redundant_inverse_dynamics(full, qdd_a, weights)
+    na = full.n_a
+    (M, c, _, _), single = full.batched()
     qdd_a = np.asarray(qdd_a, float).reshape(c.shape[0], na)
     rhs = -(c[:, na:] + (M[:, na:, :na] @ qdd_a[:, :, None])[..., 0])
     qdd_c = solve_spd(M[:, na:, na:], rhs, "M_cc")
-    tau = actuator_efforts(model, np.concatenate([qdd_a, qdd_c], axis=-1)[0 if single else ...])
+    tau = actuator_efforts(full, np.concatenate([qdd_a, qdd_c], axis=-1)[0 if single else ...])
     return (tau, qdd_c[0]) if single else (tau, qdd_c)
 
 
-def direct_dynamics(model: FullModel, tau):
+def direct_dynamics(full: FullDynamics, tau):
     """Direct problem of Section 10.4.3: ``qdd_r`` (n_r,) (batched: (B, n_r))
     for actuator efforts ``tau`` (n_a,) (batched: (B, n_a)), N or N m, from
     (10.123): ``qdd_r = M^-1 ([tau; 0] - c)``.
@@ -186,21 +186,21 @@ def direct_dynamics(model: FullModel, tau):
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M is not
     positive definite."""
     from flexpkm.algorithms.redundancy import is_redundant, redundant_direct_dynamics
-    if is_redundant(model):
-        return redundant_direct_dynamics(model, tau)
-    (M, c, _, _), single = model.batched()
+    if is_redundant(full):
+        return redundant_direct_dynamics(full, tau)
+    (M, c, _, _), single = full.batched()
     rhs = -c.copy()
-    rhs[:, :model.n_a] += np.asarray(tau, float).reshape(c.shape[0], model.n_a)
+    rhs[:, :full.n_a] += np.asarray(tau, float).reshape(c.shape[0], full.n_a)
     qdd = solve_spd(M, rhs, "M")
     return qdd[0] if single else qdd
 
 
-def accelerations_tot(model: FullModel, qdd_r):
+def accelerations_tot(full: FullDynamics, qdd_r):
     """``qdd_tot = J qdd_r + b`` (10.119), (n_tot,) or (B, n_tot)."""
-    return (model.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + model.b
+    return (full.J @ np.asarray(qdd_r, float)[..., None])[..., 0] + full.b
 
 
-def point_acceleration(model, full: FullModel, qdd_r, frame, axis_frame=None, axis=None):
+def point_acceleration(model, full: FullDynamics, qdd_r, frame, axis_frame=None, axis=None):
     """Absolute acceleration of the origin of ``frame`` (m/s^2, base frame):
     (3,) for one state, (B, 3) for a batch; or its component along ``axis``
     (3,) of ``axis_frame``: a scalar, or (B,)."""

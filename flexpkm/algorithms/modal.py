@@ -39,7 +39,7 @@ STIFF_ACTUATOR = 1e3
 
 
 @dataclass(kw_only=True)
-class ReducedModel:
+class ReducedMatrices:
     """``M_r``, ``K_r`` of Eqs. (11.26)-(11.27) over ``q_r = [q_a, q_c]``.
 
     M_r, K_r : (B, n_q, n_q)
@@ -47,7 +47,8 @@ class ReducedModel:
     n_a      : number of actuated coordinates
     choice   : how q_dep was chosen (``"book"``, ``"rank-revealing"``...)
     dep_names: the dependent coordinates
-    ind, dep, J_d : q_tot columns of q_r and q_dep, and ``J_d`` (B, c, n_q)
+    indep, dep, J_d : q_tot columns of q_r (the independent coordinates, in
+               q_r order) and of q_dep, and ``J_d`` (B, c, n_q)
     cond_closure : (B,) condition number of ``J_t^f`` (10.110) at each pose
     scales   : (B, 3) largest diagonal term of ``K_tot`` and largest ``|M_tot|``
                term over the non-actuated coordinates, largest actuated
@@ -69,7 +70,7 @@ class ReducedModel:
     n_a: int
     choice: str
     dep_names: tuple
-    ind: np.ndarray
+    indep: np.ndarray
     dep: np.ndarray
     J_d: np.ndarray
     rows: object = None
@@ -79,15 +80,15 @@ class ReducedModel:
     @property
     def J(self) -> np.ndarray:
         """(B, n_tot, n_q) or (n_tot, n_q): ``J E_q^T`` (10.114), built on each access."""
-        return expand(self.ind, self.dep, self.J_d)
+        return expand(self.indep, self.dep, self.J_d)
 
 
-def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
+def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     """Steps 0-3 of Section 11.5 at ``q_tot`` (all coordinates of the
     assembled robot, :func:`flexpkm.assemble`; elastic coordinates are set
     to 0).
 
-    q_tot : (n_tot,) or (B, n_tot): one pose gives a :class:`ReducedModel`
+    q_tot : (n_tot,) or (B, n_tot): one pose gives a :class:`ReducedMatrices`
     without the batch axis, a batch one with it.
     Raises :class:`InvalidArgumentError` for another shape, an empty batch
     or a non-finite value (naming the pose), :class:`OpenLoopError` when a
@@ -102,29 +103,30 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
         q[:, sl] = 0.0
     kin = tree_kinematics(model, q[:, :layout.n_t])
     check_loops(model, q, kin, what="reduced_matrices")
-    R_0p, P = platform_pose(model, q)
-    J_tot, labels = constraint_jacobian(model, kin, P, R_0p)
+    pose = platform_pose(model, q)
+    J_tot, labels = constraint_jacobian(model, kin, pose)
     sol = solve_closure(model, J_tot, labels, q_dep=q_dep)
     act = [k for k, i in enumerate(sol.indep) if i in layout.actuated]
     rest = [k for k, i in enumerate(sol.indep) if i not in layout.actuated]
     order = act + rest                                   # E_q
-    ind, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
-    M_tot = virtual_mass_matrix(model, q[:, :layout.n_t], R_0p, kin, undeformed=True)
-    M_r = project(M_tot, ind, dep, J_d)
-    K_r = project(model.K_tot[None], ind, dep, J_d)
-    names = tuple(layout.names[i] for i in ind)
+    indep, dep, J_d = sol.indep[order], sol.dep, sol.J_d[:, :, order]
+    M_tot = virtual_mass_matrix(model, q[:, :layout.n_t], pose.R, kin, undeformed=True)
+    M_r = project(M_tot, indep, dep, J_d)
+    K_r = project(model.K_tot[None], indep, dep, J_d)
+    names = tuple(layout.names[i] for i in indep)
     J_f = J_tot[:, sol.kept][:, :, dep] if sol.rows is not None else J_tot[:, :, dep]
-    red = ReducedModel(M_r=M_r, K_r=K_r, names=names, n_a=len(act), choice=sol.choice,
-                       dep_names=tuple(layout.names[i] for i in sol.dep), ind=ind, dep=dep, J_d=J_d,
-                       rows=sol.rows, cond_closure=closure_condition(J_f),
-                       scales=passive_scale(model, M_tot))
+    red = ReducedMatrices(M_r=M_r, K_r=K_r, names=names, n_a=len(act), choice=sol.choice,
+                          dep_names=tuple(layout.names[i] for i in sol.dep), indep=indep, dep=dep,
+                          J_d=J_d,
+                          rows=sol.rows, cond_closure=closure_condition(J_f),
+                          scales=passive_scale(model, M_tot))
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 
 def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_q", "shapes_tot",
                                  "cond_closure", "scales", "cond_pencil", "singularity_measure",
                                  "repeated", "near_singular")):
-    """``result`` (a :class:`ReducedModel` or :class:`Modes` of a batch of
+    """``result`` (a :class:`ReducedMatrices` or :class:`Modes` of a batch of
     one pose) without its batch axis: one pose in, one pose out."""
     out = {f.name: getattr(result, f.name)[0] for f in fields(result)
            if f.name in fields_ and getattr(result, f.name) is not None}
@@ -133,13 +135,13 @@ def single_pose(result, fields_=("M_r", "K_r", "J_d", "frequencies_hz", "shapes_
     return replace(result, **out)
 
 
-def project(A, ind, dep, J_d):
-    """``J^T A J`` for ``J`` = identity on the independent rows ``ind`` and
+def project(A, indep, dep, J_d):
+    """``J^T A J`` for ``J`` = identity on the independent rows ``indep`` and
     ``J_d`` on the dependent rows ``dep`` (10.114), without forming J:
     ``A_ii + J_d^T A_di + A_id J_d + J_d^T A_dd J_d``. A (B or 1, n_tot,
     n_tot) symmetric, J_d (B, c, n_q). Returns (B, n_q, n_q)."""
-    n = len(ind)
-    perm = np.concatenate([ind, dep])
+    n = len(indep)
+    perm = np.concatenate([indep, dep])
     Ap = np.take(np.take(A, perm, axis=1), perm, axis=2)
     AJ = Ap[:, :n, n:] @ J_d
     out = Ap[:, :n, :n] + AJ
@@ -160,12 +162,12 @@ class Modes:
     shapes_tot : (B, n_tot, n) the same expanded to every coordinate through J
                (None when computed with ``shapes=False``)
     names : coordinates of ``shapes_q``
-    reduced : the :class:`ReducedModel` they come from
+    reduced : the :class:`ReducedMatrices` they come from
     cond_closure : (B,) condition number of ``J_t^f`` (closure)
     cond_pencil : (B,) ``lambda_max / lambda_min`` of the stiffness/mass
                pencil (all modes, before ``n_modes``; inf if lambda_min <= 0)
     singularity_measure : (B,) ``lambda_min / (max diag K_tot / max |M_tot|)``
-               over the non-actuated coordinates (:attr:`ReducedModel.scales`;
+               over the non-actuated coordinates (:attr:`ReducedMatrices.scales`;
                with elastic actuators the actuator stiffness and the actuated
                inertia join them), the Type 2 distance measure (singular below
                ``ZERO_STIFFNESS``); it does not depend on the q_dep choice
@@ -186,7 +188,7 @@ class Modes:
     shapes_q: np.ndarray
     shapes_tot: np.ndarray
     names: tuple
-    reduced: ReducedModel
+    reduced: ReducedMatrices
     cond_closure: np.ndarray = None
     cond_pencil: np.ndarray = None
     singularity_measure: np.ndarray = None
@@ -205,13 +207,13 @@ def passive_scale(model, M_tot) -> np.ndarray:
     """(B, 3): the largest diagonal term of ``K_tot`` and the largest
     ``|M_tot|`` term over the non-actuated coordinates, and the largest
     actuated diagonal term of ``M_tot`` without rotor inertia (see
-    ReducedModel)."""
+    ReducedMatrices)."""
     layout = model.layout
     act = np.asarray(layout.actuated, int)
     free = np.setdiff1d(np.arange(layout.n_tot), act)
     k = stiffness_scale(model)
     m = np.abs(M_tot[:, free][:, :, free]).max(axis=(1, 2), initial=0.0)
-    rotor = np.array([model.rotor_inertia.get(layout.names[i][1:], 0.0) for i in act])
+    rotor = np.array([model.rotor_inertia.get(layout.frame_of(i), 0.0) for i in act])
     m_a = np.abs(M_tot[:, act, act] - rotor).max(axis=1, initial=0.0)
     return np.column_stack([np.full(len(m), k), m, m_a])
 
@@ -271,7 +273,7 @@ def modes_of(model, q_tot, n_modes=None, actuator_stiffness=None,
              q_dep=None, allow_zero=False, shapes=True, reduce=None) -> Modes:
     """:func:`natural_frequencies` with the BLAS threads left as they are
     (the caller limits them) and the reduction given:
-    ``reduce(model, q (B, n_tot), q_dep=)`` gives the :class:`ReducedModel`
+    ``reduce(model, q (B, n_tot), q_dep=)`` gives the :class:`ReducedMatrices`
     (default :func:`reduced_matrices`; the generated one of
     :mod:`flexpkm.compiled.modal`). Same arguments, result and errors as
     :func:`natural_frequencies`."""
@@ -298,13 +300,13 @@ def modes_of(model, q_tot, n_modes=None, actuator_stiffness=None,
                                        K_cc if K_cc.shape[-1] else None)
         if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
             J_A = red.J[:, act, :]
-            rotor = np.array([model.rotor_inertia.get(n[1:], 0.0) for n in act_names])
+            rotor = np.array([model.rotor_inertia.get(model.layout.frame_of(c), 0.0) for c in act])
             K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
             M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
         else:
             K[:, range(na), range(na)] += k_a
-            for k, name in enumerate(names[:na]):
-                M[:, k, k] -= model.rotor_inertia.get(name[1:], 0.0)
+            for k, c in enumerate(red.indep[:na]):
+                M[:, k, k] -= model.rotor_inertia.get(model.layout.frame_of(c), 0.0)
         where = "M_r"
     if K.shape[-1] == 0:
         raise InvalidArgumentError(f"{model.name} has no coordinate left with the actuators "

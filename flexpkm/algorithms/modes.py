@@ -30,7 +30,7 @@ from flexpkm.algorithms.closure import constraint_jacobian, row_labels
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 #: a determinant of unit-norm rows and columns below this is a singularity
 SINGULAR_TOL = 1e-9
@@ -66,12 +66,11 @@ def mode_signature(model, q_tot) -> ModeSignature:
     seeded :func:`generic_configuration` that tells structural zero rows.
     Raises :class:`flexpkm.errors.InvalidArgumentError` for a ``q_tot`` of
     another shape or with non-finite values."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = np.concatenate([as_batch(q_tot, layout.n_tot), generic_configuration(model)])
     kin = tree_kinematics(model, q[:, :layout.n_t])
-    R_p, P = platform_pose(model, q)
-    J = constraint_jacobian(model, kin, P, R_p)[0]
+    J = constraint_jacobian(model, kin, platform_pose(model, q))[0]
     J, J_generic = J[:-1], J[-1:]
     legs, blocks = leg_blocks(model, J_generic)
     working = np.zeros((J.shape[0], len(legs)), dtype=int)
@@ -104,7 +103,7 @@ def leg_blocks(model, J_tot):
     legs' first rows; rows that are zero on the block's columns in ``J_tot``
     (1, c, n_tot) at :func:`generic_configuration` are left out (the
     out-of-plane rows of a planar leg in a spatial model)."""
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     labels = row_labels(model)
     legs, blocks = [], []

@@ -14,12 +14,22 @@ vector is updated by composition (:func:`platform_increment`).
 """
 from __future__ import annotations
 
+from typing import NamedTuple, Optional
+
 import numpy as np
 
 from flexpkm.elements import newton_euler as ne
 from flexpkm.errors import InvalidArgumentError
 
 from flexpkm.spatial import block_rotation, rotation_matrix, rotation_vector
+
+
+class PlatformPose(NamedTuple):
+    """Pose of the platform frame F_p in the base frame (one order everywhere:
+    R, then P). R : (B, 3, 3) ``R_0p`` (None where an analysis may omit it,
+    :func:`flexpkm.algorithms.cut_joints.cut_sides`); P : (B, 3) origin, m."""
+    R: Optional[np.ndarray]
+    P: np.ndarray
 
 
 def selection(platform) -> np.ndarray:
@@ -31,7 +41,8 @@ def selection(platform) -> np.ndarray:
 
 def platform_pose(model, q_tot):
     """Pose of the platform frame F_p from the platform coordinates of
-    ``q_tot`` (B, n_tot): returns (R_0p (B, 3, 3), P (B, 3), m). Without a
+    ``q_tot`` (B, n_tot): returns :class:`PlatformPose` (R = R_0p (B, 3, 3),
+    P (B, 3), m). Without a
     platform: identity and zeros. Raises :class:`InvalidArgumentError` for
     another shape or a non-numeric ``q_tot``."""
     try:
@@ -45,7 +56,7 @@ def platform_pose(model, q_tot):
     pose = np.zeros((B, 6))
     if model.platform is not None:
         pose[:, list(model.platform.dofs)] = q[:, model.layout.n_t:]
-    return rotation_matrix(pose[:, 3:]), pose[:, :3]
+    return PlatformPose(rotation_matrix(pose[:, 3:]), pose[:, :3])
 
 
 def platform_increment(model, q_tot, dx_p):

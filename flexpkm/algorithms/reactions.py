@@ -54,7 +54,7 @@ class JointReactions:
 def joint_reactions(full, qdd_r, tau) -> JointReactions:
     """Cut-joint wrenches ``lambda`` at a state (see the module for the sign).
 
-    full : :class:`flexpkm.algorithms.dynamics.FullModel` (one state or B).
+    full : :class:`flexpkm.algorithms.dynamics.FullDynamics` (one state or B).
     qdd_r : (n_r,) or (B, n_r) independent accelerations (order ``full.names``).
     tau : (n_A,) or (B, n_A) efforts of all actuators (order ``full.actuated``),
         N or N m, e.g. from :func:`flexpkm.algorithms.dynamics.inverse_dynamics`.
@@ -76,7 +76,7 @@ def joint_reactions(full, qdd_r, tau) -> JointReactions:
     Q[:, full.actuated] -= t.reshape(B, -1)
     dep = np.asarray(full.dep, dtype=int)
     lam = np.linalg.solve(np.swapaxes(J_tot[:, :, dep], -1, -2), Q[:, dep, None])[..., 0]
-    res = (Q - (np.swapaxes(J_tot, -1, -2) @ lam[..., None])[..., 0])[:, full.r_index]
+    res = (Q - (np.swapaxes(J_tot, -1, -2) @ lam[..., None])[..., 0])[:, full.indep]
     if single:
         lam, res = lam[0], res[0]
     return JointReactions(lam=lam, labels=full.labels, residual=res)

@@ -42,7 +42,7 @@ def independent_actuators(full) -> np.ndarray:
     """Positions in ``full.actuated`` of the n_a independent actuators
     (``full.names[:n_a]``)."""
     where = {int(c): k for k, c in enumerate(full.actuated)}
-    return np.array([where[int(c)] for c in full.r_index[:full.n_a]], dtype=int)
+    return np.array([where[int(c)] for c in full.indep[:full.n_a]], dtype=int)
 
 
 def _weights_inverse(weights, n_A):
@@ -64,7 +64,7 @@ def _weights_inverse(weights, n_A):
 def redundant_inverse_dynamics(full, qdd_a, weights=None):
     """Inverse problem with actuation redundancy, Eqs. (8.145)-(8.148).
 
-    full : :class:`flexpkm.algorithms.dynamics.FullModel` (one state or B).
+    full : :class:`flexpkm.algorithms.dynamics.FullDynamics` (one state or B).
     qdd_a : (n_a,) accelerations of the independent actuators
         (``full.names[:n_a]``), or (n_A,) of all actuators (the independent
         ones are read); rad/s^2 or m/s^2; batched (B, .).

@@ -4,7 +4,7 @@ immutable :class:`flexpkm.model.build.Model`; what depends on a pose is
 returned by each analysis, never kept).
 
 :func:`build_model` (``flexpkm.build_model``, the front door) builds the
-structure (:func:`flexpkm.model.build.build_model`, the model layer, which
+structure (:func:`flexpkm.model.build.build_structure`, the model layer, which
 cannot assemble) then assembles the robot's reference configuration once
 and fills :attr:`Model.reference_state`
 (:class:`flexpkm.model.build.ReferenceState`): the configuration, its
@@ -24,7 +24,7 @@ from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import FlexPKMError
 from flexpkm.model.build import CompiledFunctions, ReferenceState
-from flexpkm.model.build import build_model as build_structure
+from flexpkm.model.build import build_structure
 
 
 def build_model(robot):
@@ -33,7 +33,7 @@ def build_model(robot):
     (:func:`reference_state`; a Model that has it is returned as is; one
     built by the model layer alone gets it, and a fresh
     :class:`CompiledFunctions` slot). Raises what
-    :func:`flexpkm.model.build.build_model` raises; a reference that does not
+    :func:`flexpkm.model.build.build_structure` raises; a reference that does not
     assemble is not an error (the state's fields are then None and the
     analyses choose q_dep at their first pose)."""
     model = build_structure(robot)
@@ -57,8 +57,7 @@ def reference_state(model) -> ReferenceState:
     try:
         q = assemble_reference(model)
         kin = tree_kinematics(model, q[None, :model.layout.n_t])
-        R_p, P = platform_pose(model, q[None])
-        J = constraint_jacobian(model, kin, P, R_p)[0][0]
+        J = constraint_jacobian(model, kin, platform_pose(model, q[None]))[0][0]
     except FlexPKMError:
         return ReferenceState()
     try:

@@ -31,7 +31,7 @@ import numpy as np
 
 from flexpkm.errors import InvalidArgumentError
 
-from flexpkm.model.build import Model, build_model
+from flexpkm.model.build import Model, build_structure
 from flexpkm.model.description import PRISMATIC, REVOLUTE
 from flexpkm.spatial import (euler_xyz, euler_xyz_rate_bias, euler_xyz_rate_matrix,
                       cross, mdh_transform, rot_z, skew)
@@ -109,7 +109,7 @@ def tree_kinematics(model: Model, q_t, qd_t=None, gravity=None) -> TreeKinematic
     model : :class:`flexpkm.model.Model` (a Robot is built on each call).
     Raises :class:`InvalidArgumentError` on wrong shapes.
     """
-    model = build_model(model)
+    model = build_structure(model)
     n_t = model.layout.n_t
     q_t = np.asarray(q_t, dtype=float)
     if q_t.ndim and q_t.shape[-1] == model.layout.n_tot:

@@ -14,7 +14,7 @@ from flexpkm.elements import newton_euler as ne
 from flexpkm.spatial import cross
 from flexpkm.algorithms.platform import platform_mass_matrix, platform_wrench, selection
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 
 def body_jacobian(kin, j, sl, n_t) -> np.ndarray:
@@ -35,7 +35,7 @@ def tree_mass_matrix(model, q_t, kin=None, undeformed=False) -> np.ndarray:
     ``undeformed=True`` uses the constant ``M_ij0`` of Eq. (11.11) (q_e = 0,
     the modal analysis).
     """
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = as_batch(q_t, layout.n_t)
     kin = kin or tree_kinematics(model, q)
@@ -90,7 +90,7 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
     acceleration ``-g`` (model 10.68). ``coulomb_smoothing`` > 0 replaces
     sign(qd) by tanh(qd / smoothing). Returns (M_t (B, n_t, n_t), c_t (B, n_t)).
     """
-    model = build_model(model)
+    model = build_structure(model)
     layout = model.layout
     q = as_batch(q_t, layout.n_t)
     B = q.shape[0]

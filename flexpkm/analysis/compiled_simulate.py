@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.dynamics import full_model
+from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sample
-from flexpkm.compiled.robot import CompiledModel
+from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.errors import InvalidArgumentError
 
 #: output samples per call of the compiled block function
@@ -77,7 +77,7 @@ def split_sensors(sensors):
     return specs, names, other
 
 
-def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
+def run_compiled(model, p, state, drive, rec, n_sub, project, progress, cfg):
     """The loop over blocks of output samples on the compiled functions;
     fills the recorder ``rec`` from sample 1 on (its ``log`` counts the
     Newton evaluations and the retried steps). ``p`` the HHT parameters
@@ -88,20 +88,20 @@ def run_compiled(robot, p, state, drive, rec, n_sub, project, progress, cfg):
     starts after it (blocks shrink to a power of two after a failure and
     grow back after each converged block)."""
     gravity, friction, smoothing, exact, sensors = cfg
-    m = state.model
-    cm = compiled_model(robot, m.dep, None if m.rows is None or not len(m.rows.dropped)
+    m = state.full
+    cm = compiled_robot(model, m.dep, None if m.rows is None or not len(m.rows.dropped)
                         else m.rows.kept)
     n_a, prescribed = m.n_a, drive.prescribes_actuators
     specs, names, other = split_sensors(sensors)
     kp, kd = (np.broadcast_to(np.asarray(k, float), (n_a,)) for k in drive.gains(n_a))
-    g = np.asarray(robot.gravity if gravity is None else gravity, float)
+    g = np.asarray(model.gravity if gravity is None else gravity, float)
     par = [cm.parameters(kp, kd, p.h / (1 << level), p.alpha, g, friction, smoothing, p.tol)
            for level in range(MAX_HALVINGS + 1)]
     config = (prescribed, p.iterations, n_sub, project == "step", tuple(specs), exact)
     x = cm.pack(state.q, state.v, state.a, state.g, m.J, m.b)
     n_out = len(rec.t)
     times = np.cumsum(np.full((n_out - 1) * n_sub, p.h))
-    store = _Store(robot, cm, rec, names, other, cfg, progress)
+    store = _Store(model, cm, rec, names, other, cfg, progress)
     k0, size = 1, CHUNK
     while k0 < n_out:
         K = min(size, n_out - k0)
@@ -158,15 +158,15 @@ class _Store:
     evaluations; converged]``, the sensors without a compiled form), then the
     progress callback."""
 
-    def __init__(self, robot, cm, rec, names, other, cfg, progress):
-        self.robot, self.cm, self.rec, self.names = robot, cm, rec, names
+    def __init__(self, model, cm, rec, names, other, cfg, progress):
+        self.model, self.cm, self.rec, self.names = model, cm, rec, names
         self.other, self.cfg, self.progress = other, cfg, progress
 
     def __call__(self, xs, recs, k0):
         rec, n_a, K = self.rec, self.cm.n_a, xs.shape[1]
         q, v, a = self.cm.unpack(xs)
         values = {name: recs[n_a + 1 + i] for i, name in enumerate(self.names)}
-        values.update(_numpy_sensors(self.robot, self.cm, xs, self.other, self.cfg))
+        values.update(_numpy_sensors(self.model, self.cm, xs, self.other, self.cfg))
         rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values)
         for k in range(k0, k0 + K) if self.progress is not None else ():
             rec.n_done = k + 1                    # what the progress callback has seen
@@ -174,18 +174,18 @@ class _Store:
         rec.n_done = k0 + K
 
 
-def compiled_model(robot, dep, kept=None):
-    """The :class:`CompiledModel` of ``robot`` (a Model) for ``dep`` and the
+def compiled_robot(model, dep, kept=None):
+    """The :class:`CompiledRobot` of ``model`` for ``dep`` and the
     independent constraint rows ``kept`` (None: all), made once per model
     and kept for its next simulations (with its block functions) in the
-    model's slot ``robot.compiled.simulate``
+    model's slot ``model.compiled.simulate``
     (:class:`flexpkm.model.build.CompiledFunctions`); a model built again
     finds its generated code in the disk cache (:mod:`flexpkm.compiled.codegen`)."""
     kept = None if kept is None else tuple(int(i) for i in kept)
     key = (tuple(int(i) for i in dep), kept)
-    held = robot.compiled.simulate
+    held = model.compiled.simulate
     if key not in held:
-        held[key] = CompiledModel(robot, dep=dep, kept=kept)
+        held[key] = CompiledRobot(model, dep=dep, kept=kept)
     return held[key]
 
 
@@ -213,19 +213,19 @@ def _block(cm, config, K):
     return blocks[config, K]
 
 
-def _numpy_sensors(robot, cm, xs, other, cfg) -> dict:
+def _numpy_sensors(model, cm, xs, other, cfg) -> dict:
     """Sensors without a compiled form: name -> (K,) values of the numpy full
     model at the last evaluation of each sample, as the numpy recorder does."""
     out = {name: np.zeros(xs.shape[1]) for name in other}
     if not other:
         return out
     from flexpkm.compiled.step import layout
-    sl = layout(robot.layout.n_tot, len(cm.r_index), cm.n_a)[0]
+    sl = layout(model.layout.n_tot, len(cm.indep), cm.n_a)[0]
     gravity, friction, smoothing = cfg[:3]
     for j in range(xs.shape[1]):
-        full = full_model(robot, xs[sl["q_ev"], j], xs[sl["v_ev"], j], dep=cm.dep,
-                          gravity=gravity, friction=friction, coulomb_smoothing=smoothing,
-                          loop_tol=None)
+        full = full_dynamics(model, xs[sl["q_ev"], j], xs[sl["v_ev"], j], dep=cm.dep,
+                             gravity=gravity, friction=friction, coulomb_smoothing=smoothing,
+                             loop_tol=None)
         for name, fn in other.items():
-            out[name][j] = fn(robot, full, xs[sl["a"], j])
+            out[name][j] = fn(model, full, xs[sl["a"], j])
     return out

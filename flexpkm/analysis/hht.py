@@ -42,25 +42,25 @@ import numpy as np
 @dataclass(frozen=True)
 class StepState:
     """State at time t: t (s), q (n_tot,) all coordinates, v (n_r,) ``qd_r``,
-    a (n_r,) ``qdd_r``, g (n_r,) ``c - [tau; 0]`` and ``model`` (the
-    :class:`flexpkm.algorithms.dynamics.FullModel` at the state, for J, b, M)."""
+    a (n_r,) ``qdd_r``, g (n_r,) ``c - [tau; 0]`` and ``full`` (the
+    :class:`flexpkm.algorithms.dynamics.FullDynamics` at the state, for J, b, M)."""
 
     t: float
     q: np.ndarray
     v: np.ndarray
     a: np.ndarray
     g: np.ndarray
-    model: object
+    full: object
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What ``evaluate(t, q, v)`` returns: ``model`` (FullModel), g (n_r,)
+    """What ``evaluate(t, q, v)`` returns: ``full`` (FullDynamics), g (n_r,)
     ``c - [tau; 0]``, D (n_r, n_r) damping and K (n_r, n_r) stiffness of the
     iteration matrix; ``forces`` (k, n_r): the force terms whose sizes scale
     the residual (rows ``c``, ``[tau; 0]``, ``J^T K_tot q``; None: ``g``)."""
 
-    model: object
+    full: object
     g: np.ndarray
     D: np.ndarray
     K: np.ndarray
@@ -101,14 +101,14 @@ class HHT:
         return 0.25 * (1.0 + self.alpha) ** 2
 
 
-def newmark(p: HHT, n: StepState, VA_n, a1, model, fixed=None):
+def newmark(p: HHT, n: StepState, VA_n, a1, full, fixed=None):
     """Positions (n_tot,) and velocities (n_r,) at t_n+1 for accelerations a1,
-    ``qdd_tot = J a1 + b`` with the J, b of ``model``; ``VA_n = (V_n, A_n)``
+    ``qdd_tot = J a1 + b`` with the J, b of ``full``; ``VA_n = (V_n, A_n)``
     the velocities and accelerations of all coordinates at t_n; ``fixed`` =
     (q_a, qd_a) overrides the prescribed coordinates."""
     h, beta, gamma = p.h, p.beta, p.gamma
     Vn, An = VA_n
-    A1 = model.J @ a1 + model.b
+    A1 = full.J @ a1 + full.b
     q1 = n.q + h * Vn + h * h * ((0.5 - beta) * An + beta * A1)
     v1 = n.v + h * ((1 - gamma) * n.a + gamma * a1)
     if fixed is not None:
@@ -141,18 +141,18 @@ def hht_step(p: HHT, n: StepState, a1, evaluate, fixed=None):
     (:mod:`flexpkm.analysis.step_control`). Pure: no argument is modified.
     """
     t, u, alpha = n.t + p.h, p.unknown, p.alpha
-    model = n.model
-    VA_n = (model.J @ n.v, model.J @ n.a + model.b)
+    full = n.full
+    VA_n = (full.J @ n.v, full.J @ n.a + full.b)
     with np.errstate(all="ignore"):     # a diverging iterate is caught below, not warned
         for it in range(1, p.iterations + 1):
-            q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
+            q1, v1 = newmark(p, n, VA_n, a1, full, fixed)
             ev = evaluate(t, q1, v1)
-            model = ev.model
-            Ma = model.M @ a1
+            full = ev.full
+            Ma = full.M @ a1
             res = Ma + (1 - alpha) * ev.g + alpha * n.g
             forces = ev.g[None] if ev.forces is None else ev.forces
             rho = relative_residual(res[u], Ma[u], forces[:, u])
-            S = model.M + (1 - alpha) * (p.h * p.gamma * ev.D + p.h * p.h * p.beta * ev.K)
+            S = full.M + (1 - alpha) * (p.h * p.gamma * ev.D + p.h * p.h * p.beta * ev.K)
             try:
                 da = np.linalg.solve(S[np.ix_(u, u)], res[u])
             except np.linalg.LinAlgError:
@@ -164,5 +164,5 @@ def hht_step(p: HHT, n: StepState, a1, evaluate, fixed=None):
                 break
             if rho <= p.tol:
                 break
-    q1, v1 = newmark(p, n, VA_n, a1, model, fixed)
-    return StepState(t, q1, v1, a1, ev.g, model), Newton(it, rho, bool(rho <= p.tol))
+    q1, v1 = newmark(p, n, VA_n, a1, full, fixed)
+    return StepState(t, q1, v1, a1, ev.g, full), Newton(it, rho, bool(rho <= p.tol))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flexpkm.algorithms.dynamics import full_model, inverse_dynamics
+from flexpkm.algorithms.dynamics import full_dynamics, inverse_dynamics
 from flexpkm.analysis.trajectories import quintic
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
@@ -74,9 +74,9 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
     dx = state(stop[None])[0, plat] - state(start[None])[0, plat]
     xd, xdd = sd[:, None] * dx, sdd[:, None] * dx
     try:
-        first = full_model(model, q[0], 0.0)        # the independent rows decide n_r
-        dep, n_r = first.dep, len(first.r_index)
-        probe = full_model(model, q, np.zeros((len(t), n_r)), dep=dep)
+        first = full_dynamics(model, q[0], 0.0)        # the independent rows decide n_r
+        dep, n_r = first.dep, len(first.indep)
+        probe = full_dynamics(model, q, np.zeros((len(t), n_r)), dep=dep)
     except FlexPKMError as e:
         raise with_context(e, f"{model.name} along the path") from None
     Jp = probe.J[:, plat, :]
@@ -84,7 +84,7 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
         raise InvalidArgumentError(f"{model.name}: the {Jp.shape[1]} platform coordinates do not "
                                    f"fix the {Jp.shape[2]} independent velocities")
     qd_r = np.linalg.solve(Jp, xd[..., None])[..., 0]
-    full = full_model(model, q, qd_r, dep=dep, friction=friction)
+    full = full_dynamics(model, q, qd_r, dep=dep, friction=friction)
     qdd_r = np.linalg.solve(Jp, (xdd - full.b[:, plat])[..., None])[..., 0]
     tau, _ = inverse_dynamics(full, qdd_r[:, :full.n_a], weights=weights)
     act = full.actuated

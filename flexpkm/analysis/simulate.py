@@ -33,7 +33,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from flexpkm.algorithms.closure import check_loops, closure_residual, project_on_loops
-from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full_model,
+from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full_dynamics,
                                          inverse_dynamics)
 from flexpkm.algorithms.virtual_system import friction_damping
 from flexpkm.algorithms.tree import as_batch
@@ -111,55 +111,55 @@ def _vector(x, n, name):
     return x[0].copy()
 
 
-def _evaluator(robot, drive, dep, n_r, na, gravity, friction, coulomb_smoothing):
+def _evaluator(model, drive, dep, n_r, na, gravity, friction, coulomb_smoothing):
     """``evaluate(t, q, v) -> Evaluation``: the full model (10.123) at a state,
     ``g = c - [tau; 0]``, the damping / stiffness of the iteration matrix and
     the force terms that scale the residual (:func:`flexpkm.analysis.hht.relative_residual`)."""
-    K_tot = robot.K_tot
+    K_tot = model.K_tot
     kp, kd = np.zeros(n_r), np.zeros(n_r)
     kp[:na], kd[:na] = drive.gains(na)
 
     def evaluate(t, q, v):
-        model = full_model(robot, q, v, dep=dep, gravity=gravity, friction=friction,
-                           coulomb_smoothing=coulomb_smoothing, loop_tol=None)
+        full = full_dynamics(model, q, v, dep=dep, gravity=gravity, friction=friction,
+                             coulomb_smoothing=coulomb_smoothing, loop_tol=None)
         tau = np.zeros(n_r)
         if not drive.prescribes_actuators:
-            tau[:na] = drive.efforts(t, q[model.r_index[:na]], v[:na])
-        J = model.J
-        C = friction_damping(robot, J @ v, coulomb_smoothing) if friction else 0.0
-        forces = np.stack([model.c, tau, J.T @ (K_tot @ q)])
-        return Evaluation(model, model.c - tau, (J.T * C) @ J + np.diag(kd),
+            tau[:na] = drive.efforts(t, q[full.indep[:na]], v[:na])
+        J = full.J
+        C = friction_damping(model, J @ v, coulomb_smoothing) if friction else 0.0
+        forces = np.stack([full.c, tau, J.T @ (K_tot @ q)])
+        return Evaluation(full, full.c - tau, (J.T * C) @ J + np.diag(kd),
                           J.T @ K_tot @ J + np.diag(kp), forces)
     return evaluate
 
 
-def _assemble(robot, q0_tot, qd0_r, drive, gravity):
+def _assemble(model, q0_tot, qd0_r, drive, gravity):
     """``(q, v, m)``: the initial state checked (:class:`OpenLoopError` when
     its loops are open by more than ``LOOP_TOL``), prescribed actuators on
     their trajectory at t = 0, loops closed to 1e-12, velocities ``qd0_r``
     (default 0), the full model m (its q_dep choice is kept along the
     simulation)."""
-    check_loops(robot, as_batch(q0_tot, robot.layout.n_tot), what="simulate: q0_tot")
-    m = full_model(robot, q0_tot, 0.0, gravity=gravity)
+    check_loops(model, as_batch(q0_tot, model.layout.n_tot), what="simulate: q0_tot")
+    m = full_dynamics(model, q0_tot, 0.0, gravity=gravity)
     q = np.array(q0_tot, float)
-    v = np.zeros(len(m.r_index)) if qd0_r is None else _vector(qd0_r, len(m.r_index), "qd0_r")
+    v = np.zeros(len(m.indep)) if qd0_r is None else _vector(qd0_r, len(m.indep), "qd0_r")
     if drive.prescribes_actuators:
-        q[m.r_index[:m.n_a]], v[:m.n_a], _ = drive.actuator_state(0.0)
-    q, _ = project_on_loops(robot, q, m.dep)
-    return q, v, full_model(robot, q, 0.0, gravity=gravity, dep=m.dep)
+        q[m.indep[:m.n_a]], v[:m.n_a], _ = drive.actuator_state(0.0)
+    q, _ = project_on_loops(model, q, m.dep)
+    return q, v, full_dynamics(model, q, 0.0, gravity=gravity, dep=m.dep)
 
 
 def _initial_state(q, v, drive, evaluate):
     """State at t = 0; accelerations from the inverse problem (10.124) for a
     prescribed motion, from the direct problem (10.123) otherwise."""
     ev = evaluate(0.0, q, v)
-    na = ev.model.n_a
+    na = ev.full.n_a
     if drive.prescribes_actuators:
         qdd_a = drive.actuator_state(0.0)[2]
-        a = np.concatenate([qdd_a, inverse_dynamics(ev.model, qdd_a)[1]])
+        a = np.concatenate([qdd_a, inverse_dynamics(ev.full, qdd_a)[1]])
     else:
-        a = direct_dynamics(ev.model, drive.efforts(0.0, q[ev.model.r_index[:na]], v[:na]))
-    return StepState(0.0, q, v, a, ev.g, ev.model)
+        a = direct_dynamics(ev.full, drive.efforts(0.0, q[ev.full.indep[:na]], v[:na]))
+    return StepState(0.0, q, v, a, ev.g, ev.full)
 
 
 class Recorder:
@@ -169,10 +169,10 @@ class Recorder:
     Filled sample by sample by :meth:`record` (numpy) or in blocks by
     :meth:`store` (:mod:`flexpkm.analysis.compiled_simulate`)."""
 
-    def __init__(self, robot, n_out, dt_out, n_r, na, sensors):
-        self.robot, self.sensors = robot, sensors or {}
+    def __init__(self, model, n_out, dt_out, n_r, na, sensors):
+        self.model, self.sensors = model, sensors or {}
         self.t = np.arange(n_out) * dt_out
-        self.q = np.zeros((n_out, robot.layout.n_tot))
+        self.q = np.zeros((n_out, model.layout.n_tot))
         self.v = np.zeros((n_out, n_r))
         self.tau = np.zeros((n_out, na))
         self.drift, self.energy = np.zeros(n_out), np.zeros(n_out)
@@ -183,13 +183,13 @@ class Recorder:
 
 
     def record(self, k, s: StepState, drive, drift, residual=0.0):
-        m, na, K_tot = s.model, s.model.n_a, self.robot.K_tot
+        m, na, K_tot = s.full, s.full.n_a, self.model.K_tot
         if drive.prescribes_actuators:
             tau = actuator_efforts(m, s.a)              # first row of (10.124)
         else:
-            tau = drive.efforts(self.t[k], s.q[m.r_index[:na]], s.v[:na])
+            tau = drive.efforts(self.t[k], s.q[m.indep[:na]], s.v[:na])
         energy = 0.5 * s.v @ m.M @ s.v + 0.5 * s.q @ K_tot @ s.q
-        values = {name: fn(self.robot, m, s.a) for name, fn in self.sensors.items()}
+        values = {name: fn(self.model, m, s.a) for name, fn in self.sensors.items()}
         self.store(k, s.q[None], s.v[None], np.asarray(tau, float)[None], [energy], [drift],
                    [residual], {name: [x] for name, x in values.items()})
 
@@ -204,24 +204,24 @@ class Recorder:
             self.values[name][ks] = x
         self.n_done = ks.stop
 
-    def result(self, r_index, n_sub, h):
+    def result(self, indep, n_sub, h):
         """The first ``n_done`` samples (all of them unless interrupted or stopped)."""
-        names, n = self.robot.layout.names, self.n_done
+        names, n = self.model.layout.names, self.n_done
         cost = {"steps": (n - 1) * n_sub, "newton_iterations": self.log.iterations, "h": h}
         return SimulationResult(t=self.t[:n], q=self.q[:n], qd_r=self.v[:n], tau=self.tau[:n],
-                                names=names, r_names=tuple(names[i] for i in r_index),
+                                names=names, r_names=tuple(names[i] for i in indep),
                                 sensors={k: v[:n] for k, v in self.values.items()},
                                 drift=self.drift[:n], energy=self.energy[:n], cost=cost,
                                 residual=self.residual[:n], retried_steps=self.log.retried_steps)
 
 
-def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
+def simulate(model, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
              friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
              tol=None, iterations=None, hht_alpha=0.05, project="output",
              progress=None, backend=None, exact_tangent=False) -> SimulationResult:
     """Integrate the full elastodynamic model (10.123) from an assembled state.
 
-    robot : Robot or Model; q0_tot : (n_tot,) initial coordinates (loops
+    model : Robot or Model; q0_tot : (n_tot,) initial coordinates (loops
         closed; elastic ones may be non-zero); t_end : simulated time, s;
     drive : :class:`PrescribedMotion`, :class:`PDControl`, :class:`Free` or
         :class:`EffortHistory` (:mod:`flexpkm.analysis.drives`);
@@ -252,7 +252,7 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         of the step residual (AD) instead of the iteration matrix below
         (quadratic convergence, ~8x the cost of an iteration).
     sensors : name -> ``f(model, full, qdd_r) -> float`` evaluated at the
-        outputs (``full`` the one-state FullModel, qdd_r (n_r,)). On the
+        outputs (``full`` the one-state FullDynamics, qdd_r (n_r,)). On the
         compiled backend a sensor with an attribute ``point = (frame,
         axis_frame, axis)`` (a point acceleration, e.g. the DualEMPS
         accelerometer) is generated too; the others are evaluated with the
@@ -271,27 +271,27 @@ def simulate(robot, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
     n_sub, n_out = check_times(t_end, h, dt_out)
     tol, iterations = check_newton(tol, iterations)
     _check_arguments(gravity, hht_alpha, drive)
-    robot = build_model(robot)
-    q0_tot = _vector(q0_tot, robot.layout.n_tot, "q0_tot")
-    backend = _backend(backend, drive, robot)
+    model = build_model(model)
+    q0_tot = _vector(q0_tot, model.layout.n_tot, "q0_tot")
+    backend = _backend(backend, drive, model)
     with threadpool_limits(1):
-        q, v, m = _assemble(robot, q0_tot, qd0_r, drive, gravity)
-        r, na = m.r_index, m.n_a
-        evaluate = _evaluator(robot, drive, m.dep, len(r), na, gravity, friction,
+        q, v, m = _assemble(model, q0_tot, qd0_r, drive, gravity)
+        r, na = m.indep, m.n_a
+        evaluate = _evaluator(model, drive, m.dep, len(r), na, gravity, friction,
                               coulomb_smoothing)
         known = np.arange(na) if drive.prescribes_actuators else np.arange(0)
         p = HHT(dt_out / n_sub, float(hht_alpha), np.setdiff1d(np.arange(len(r)), known),
                 r[known], known, tol, iterations)
         state = _initial_state(q, v, drive, evaluate)
-        rec = Recorder(robot, n_out, dt_out, len(r), na, sensors)
-        rec.record(0, state, drive, np.abs(closure_residual(robot, state.q)).max(initial=0.0))
+        rec = Recorder(model, n_out, dt_out, len(r), na, sensors)
+        rec.record(0, state, drive, np.abs(closure_residual(model, state.q)).max(initial=0.0))
         try:
             if backend == "compiled":
                 from flexpkm.analysis.compiled_simulate import run_compiled
-                run_compiled(robot, p, state, drive, rec, n_sub, project, progress,
+                run_compiled(model, p, state, drive, rec, n_sub, project, progress,
                              (gravity, friction, coulomb_smoothing, exact_tangent, sensors))
             else:
-                _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress)
+                _integrate(model, p, state, drive, evaluate, rec, n_sub, project, progress)
         except StepConvergenceError as e:         # keep the complete samples
             e.partial = rec.result(r, n_sub, p.h)
             raise
@@ -331,13 +331,13 @@ def _backend(backend, drive, model):
     return "compiled" if compiled_supports(drive, model) else "numpy"
 
 
-def _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress):
+def _integrate(model, p, state, drive, evaluate, rec, n_sub, project, progress):
     """The loop over output samples, each one converged
     (:func:`flexpkm.analysis.step_control.converged_sample`)."""
     a_prev = state.a
     for k in range(1, len(rec.t)):
         def advance(level, start=(state, a_prev)):
-            return _sample(robot, replace(p, h=p.h / (1 << level)), *start, drive, evaluate,
+            return _sample(model, replace(p, h=p.h / (1 << level)), *start, drive, evaluate,
                            n_sub << level, project)
         (state, a_prev, drift), residual = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
         rec.record(k, state, drive, drift, residual)
@@ -345,7 +345,7 @@ def _integrate(robot, p, state, drive, evaluate, rec, n_sub, project, progress):
             progress(k, len(rec.t) - 1)
 
 
-def _sample(robot, p, state, a_prev, drive, evaluate, steps, project) -> Attempt:
+def _sample(model, p, state, a_prev, drive, evaluate, steps, project) -> Attempt:
     """``steps`` HHT steps of ``p.h`` from ``state`` (``a_prev`` the
     accelerations of the step before, for the first guess), the loops closed
     at the end (or at every step); stops at the first step that does not
@@ -363,6 +363,6 @@ def _sample(robot, p, state, a_prev, drive, evaluate, steps, project) -> Attempt
         if not newton.converged:
             return Attempt(None, worst, iters, state.t)
         if project == "step" or sub == steps - 1:         # close the loops
-            q, drift = project_on_loops(robot, state.q, state.model.dep)
-            state = StepState(state.t, q, state.v, state.a, state.g, state.model)
+            q, drift = project_on_loops(model, state.q, state.full.dep)
+            state = StepState(state.t, q, state.v, state.a, state.g, state.full)
     return Attempt((state, a_prev, drift), worst, iters)

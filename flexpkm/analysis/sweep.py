@@ -2,9 +2,9 @@
 
 The plot lives in :mod:`flexpkm.io.plots`. The path is ``pose(s) = start + s (stop - start)``, s in [0, 1], in the
 case's own pose components (DualEMPS: actuator positions q11, q21 in m;
-NaVARo: x, y in m and theta in rad). A ``configure(pose) -> q_t`` function
+NaVARo: x, y in m and theta in rad). A ``configure(pose) -> q_tot`` function
 (the case's geometric model) gives the assembled configuration of every
-pose; the batch (B, n_t) goes to :func:`flexpkm.algorithms.modal.natural_frequencies`
+pose; the batch (B, n_tot) goes to :func:`flexpkm.algorithms.modal.natural_frequencies`
 in one call (or in chunks of ``chunk`` poses, with a progress bar on
 stderr: tqdm is not needed).
 """
@@ -100,7 +100,7 @@ def path_poses(start, stop, steps: int):
 
 
 def configurations(configure, poses, on_error="raise", progress=None, first=0):
-    """``q_t`` (N, n_t) of the poses (N, k): ``configure(pose)`` for each
+    """``q_tot`` (N, n_tot) of the poses (N, k): ``configure(pose)`` for each
     pose (a case's geometric model; it raises for unreachable poses), and a
     status per pose (``"ok"`` or the error's message; the row is NaN).
 
@@ -125,8 +125,8 @@ def configurations(configure, poses, on_error="raise", progress=None, first=0):
         if progress is not None:
             progress(k + 1, 2 * len(poses))
     good = [r for r in rows if r is not None]
-    n_t = good[0].shape[-1] if good else 0
-    return np.stack([r if r is not None else np.full(n_t, np.nan) for r in rows]), status
+    n_tot = good[0].shape[-1] if good else 0
+    return np.stack([r if r is not None else np.full(n_tot, np.nan) for r in rows]), status
 
 
 def frequency_sweep(model, configure, start, stop, steps: int, n_modes: int | None = 5,
@@ -135,7 +135,7 @@ def frequency_sweep(model, configure, start, stop, steps: int, n_modes: int | No
     """Natural frequencies along the straight path start -> stop.
 
     model : :class:`flexpkm.model.Model` (or a Robot, built once here)
-    configure : pose (k,) -> q_t (n_t,)
+    configure : pose (k,) -> q_tot (n_tot,)
     start, stop : (k,) pose components; steps : N >= 2 poses
     n_modes : number of frequencies kept (None: all)
     chunk : poses per call of :func:`flexpkm.algorithms.modal.natural_frequencies`

@@ -40,27 +40,27 @@ def _options(p, case):
 
 def run(args) -> int:
     from flexpkm.algorithms.modal import natural_frequencies
-    case, model, options, pose, q_t = resolve(args)
+    case, model, options, pose, q_tot = resolve(args)
     stiffness = actuator_stiffness(args, model)
     if args.sensitivities:
         from flexpkm.cli.sensitivities import run_sensitivities
         if stiffness is not None and args.actuator_stiffness is None:
             raise InvalidArgumentError("--sensitivities: with the actuators locked only; the file "
                                        "gives actuator_stiffness")
-        return run_sensitivities(args, case, model, pose, q_t, pose_text(case, pose, options))
+        return run_sensitivities(args, case, model, pose, q_tot, pose_text(case, pose, options))
     solve = natural_frequencies
     if args.backend == "compiled":
         from flexpkm.compiled.modal import natural_frequencies as solve
     t0 = time.perf_counter()
     with compilation_timer(model.name) as built:
-        modes = solve(model, q_t, n_modes=args.modes, actuator_stiffness=stiffness)
+        modes = solve(model, q_tot, n_modes=args.modes, actuator_stiffness=stiffness)
     elapsed = max(time.perf_counter() - t0 - built["seconds"], 0.0)
     f = modes.frequencies_hz
     if args.json:
         layout = model.layout
         rigid = list(layout.joint_index.values()) + list(range(layout.n_t, layout.n_tot))
         print(json.dumps({"case": case.name, "pose": case.pose_dict(pose, options),
-                          "configuration": {layout.names[i]: float(q_t[i]) for i in rigid},
+                          "configuration": {layout.names[i]: float(q_tot[i]) for i in rigid},
                           "frequencies_hz": [float(x) for x in f],
                           "independent_coordinates": list(modes.names),
                           "dependent_choice": modes.reduced.choice,

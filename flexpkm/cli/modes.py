@@ -77,19 +77,19 @@ def run(args) -> int:
         raise InvalidArgumentError("nothing to write: give --png DIR, --vtu DIR and/or --xdmf FILE")
     if args.gif and not args.png:
         raise InvalidArgumentError("--gif writes next to the PNGs: give --png DIR")
-    case, model, options, pose, q_t = resolve(args)
+    case, model, options, pose, q_tot = resolve(args)
     numbers = mode_numbers(args, model.layout.n_tot)
     stiffness = actuator_stiffness(args, model)
     run_ = _start(args, case, model)                       # outputs checked before computing
     try:
-        modes = natural_frequencies(model, q_t, n_modes=max(numbers), actuator_stiffness=stiffness)
+        modes = natural_frequencies(model, q_tot, n_modes=max(numbers), actuator_stiffness=stiffness)
         n = modes.frequencies_hz.shape[-1]
         if args.mode_numbers is None:
             numbers = [k for k in numbers if k <= n]        # "the N lowest": at most all of them
         if numbers[-1] > n:
             raise InvalidArgumentError(f"{model.name} has {n} modes; cannot draw mode {numbers[-1]}")
         with interrupts_deferred():
-            written = [run_.add(p) for p in _write(args, case, model, q_t, modes, numbers, pose,
+            written = [run_.add(p) for p in _write(args, case, model, q_tot, modes, numbers, pose,
                                                    options)]
     except BaseException as e:
         run_.fail(e)
@@ -122,18 +122,18 @@ def _start(args, case, model):
                      targets=elsewhere + ([Path(args.xdmf)] if args.xdmf else []))
 
 
-def _write(args, case, model, q_t, modes, numbers, pose, options) -> list:
+def _write(args, case, model, q_tot, modes, numbers, pose, options) -> list:
     from flexpkm.io.export import write_modes_vtu, write_modes_xdmf
     from flexpkm.io.viz import render_modes
     written = []
     if args.png:
-        written += render_modes(model, q_t, modes, numbers, args.png, case.name,
+        written += render_modes(model, q_tot, modes, numbers, args.png, case.name,
                                 fraction=args.fraction, scale=args.scale, gif=args.gif,
                                 pose=case.pose_dict(pose, options), view=args.view)
     if args.vtu:
-        written += write_modes_vtu(model, q_t, modes, numbers, args.vtu, case.name,
+        written += write_modes_vtu(model, q_tot, modes, numbers, args.vtu, case.name,
                                    normalize=args.normalize)
     if args.xdmf:
-        written.append(write_modes_xdmf(model, q_t, modes, numbers, args.xdmf,
+        written.append(write_modes_xdmf(model, q_tot, modes, numbers, args.xdmf,
                                         normalize=args.normalize))
     return written

@@ -16,17 +16,17 @@ def description(case, model, args):
     written (a section by its ``shape`` and sides stays so) when the robot
     comes from a file, without ``--variant`` or ``--elements``; else the TOML
     form of the robot (``flexpkm.model.files.dumps``: sections as A, Iy, Iz, J)."""
-    from flexpkm.model.build import build_model
+    from flexpkm.model.build import build_structure
     from flexpkm.model.files import Where, dumps, from_dict, parse
     file = (case.extra or {}).get("file")
     if file and args.elements == 1 and not getattr(args, "variant", None):
         data = parse(Path(file).read_text(encoding="utf-8"), Where(file))
-        if build_model(from_dict(data)).layout.names == model.layout.names:
+        if build_structure(from_dict(data)).layout.names == model.layout.names:
             return data, file
     return parse(dumps(model.robot), Where("<robot>")), "the TOML form of the robot"
 
 
-def run_sensitivities(args, case, model, pose, q_t, pose_text) -> int:
+def run_sensitivities(args, case, model, pose, q_tot, pose_text) -> int:
     """Print (or write as JSON) ``f_i`` and ``df_i/dp`` for each key path of
     ``args.sensitivities`` in the robot's description (:func:`description`)."""
     from flexpkm.compiled.sensitivity import frequency_sensitivities
@@ -36,7 +36,7 @@ def run_sensitivities(args, case, model, pose, q_t, pose_text) -> int:
     data, what = description(case, model, args)
     paths = list(args.sensitivities)
     try:
-        f, df = frequency_sensitivities(data, paths, q_t, n_modes=args.modes,
+        f, df = frequency_sensitivities(data, paths, q_tot, n_modes=args.modes,
                                         hold="q_a" if case.pose_option == "q-a" else "pose")
     except (KeyError, IndexError, TypeError) as err:
         raise InvalidArgumentError(f"--sensitivities: no number at that key path in {what} "

@@ -103,21 +103,21 @@ def _file_setup(args):
     return model, q0, drive(), {}, (traj.duration if args.trajectory else args.duration), label
 
 
-def _refined(robot, q0, n):
-    """The robot with n elements per flexible body and its state: joint and
+def _refined(model, q0, n):
+    """The model with n elements per flexible body and its state: joint and
     platform coordinates copied by name (the shipped initial states are at
     rest with q_e = 0)."""
     from flexpkm.algorithms.reference import build_model
     from flexpkm.model.refine import refine
-    old = build_model(robot).layout
+    old = build_model(model).layout
     if any(q0[i] for s in old.elastic_slice.values() for i in range(s.start, s.stop)):
         raise InvalidArgumentError("--elements: the initial state is deformed; refine the file")
-    model = build_model(refine(robot.robot if hasattr(robot, "robot") else robot, n))
-    q = np.zeros(model.layout.n_tot)
+    fine = build_model(refine(model.robot if hasattr(model, "robot") else model, n))
+    q = np.zeros(fine.layout.n_tot)
     for k, name in enumerate(old.names):
-        if name in model.layout.names:
-            q[model.layout.index(name)] = q0[k]
-    return model, q
+        if name in fine.layout.names:
+            q[fine.layout.index(name)] = q0[k]
+    return fine, q
 
 
 def run(args) -> int:
@@ -125,33 +125,33 @@ def run(args) -> int:
     from flexpkm.analysis.step_control import check_newton
     case = args.case
     if "file" in case.extra:
-        robot, q0, drive, sensors, duration, label = _file_setup(args)
+        model, q0, drive, sensors, duration, label = _file_setup(args)
     else:
         duration, label = case.duration(args.maneuver), args.maneuver
     t_end = args.t_end if args.t_end is not None else duration
     n_sub, _ = check_times(t_end, args.step, DT_OUT)       # before the simulation is set up
     check_newton(args.tol, args.iterations)
     if "file" not in case.extra:
-        robot, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
+        model, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         if args.elements > 1:
-            robot, q0 = _refined(robot, q0, args.elements)
+            model, q0 = _refined(model, q0, args.elements)
     plot = _optional_outputs(args)                         # before the simulation
-    run_ = start_run(args.out, args, robot, OWNED)
+    run_ = start_run(args.out, args, model, OWNED)
     if abs(n_sub * args.step - DT_OUT) > 1e-9 * DT_OUT:
         print(f"flexpkm: note: step {args.step:g} s -> {DT_OUT / n_sub:.6g} s "
               f"(a divisor of the {DT_OUT * 1e3:g} ms output period)", file=sys.stderr)
     t0 = time.perf_counter()
     try:
-        with compilation_timer(robot.name) as built:
-            res = simulate(robot, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
+        with compilation_timer(model.name) as built:
+            res = simulate(model, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
                            friction=not args.no_friction, coulomb_smoothing=1e-3,
                            sensors=sensors, progress=progress_callback(args, "simulate"),
                            backend=args.backend, tol=args.tol, iterations=args.iterations)
     except Interrupted as e:
-        _write(robot, e.partial, args, run_, plot)
+        _write(model, e.partial, args, run_, plot)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}", e)
     except StepConvergenceError as e:
-        _write(robot, e.partial, args, run_, plot)
+        _write(model, e.partial, args, run_, plot)
         run_.finish("failed")
         print(f"flexpkm: error: {e}; wrote the samples up to t = {e.partial.t[-1]:g} s to "
               f"{args.out}", file=sys.stderr)
@@ -161,16 +161,16 @@ def run(args) -> int:
         raise
     build = built["seconds"]
     wall = max(time.perf_counter() - t0 - build, 0.0)
-    files = _write(robot, res, args, run_, plot)
+    files = _write(model, res, args, run_, plot)
     run_.finish("completed")
     speed = wall / max(t_end, 1e-12)
-    emit(args, {"robot": robot.name, "motion": label, "drive": args.drive, "t_end_s": t_end,
+    emit(args, {"robot": model.name, "motion": label, "drive": args.drive, "t_end_s": t_end,
                 "seconds": wall, "seconds_per_simulated_second": speed, "compile_seconds": build,
                 **{k: res.cost[k] for k in ("steps", "h", "newton_iterations")},
                 "newton_residual_max": res.residual.max(), "retried_steps": res.retried_steps,
                 "drift_max": res.drift.max(), "tau_max": abs(res.tau).max(axis=0),
                 "written": files},
-         [f"{robot.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
+         [f"{model.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
           f"({speed:.2f} s per simulated second), "
           f"{res.cost['steps']} steps of {res.cost['h']:.6g} s, "
           f"{res.cost['newton_iterations']} Newton iterations",
@@ -191,14 +191,14 @@ def _optional_outputs(args) -> bool:
     return can_plot("simulation.png")
 
 
-def _write(robot, res, args, run_, plot=True) -> list:
+def _write(model, res, args, run_, plot=True) -> list:
     """The output files of ``res`` (Ctrl-C deferred until they are complete)."""
     from flexpkm.io.sim_output import write_outputs
     run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"),
               newton_residual_max=float(res.residual.max()), retried_steps=res.retried_steps)
     try:
         with interrupts_deferred():
-            return write_outputs(robot, res, args.out, xdmf=args.xdmf, run=run_, plot=plot)
+            return write_outputs(model, res, args.out, xdmf=args.xdmf, run=run_, plot=plot)
     except BaseException as e:               # a full disk...: the manifest says which files are whole
         run_.fail(e)
         raise

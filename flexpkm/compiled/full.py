@@ -2,7 +2,7 @@
 and functions of the state (Steps 1-3 of Section 10.6), from the frame-by-
 frame symbolic implementation of :mod:`flexpkm.compiled.symbolic`.
 
-``symbolic_model(model, dep)`` builds, for the fixed dependent coordinates
+``symbolic_dynamics(model, dep)`` builds, for the fixed dependent coordinates
 ``dep`` (q_tot columns), the expressions of ``M(q)``, ``c(q, qd_r)``,
 ``J(q)`` (10.114), ``J_d`` (10.110), ``b(q, qd_r)`` (10.119), ``J_tot``,
 ``b'`` and the loop residual over the symbols ``q`` (n_tot,), ``qd_r``
@@ -18,23 +18,23 @@ import numpy as np
 
 from flexpkm.algorithms.dynamics import r_ordering
 from flexpkm.compiled import symbolic as sym
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 #: names of the inputs of every model function, in order
 INPUTS = ("q", "qd_r", "g", "friction", "smoothing")
 
 
 @dataclass
-class SymbolicModel:
-    """Symbols and expressions of :func:`symbolic_model` (SX column vectors
-    and matrices, shapes as in :class:`flexpkm.algorithms.dynamics.FullModel`).
+class SymbolicDynamics:
+    """Symbols and expressions of :func:`symbolic_dynamics` (SX column vectors
+    and matrices, shapes as in :class:`flexpkm.algorithms.dynamics.FullDynamics`).
 
     q (n_tot,), qd_r (n_r,), g (3,), friction, smoothing : the symbols;
     M (n_r, n_r), c (n_r,), J (n_tot, n_r), b (n_tot,), J_tot (c, n_tot),
     residual (c,), qd_tot (n_tot,) = J qd_r, R, p : frame poses (lists),
     vel : frame twists (v, w) for ``qd_tot``, a_bias : per frame the absolute
     acceleration of O_j at ``qdd_r = 0`` (with b), M_tot, c_tot;
-    r_index, dep, n_a : as in the FullModel.
+    indep, dep, n_a : as in the FullDynamics.
     """
 
     q: ca.SX
@@ -53,7 +53,7 @@ class SymbolicModel:
     p: list
     M_tot: ca.SX
     c_tot: ca.SX
-    r_index: np.ndarray
+    indep: np.ndarray
     dep: np.ndarray
     n_a: int
     model: object = None
@@ -110,20 +110,20 @@ def position_rates(model, q, qd_tot):
     return ca.vertcat(*out)
 
 
-def symbolic_model(model, dep, kept=None) -> SymbolicModel:
+def symbolic_dynamics(model, dep, kept=None) -> SymbolicDynamics:
     """Expressions of the full model (10.123) for the dependent columns
-    ``dep`` (e.g. ``flexpkm.full_model(model, q_ref, 0).dep``) and the
+    ``dep`` (e.g. ``flexpkm.full_dynamics(model, q_ref, 0).dep``) and the
     independent constraint rows ``kept`` (indices of
     :func:`flexpkm.algorithms.closure.row_labels`, e.g. ``rows.kept`` of the
-    FullModel; default all: Müller's Remark 2, the redundant rows of an
+    FullDynamics; default all: Müller's Remark 2, the redundant rows of an
     overconstrained loop are left out of ``J_t``, ``b'``; the residual keeps
-    them all). ``J_tot`` is over the kept rows, as the FullModel's."""
-    model = build_model(model)
+    them all). ``J_tot`` is over the kept rows, as the FullDynamics's."""
+    model = build_structure(model)
     layout = model.layout
     dep = np.asarray(dep, dtype=int)
     indep = [i for i in range(layout.n_tot) if i not in set(dep.tolist())]
-    r_index, n_a = r_ordering(model, indep)
-    n_r = len(r_index)
+    indep, n_a = r_ordering(model, indep)
+    n_r = len(indep)
     q, qd_r = ca.SX.sym("q", layout.n_tot), ca.SX.sym("qd_r", n_r)
     g, friction, smoothing = ca.SX.sym("g", 3), ca.SX.sym("friction"), ca.SX.sym("smoothing")
     qd_sym = ca.SX.sym("qd_tot", layout.n_tot)
@@ -133,10 +133,10 @@ def symbolic_model(model, dep, kept=None) -> SymbolicModel:
         kept = [int(i) for i in kept]
         J_tot, bprime = J_tot[kept, :], bprime[kept]
     J = ca.SX.zeros(layout.n_tot, n_r)
-    for k, i in enumerate(r_index):
+    for k, i in enumerate(indep):
         J[int(i), k] = 1.0
     if len(dep):
-        J_f, J_0 = J_tot[:, dep.tolist()], J_tot[:, [int(i) for i in r_index]]
+        J_f, J_0 = J_tot[:, dep.tolist()], J_tot[:, [int(i) for i in indep]]
         J[dep.tolist(), :] = -sym.dependent_solve(model, J_f, J_0, dep, kept)
     qd_tot = J @ qd_r
     M_tot, c_tot, bprime = (ca.substitute(x, qd_sym, qd_tot) for x in (M_tot, c_tot, bprime))
@@ -145,11 +145,11 @@ def symbolic_model(model, dep, kept=None) -> SymbolicModel:
         b[dep.tolist()] = -sym.dependent_solve(model, J_tot[:, dep.tolist()], bprime, dep, kept)
     M = J.T @ M_tot @ J
     c = J.T @ (M_tot @ b + c_tot)
-    return SymbolicModel(q, qd_r, g, friction, smoothing, M, c, J, b, J_tot, residual, qd_tot,
-                         R, p, M_tot, c_tot, np.asarray(r_index), dep, n_a, model, kept)
+    return SymbolicDynamics(q, qd_r, g, friction, smoothing, M, c, J, b, J_tot, residual, qd_tot,
+                            R, p, M_tot, c_tot, np.asarray(indep), dep, n_a, model, kept)
 
 
-def point_acceleration(sm: SymbolicModel, model, qdd_r, frame, axis_frame=None, axis=None):
+def point_acceleration(sm: SymbolicDynamics, model, qdd_r, frame, axis_frame=None, axis=None):
     """Absolute acceleration (SX (3,) base frame, m/s^2) of the origin of
     ``frame`` for ``qdd_r`` (SX (n_r,)), or its component along ``axis`` of
     ``axis_frame``: the second time derivative of ``O_j(q)`` along

@@ -7,7 +7,7 @@ sensitivities (:mod:`flexpkm.compiled.sensitivity`).
 
 The constants that change are made CasADi symbols ``theta`` in a copy of the
 model (:func:`symbolic_view`); the frame-by-frame symbolic model
-(:func:`flexpkm.compiled.full.symbolic_model`) then gives ``M_cc(q, theta)``,
+(:func:`flexpkm.compiled.full.symbolic_dynamics`) then gives ``M_cc(q, theta)``,
 ``K_cc(q, theta)`` and the loop equations ``Phi(q, theta)``. The
 configuration follows the change with the held coordinates fixed (the
 platform pose, or ``q_a``; the elastic ones at 0): ``Phi_q dq + Phi_theta
@@ -21,7 +21,7 @@ from dataclasses import replace
 import casadi as ca
 import numpy as np
 
-from flexpkm.compiled.full import symbolic_model
+from flexpkm.compiled.full import symbolic_dynamics
 from flexpkm.errors import SingularConfigurationError
 
 
@@ -92,7 +92,7 @@ def frame_derivatives(model, q_tot, red, dthetas, hold):
     """``[(dM_cc, dK_cc)]`` (n_c, n_c each), one per row of ``dthetas`` (k,
     n) (units of :func:`frame_vector` per unit of a parameter), at the
     assembled configuration ``q_tot`` (n_tot,; q_e = 0), over the q_dep and
-    the rows of the :class:`flexpkm.algorithms.modal.ReducedModel` ``red``;
+    the rows of the :class:`flexpkm.algorithms.modal.ReducedMatrices` ``red``;
     the configuration re-assembled holding ``hold`` (:func:`held_columns`).
     One symbolic model for all (symbols where any row moves).
     Raises :class:`SingularConfigurationError` when the held coordinates do
@@ -101,7 +101,7 @@ def frame_derivatives(model, q_tot, red, dthetas, hold):
     moving = np.any(dthetas != 0.0, axis=0)
     view, theta = symbolic_view(model, frame_vector(model), moving)
     kept = None if red.rows is None or not len(red.rows.dropped) else red.rows.kept
-    sm = symbolic_model(view, red.dep, kept)
+    sm = symbolic_dynamics(view, red.dep, kept)
     q = sm.q
     na = red.n_a
     M_cc = sm.M[na:, na:]

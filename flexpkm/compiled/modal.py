@@ -28,11 +28,11 @@ import numpy as np
 
 from flexpkm.algorithms.closure import LOOP_TOL, RCOND_KEEP_REFERENCE, check_loops
 from flexpkm.algorithms.conditioning import closure_condition
-from flexpkm.algorithms.modal import (ReducedModel, modes_of, single_pose,
+from flexpkm.algorithms.modal import (ReducedMatrices, modes_of, single_pose,
                                       stiffness_scale)
 from flexpkm.algorithms.modal import reduced_matrices as numpy_reduced_matrices
 from flexpkm.algorithms.tree import as_batch
-from flexpkm.compiled.robot import CompiledModel
+from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.algorithms.reference import build_model
 from flexpkm.threads import one_blas_thread
 
@@ -47,10 +47,10 @@ def _lower_product(J, A):
     return ca.densify(ca.tril2symm(ca.tril(J.T @ (A @ J))))
 
 
-def modal_function(cm: CompiledModel):
+def modal_function(cm: CompiledRobot):
     """``q (n_tot,) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
     residual (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of ``q``
-    ignored): the reduced matrices over ``q_r = [q_a; q_c]`` (``cm.r_index``),
+    ignored): the reduced matrices over ``q_r = [q_a; q_c]`` (``cm.indep``),
     the closure's dependent rows of ``J`` and ``J_t^f``, the loop equations,
     and the largest ``|M_tot|`` term over the non-actuated coordinates and
     the largest actuated diagonal term without rotor inertia
@@ -66,7 +66,7 @@ def modal_function(cm: CompiledModel):
                               (sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual))
         act = list(model.layout.actuated)
         free = [i for i in range(model.layout.n_tot) if i not in set(act)]
-        rotor = [model.rotor_inertia.get(model.layout.names[i][1:], 0.0) for i in act]
+        rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
         m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(ca.sparsify(M_tot[free, free])))))
         m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
         outputs = [_lower_product(J, M_tot), _lower_product(J, ca.SX(model.K_tot)),
@@ -84,7 +84,7 @@ def _mapped(cm, fn, B):
     return maps[B]
 
 
-def evaluate(cm: CompiledModel, q):
+def evaluate(cm: CompiledRobot, q):
     """The outputs of :func:`modal_function` for the batch ``q`` (B, n_tot):
     dict of arrays with the batch axis first (one C call)."""
     fn = modal_function(cm)
@@ -105,27 +105,27 @@ def evaluate(cm: CompiledModel, q):
     return res
 
 
-def compiled_model(model):
+def compiled_robot(model):
     """``(cm, sol, blocks)`` of ``model`` (a Model with its reference state,
-    :func:`flexpkm.build_model`): the :class:`CompiledModel` for the numpy
+    :func:`flexpkm.build_model`): the :class:`CompiledRobot` for the numpy
     choice of the dependent coordinates at the robot's reference
     configuration (``model.reference_state``: that
     :class:`flexpkm.algorithms.closure.ClosureSolution` and the limb blocks
     of ``J_t^f``); cm is None (numpy path) without a reference or with
-    redundant rows. The CompiledModel is made once per model, held by its
+    redundant rows. The CompiledRobot is made once per model, held by its
     :class:`flexpkm.model.build.CompiledFunctions` slot ``model.compiled``."""
     state = model.reference_state
     sol = None if state is None else state.solution
     if sol is None or (sol.rows is not None and len(sol.rows.dropped)):
         return None, None, None
     if model.compiled.modal is None:
-        model.compiled.modal = CompiledModel(model, dep=sol.dep)
+        model.compiled.modal = CompiledRobot(model, dep=sol.dep)
     return model.compiled.modal, sol, state.blocks
 
 
-def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
+def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     """:func:`flexpkm.algorithms.modal.reduced_matrices` from generated code:
-    the same :class:`ReducedModel` (same q_dep choice, loop check and
+    the same :class:`ReducedMatrices` (same q_dep choice, loop check and
     condition numbers, same errors) for ``q_tot`` (n_tot,) or (B, n_tot).
     ``q_dep`` given, a redundant constraint row or a pose where the reference
     choice of q_dep is ill-conditioned: the numpy path."""
@@ -133,7 +133,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     q = as_batch(q_tot, model.layout.n_tot).copy()
     for sl in model.layout.elastic_slice.values():
         q[:, sl] = 0.0
-    cm, sol, blocks = (None,) * 3 if q_dep is not None else compiled_model(model)
+    cm, sol, blocks = (None,) * 3 if q_dep is not None else compiled_robot(model)
     if cm is None:
         return numpy_reduced_matrices(model, q_tot, q_dep=q_dep)
     out = evaluate(cm, q)
@@ -144,11 +144,11 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedModel:
     if not np.all(cond < 1.0 / RCOND_KEEP_REFERENCE):
         return numpy_reduced_matrices(model, q_tot)
     scales = np.column_stack([np.full(len(q), stiffness_scale(model)), out["scales"]])
-    names = tuple(model.layout.names[i] for i in cm.r_index)
-    red = ReducedModel(M_r=out["M_r"], K_r=out["K_r"], names=names, n_a=cm.n_a, choice=sol.choice,
-                       dep_names=tuple(model.layout.names[i] for i in cm.dep),
-                       ind=np.asarray(cm.r_index), dep=cm.dep, J_d=out["J_d"], rows=sol.rows,
-                       cond_closure=cond, scales=scales)
+    names = tuple(model.layout.names[i] for i in cm.indep)
+    red = ReducedMatrices(M_r=out["M_r"], K_r=out["K_r"], names=names, n_a=cm.n_a, choice=sol.choice,
+                          dep_names=tuple(model.layout.names[i] for i in cm.dep),
+                          indep=np.asarray(cm.indep), dep=cm.dep, J_d=out["J_d"], rows=sol.rows,
+                          cond_closure=cond, scales=scales)
     return single_pose(red) if np.ndim(q_tot) == 1 else red
 
 

@@ -2,7 +2,7 @@
 sensors and the HHT step, generated once per description and choice of
 dependent coordinates (:mod:`flexpkm.compiled.codegen` caches them on disk).
 
->>> cm = CompiledModel(model)                       # dep from the reference state
+>>> cm = CompiledRobot(model)                       # dep from the reference state
 >>> out = cm.evaluate(q_tot, qd_r)                  # M, c, J, b, J_tot, residual
 """
 from __future__ import annotations
@@ -13,35 +13,35 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import codegen
-from flexpkm.compiled.full import point_acceleration, symbolic_model
+from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
-#: outputs of :meth:`CompiledModel.full`
+#: outputs of :meth:`CompiledRobot.full`
 FULL_OUTPUTS = ("M", "c", "J", "b", "J_tot", "residual")
 
 
-class CompiledModel:
+class CompiledRobot:
     """The generated functions of one robot for fixed dependent coordinates.
 
     model : Robot or Model; dep : q_tot columns of q_dep (default: the
-    choice of :func:`flexpkm.full_model` at ``q_ref``, which must then be given,
+    choice of :func:`flexpkm.full_dynamics` at ``q_ref``, which must then be given,
     an assembled state (n_tot,)); compile : False keeps every function on
     CasADi's virtual machine (no C compiler needed; slower); kept : the
     independent constraint rows (indices of
     :func:`flexpkm.algorithms.closure.row_labels`; default all, or those of
     the full model at ``q_ref``): an overconstrained robot.
-    Attributes: r_index, dep, n_a as in :class:`flexpkm.algorithms.dynamics.FullModel`.
+    Attributes: indep, dep, n_a as in :class:`flexpkm.algorithms.dynamics.FullDynamics`.
     """
 
     def __init__(self, model, dep=None, q_ref=None, compile=True, kept=None):
-        self.model = build_model(model)
+        self.model = build_structure(model)
         if dep is None:
             if q_ref is None:
-                raise InvalidArgumentError("CompiledModel: give dep or an assembled q_ref")
-            from flexpkm.algorithms.dynamics import full_model
-            ref = full_model(self.model, q_ref, 0.0)
+                raise InvalidArgumentError("CompiledRobot: give dep or an assembled q_ref")
+            from flexpkm.algorithms.dynamics import full_dynamics
+            ref = full_dynamics(self.model, q_ref, 0.0)
             dep = ref.dep
             if ref.rows is not None and len(ref.rows.dropped):
                 kept = ref.rows.kept
@@ -50,16 +50,16 @@ class CompiledModel:
         self.compile = compile
         #: the generated functions (by tag), their CasADi maps (by batch size)
         #: and the simulation's block runners (by configuration): built once
-        #: per CompiledModel, held by it (its owner keeps it)
+        #: per CompiledRobot, held by it (its owner keeps it)
         self.functions, self.maps, self.blocks = {}, {}, {}
         from flexpkm.algorithms.dynamics import r_ordering
         indep = [i for i in range(self.model.layout.n_tot) if i not in set(self.dep.tolist())]
-        self.r_index, self.n_a = r_ordering(self.model, indep)
+        self.indep, self.n_a = r_ordering(self.model, indep)
 
     @cached_property
     def symbolic(self):
-        """The :class:`flexpkm.compiled.full.SymbolicModel` (built on first use)."""
-        return symbolic_model(self.model, self.dep, self.kept)
+        """The :class:`flexpkm.compiled.full.SymbolicDynamics` (built on first use)."""
+        return symbolic_dynamics(self.model, self.dep, self.kept)
 
     def function(self, name, build, *options, opt=None, merge=True):
         """``build()`` (a casadi Function), compiled and cached on disk
@@ -90,10 +90,10 @@ class CompiledModel:
     def evaluate(self, q_tot, qd_r, gravity=None, friction=True, coulomb_smoothing=0.0):
         """The full model (10.123) at one state: dict of numpy arrays
         ``M (n_r, n_r), c (n_r,), J (n_tot, n_r), b (n_tot,), J_tot (c,
-        n_tot), residual (c,)`` (same meaning as :func:`flexpkm.full_model`)."""
+        n_tot), residual (c,)`` (same meaning as :func:`flexpkm.full_dynamics`)."""
         g = self.model.gravity if gravity is None else gravity
         out = self.full(np.asarray(q_tot, float), np.broadcast_to(np.asarray(qd_r, float),
-                        (len(self.r_index),)), np.asarray(g, float), float(friction),
+                        (len(self.indep),)), np.asarray(g, float), float(friction),
                         float(coulomb_smoothing))
         res = {k: np.array(v) for k, v in zip(FULL_OUTPUTS, out)}
         for k in ("c", "b", "residual"):
@@ -139,8 +139,8 @@ class CompiledModel:
         (:func:`flexpkm.compiled.step.step_function`), compiled with its
         Newton function and its conditional iterations (one C call per
         step; the iteration limit is part of the cache key)."""
-        dims = steps.Dims(self.model.layout.n_tot, len(self.r_index), self.n_a,
-                          tuple(int(i) for i in self.r_index))
+        dims = steps.Dims(self.model.layout.n_tot, len(self.indep), self.n_a,
+                          tuple(int(i) for i in self.indep))
 
         name = f"flexpkm_step{int(prescribed)}{int(exact)}"
 
@@ -177,7 +177,7 @@ class CompiledModel:
 
     def unpack(self, x):
         """``(q, v, a)`` of the state vector(s) x (n_x,) or (n_x, K) -> (K, n)."""
-        sl = steps.layout(self.model.layout.n_tot, len(self.r_index), self.n_a)[0]
+        sl = steps.layout(self.model.layout.n_tot, len(self.indep), self.n_a)[0]
         x = np.asarray(x)
         return tuple(x[sl[k]].T for k in ("q", "v", "a"))
 

@@ -34,7 +34,7 @@ from flexpkm.algorithms.modal import generalized_eigh, reduced_matrices
 from flexpkm.compiled import symbolic as sym
 from flexpkm.compiled.geometric import frame_derivatives, frame_vector
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 from flexpkm.model.files import from_dict
 
 #: keys that are not continuous parameters
@@ -169,7 +169,7 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hol
     what :func:`flexpkm.algorithms.modal.reduced_matrices` raises for
     ``q_tot`` (an open loop...).
     """
-    model = build_model(from_dict(data))
+    model = build_structure(from_dict(data))
     hold = hold or ("pose" if model.platform is not None and model.platform.dofs else "q_a")
     if hold not in ("pose", "q_a"):
         raise InvalidArgumentError(f"hold must be 'pose' or 'q_a', got {hold!r}")
@@ -231,7 +231,7 @@ def _perturbed(data, path, model, value):
     """The model of ``data`` with ``path`` set to ``value`` (same coordinates)."""
     trial = copy.deepcopy(data)
     _set(trial, path, value)
-    m = build_model(from_dict(trial))
+    m = build_structure(from_dict(trial))
     if m.layout.names != model.layout.names or m.layout.actuated != model.layout.actuated:
         raise InvalidArgumentError(f"{path}: the parameter changes the coordinates")
     return m

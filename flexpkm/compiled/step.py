@@ -38,22 +38,22 @@ from dataclasses import dataclass
 
 import casadi as ca
 
-from flexpkm.compiled.full import SymbolicModel, point_acceleration
+from flexpkm.compiled.full import SymbolicDynamics, point_acceleration
 
 
 @dataclass(frozen=True)
 class Dims:
     """Sizes of a generated model: n_tot, n_r, n_a and the q_tot columns
-    ``r_index`` of q_r (tuple)."""
+    ``indep`` of q_r (tuple)."""
 
     n_tot: int
     n_r: int
     n_a: int
-    r_index: tuple
+    indep: tuple
 
     @classmethod
     def of(cls, sm):
-        return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.r_index))
+        return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.indep))
 
 
 def layout(n_tot, n_r, n_a):
@@ -67,7 +67,7 @@ def layout(n_tot, n_r, n_a):
     return out, k, 2 * n_a + 8
 
 
-def model_function(sm: SymbolicModel, prescribed):
+def model_function(sm: SymbolicDynamics, prescribed):
     """``(q, v, u, par) -> (M, g, J, b, forces)`` with ``g = c - [tau; 0]``
     (the effort of the drive input ``u``; none for a prescribed motion) and
     ``forces = [c, [tau; 0], J^T K_tot q]`` (n_r, 3), the terms that scale
@@ -77,7 +77,7 @@ def model_function(sm: SymbolicModel, prescribed):
     kp, kd = par[:n_a], par[n_a:2 * n_a]
     tau = ca.SX.zeros(n_r)
     if not prescribed:
-        qa, va = sm.q[[int(i) for i in sm.r_index[:n_a]]], sm.qd_r[:n_a]
+        qa, va = sm.q[[int(i) for i in sm.indep[:n_a]]], sm.qd_r[:n_a]
         tau[:n_a] = u[:n_a] + kp * (u[n_a:2 * n_a] - qa) + kd * (u[2 * n_a:] - va)
     forces = ca.horzcat(sm.c, tau, sm.J.T @ (ca.SX(ca.sparsify(ca.DM(sm.model.K_tot))) @ sm.q))
     outs = ca.substitute([sm.M, sm.c - tau, sm.J, sm.b, forces],   # in one call: the
@@ -86,7 +86,7 @@ def model_function(sm: SymbolicModel, prescribed):
     return ca.Function("model", [sm.q, sm.qd_r, u, par], outs)
 
 
-def iteration_matrix(sm: SymbolicModel, M, J, v, par):
+def iteration_matrix(sm: SymbolicDynamics, M, J, v, par):
     """The numpy driver's iteration matrix (:mod:`flexpkm.analysis.hht`):
     ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``, ``D = J^T C J + K_d``
     (friction derivative C on ``qd_tot = J v``; PD gain), ``K = J^T K_tot J
@@ -110,7 +110,7 @@ def iteration_matrix(sm: SymbolicModel, M, J, v, par):
     return M + (1 - alpha) * (gamma * h * (D + ca.diag(dgain)) + beta * h * h * (K + ca.diag(gains)))
 
 
-def newton_function(sm: SymbolicModel, prescribed, exact=False):
+def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
     """One Newton correction of the accelerations:
     ``(x, a1, J, b, u, par) -> (a1 - S^-1 R, J1, b1, g1, q1, v1, rho)`` where
     (J, b) give ``A1 = J a1 + b``, (J1, b1, g1) are the model at (q1, v1) and
@@ -168,7 +168,7 @@ def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
     q1 = q + h * V_n + h * h * ((0.5 - beta) * A_n + beta * (J @ acc + b))
     v1 = v + h * ((1 - gamma) * a + gamma * acc)
     if prescribed:
-        q1[list(d.r_index[:n_a])] = u[:n_a]
+        q1[list(d.indep[:n_a])] = u[:n_a]
         v1 = ca.vertcat(u[n_a:2 * n_a], v1[n_a:])
     return q1, v1
 
@@ -212,7 +212,7 @@ def _conditional(newton):
     return ca.Function.conditional("newton_if", [keep], again)
 
 
-def project_function(sm: SymbolicModel, iterations=3):
+def project_function(sm: SymbolicDynamics, iterations=3):
     """``q -> (q_proj, max |residual(q_proj)|)``: Newton on the loop equations
     (the independent rows ``sm.kept``) with their exact Jacobian on the
     dependent columns ``sm.dep`` (the independent coordinates do not move);
@@ -229,7 +229,7 @@ def project_function(sm: SymbolicModel, iterations=3):
     return ca.Function("project", [q], [qk, drift])
 
 
-def record_function(sm: SymbolicModel, model, prescribed, sensors=()):
+def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     """``(x, u_last, par) -> rec``: the outputs of a sample at the projected
     state ``x``: ``[tau (n_a); kinetic + elastic energy; sensors]`` with the
     model of the last evaluation (q_ev, v_ev) as the numpy recorder.
@@ -246,7 +246,7 @@ def record_function(sm: SymbolicModel, model, prescribed, sensors=()):
     if prescribed:
         tau = (M @ a + c)[:n_a]
     else:
-        qa = q[[int(i) for i in sm.r_index[:n_a]]]
+        qa = q[[int(i) for i in sm.indep[:n_a]]]
         tau = u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa) + par[n_a:2 * n_a] * (u[2 * n_a:] - v[:n_a])
     energy = 0.5 * ca.bilin(M, v, v) + 0.5 * ca.bilin(ca.SX(model.K_tot), q, q)
     return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])

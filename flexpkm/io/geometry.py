@@ -66,11 +66,11 @@ def _evaluate(spec, poses: Poses):
 
 
 
-def robot_size(robot: Robot, q_t) -> float:
+def robot_size(robot: Robot, q_tot) -> float:
     """Characteristic size (m): the largest side of the bounding box of the
-    frame origins and platform point at ``q_t`` (first state of a batch),
+    frame origins and platform point at ``q_tot`` (first state of a batch),
     at least the longest body; 1 m for a robot reduced to a point."""
-    poses = Poses(robot, as_states(robot, q_t)[:1])
+    poses = Poses(robot, as_states(robot, q_tot)[:1])
     pts = np.concatenate([poses.kin.p[0], poses.P])
     size = float(np.ptp(pts, axis=0).max())
     size = max(size, max((b.length for bs in robot.bodies.values() for b in bs), default=0.0))

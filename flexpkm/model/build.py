@@ -1,6 +1,6 @@
 """Step 0 of Section 10.6 (and 11.5) of Briot & Khalil: everything about a
 robot that does not depend on its state, computed once by
-:func:`build_model` and held by an immutable :class:`Model`.
+:func:`build_structure` and held by an immutable :class:`Model`.
 
 The algorithms (:mod:`flexpkm.algorithms`) read a model and never modify
 it; the description (:class:`flexpkm.model.description.Robot`) is never
@@ -137,9 +137,9 @@ class CompiledFunctions:
     """The one mutable part of a :class:`Model`: a slot, made per model, that
     the compiled backends fill on first use so that a model's generated
     functions are built once and live as long as the model (no module-level
-    cache). ``modal``: the :class:`flexpkm.compiled.robot.CompiledModel` of
+    cache). ``modal``: the :class:`flexpkm.compiled.robot.CompiledRobot` of
     the modal analysis (None: not made yet; False: the numpy path);
-    ``simulate``: (dep, kept rows) -> CompiledModel of the simulations."""
+    ``simulate``: (dep, kept rows) -> CompiledRobot of the simulations."""
 
     __slots__ = ("modal", "simulate")
 
@@ -151,7 +151,7 @@ class CompiledFunctions:
 @dataclass(**_ARRAY)
 class Model:
     """A robot prepared for the algorithms (Step 0 of Section 10.6), built
-    once by :func:`build_model`; never modified.
+    once by :func:`build_structure`; never modified.
 
     robot : the :class:`Robot` description it was built from
     layout : :class:`CoordinateLayout` of ``q_tot = [q_t; x_p]``
@@ -172,7 +172,7 @@ class Model:
     closure_columns : per closure, the q_tot columns its rows can depend on
             (structural sparsity of ``J_tot``, Eq. 10.107)
     reference_state : :class:`ReferenceState`, filled by
-            :func:`flexpkm.build_model` (the model layer's :func:`build_model`
+            :func:`flexpkm.build_model` (the model layer's :func:`build_structure`
             leaves it None: it needs the assembly, a layer above)
     compiled : :class:`CompiledFunctions`, the generated functions of this model
     """
@@ -254,7 +254,7 @@ class Model:
         return self.robot.flexible_body(frame_name)
 
 
-def build_model(robot) -> Model:
+def build_structure(robot) -> Model:
     """Step 0 of Section 10.6, the structural part: the constant data of
     ``robot`` (see :class:`Model`) but the reference state, which
     :func:`flexpkm.build_model` (:func:`flexpkm.algorithms.reference.build_model`)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from flexpkm.errors import InvalidDescriptionError, NameCollisionError
+from flexpkm.errors import InvalidArgumentError, InvalidDescriptionError, NameCollisionError
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,21 @@ class CoordinateLayout:
         """Columns of the platform coordinates that are not commanded (the
         assembly solves them, like the passive joints)."""
         return tuple(c for c in range(self.n_t, self.n_tot) if c not in self.commanded)
+
+    def frame_of(self, column: int) -> str:
+        """Name of the frame that owns the joint coordinate (or the elastic
+        coordinates) at ``column`` of ``q_tot``: e.g. the frame of an actuated
+        column, whose motor's ``rotor_inertia`` is keyed by it. Raises
+        :class:`InvalidArgumentError` for a platform column or a column out of
+        ``range(n_t)``."""
+        for frame, c in self.joint_index.items():
+            if c == column:
+                return frame
+        for frame, sl in self.elastic_slice.items():
+            if sl.start <= column < sl.stop:
+                return frame
+        raise InvalidArgumentError(f"column {column!r} of q_tot is not a joint or elastic "
+                                   f"coordinate (q_t has {self.n_t} columns)")
 
     def index(self, name: str) -> int:
         try:

@@ -85,7 +85,7 @@ def test_open_loops_are_refused_by_every_analysis():
     q[model.layout.index("q11")] += 0.05
     for run in (lambda: fp.natural_frequencies(model, q),
                 lambda: fp.reduced_matrices(model, q),
-                lambda: fp.full_model(model, q, np.zeros(11)),
+                lambda: fp.full_dynamics(model, q, np.zeros(11)),
                 lambda: fp.simulate(model, q, 0.01, fp.Free())):
         with pytest.raises(fp.OpenLoopError, match=r"closure .* is open by 0\.0\d+ m") as err:
             run()

@@ -7,7 +7,7 @@ import scipy.optimize as so
 
 from flexpkm.cases import dualemps as D
 from flexpkm.algorithms.closure import constraint_jacobian, solve_closure
-from flexpkm.algorithms.platform import platform_pose
+from flexpkm.algorithms.platform import PlatformPose, platform_pose
 from flexpkm.errors import SingularConfigurationError
 from flexpkm.algorithms.tree import tree_kinematics
 
@@ -32,7 +32,8 @@ def assembled(robot, q11=0.02, q21=0.05, seed=0):
 def jacobian(robot, q_tot):
     """(J_tot, labels) of Eq. (10.107) at one state."""
     kin = tree_kinematics(robot, q_tot)
-    return constraint_jacobian(robot, kin, platform_pose(robot, np.atleast_2d(q_tot))[1])
+    P = platform_pose(robot, np.atleast_2d(q_tot)).P
+    return constraint_jacobian(robot, kin, PlatformPose(None, P))
 
 
 @pytest.fixture
@@ -119,7 +120,7 @@ def test_cut_joint_types_block_exactly_their_twist_components(joint, free):
     from tests.algorithms.chains import closed_chains
     robot, q = closed_chains(joint, np.eye(4))          # aligned cut frames
     kin = tree_kinematics(robot, q)
-    J_tot, labels = constraint_jacobian(robot, kin, np.zeros((1, 3)))
+    J_tot, labels = constraint_jacobian(robot, kin, PlatformPose(None, np.zeros((1, 3))))
     assert J_tot.shape[1] == len(CUT_JOINT_ROWS[joint]) == 6 - len(free)
     sol = solve_closure(robot, J_tot, labels)
     i, g = robot.frame_index["A5"], robot.frame_index["Bc"]
@@ -137,7 +138,7 @@ def test_limb_partitioning_of_the_navaro():
     solves equal to the global solve."""
     from flexpkm.cases import navaro as N
     from flexpkm.algorithms.dependent import limb_blocks
-    from flexpkm.model import build_model
+    from flexpkm.model import build_structure
     robot = N.robot()
     J_tot, labels = jacobian(robot, N.configuration(robot, 0.01, 0.02, 0.1))
     sol = solve_closure(robot, J_tot, labels)
@@ -146,6 +147,6 @@ def test_limb_partitioning_of_the_navaro():
     per_leg = [sorted(n.replace(f"{leg}", "i", 1) for n in names if n[1 + n.startswith("qe"):][0] == leg)
                for leg in "123"]
     assert per_leg[0] == per_leg[1] == per_leg[2] and len(per_leg[0]) == 11
-    assert limb_blocks(build_model(robot), labels, sol.dep) is not None
+    assert limb_blocks(build_structure(robot), labels, sol.dep) is not None
     glob = -np.linalg.solve(J_tot[0][:, sol.dep], J_tot[0][:, sol.indep])
     np.testing.assert_allclose(sol.J_d[0], glob, atol=1e-10 * np.abs(glob).max())

@@ -90,8 +90,7 @@ def test_condition_numbers_are_reported(nav, dual):
     for sl in model.layout.elastic_slice.values():
         qz[:, sl] = 0
     kin = tree_kinematics(model, qz)
-    R_p, P = platform_pose(model, qz)
-    J_tot, _ = constraint_jacobian(model, kin, P, R_p)
+    J_tot, _ = constraint_jacobian(model, kin, platform_pose(model, qz))
     J_f = J_tot[:, :, red.dep]
     assert np.allclose(m.cond_closure, np.linalg.cond(J_f), rtol=1e-8)
     f = m.frequencies_hz

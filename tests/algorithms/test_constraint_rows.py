@@ -35,8 +35,7 @@ def planar_loop(q):
 
 def jacobian(model, q):
     kin = tree_kinematics(model, q[None, :model.layout.n_t])
-    R_p, P = platform_pose(model, q[None])
-    return constraint_jacobian(model, kin, P, R_p)
+    return constraint_jacobian(model, kin, platform_pose(model, q[None]))
 
 
 def test_planar_loop_in_a_spatial_description():

@@ -10,10 +10,10 @@ import pytest
 
 from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint_bias,
                                         constraint_jacobian)
-from flexpkm.algorithms.platform import platform_pose
+from flexpkm.algorithms.platform import PlatformPose, platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model import build_model
+from flexpkm.model import build_structure
 from flexpkm.model.description import Closure, Platform, Robot
 from flexpkm.spatial import skew
 from tests.algorithms.chains import chain_frames, closed_chains, joint_motion, rx, rz, transform
@@ -37,7 +37,7 @@ def test_relative_twist_spans_exactly_the_free_directions(joint, seed):
     robot, q = closed_chains(joint, joint_motion(joint, rng))
     assert np.abs(closure_residual(robot, q)).max() < 1e-12
     kin = tree_kinematics(robot, q)
-    J_tot = constraint_jacobian(robot, kin, np.zeros((1, 3)))[0][0]
+    J_tot = constraint_jacobian(robot, kin, PlatformPose(None, np.zeros((1, 3))))[0][0]
     k, g = robot.frame_index["A5"], robot.frame_index["Bc"]
     rel = np.vstack([kin.Jv[0, k] - kin.Jv[0, g] + skew(kin.p[0, k] - kin.p[0, g]) @ kin.Jw[0, g],
                      kin.Jw[0, k] - kin.Jw[0, g]])
@@ -82,7 +82,7 @@ def platform_robot(joint, seed=3):
                 Closure("B5", None, "weld", leg="B", platform_point=(0.05, 0.0, 0.02)))
     robot = Robot("chains on a platform", frames, {}, platform=Platform(), closures=closures)
     q_tot = np.r_[q, rng.normal(size=3) * 0.2, rng.normal(size=3)]
-    return build_model(robot), q_tot, rng
+    return build_structure(robot), q_tot, rng
 
 
 @pytest.mark.parametrize("joint", JOINTS)
@@ -93,13 +93,13 @@ def test_velocity_rows_and_bias_are_derivatives_of_the_residual(joint):
     qd = rng.normal(size=n)
     path = lambda t: closure_residual(model, apply_step(model, q0[None], cols, t * qd))[0]
     kin = tree_kinematics(model, q0[None, :model.layout.n_t], qd[None, :model.layout.n_t])
-    R_p, P = platform_pose(model, q0[None])
-    J = constraint_jacobian(model, kin, P, R_p)[0][0]
+    pose = platform_pose(model, q0[None])
+    J = constraint_jacobian(model, kin, pose)[0][0]
     h = 1e-5
     np.testing.assert_allclose(J @ qd, (path(h) - path(-h)) / (2 * h), atol=1e-8)
     h = 1e-4
     second = (path(h) - 2 * path(0.0) + path(-h)) / h ** 2
-    np.testing.assert_allclose(constraint_bias(model, kin, qd[None], P, R_p)[0], second,
+    np.testing.assert_allclose(constraint_bias(model, kin, qd[None], pose)[0], second,
                                atol=1e-5 * max(1, np.abs(second).max()))
 
 
@@ -107,7 +107,7 @@ def test_platform_rotation_is_required_where_it_matters():
     model, q0, _ = platform_robot("universal")
     kin = tree_kinematics(model, q0[None, :model.layout.n_t])
     with pytest.raises(InvalidArgumentError, match="R_p"):
-        constraint_jacobian(model, kin, platform_pose(model, q0[None])[1])
+        constraint_jacobian(model, kin, PlatformPose(None, platform_pose(model, q0[None]).P))
 
 
 def ry(a):

@@ -37,7 +37,7 @@ def state(model, x, xd, xdd):
     q = F.configuration(model, *x)
     qd_a = np.array([st[1][1][0], st[2][1][0]])
     qdd_a = np.array([st[1][2][0], st[2][2][0]])
-    full = fp.full_model(model, q, qd_a)
+    full = fp.full_dynamics(model, q, qd_a)
     tau, _ = fp.inverse_dynamics(full, qdd_a)
     return st, full, qdd_a, tau
 
@@ -80,11 +80,11 @@ def test_reactions_satisfy_single_body_equations(model, moving):
 def test_reactions_of_a_batch_and_errors(model):
     xs = np.array([[0.0, 0.22], [0.03, 0.25]])
     q = F.configuration(model, xs[:, 0], xs[:, 1])
-    full = fp.full_model(model, q, np.zeros((2, 2)))
+    full = fp.full_dynamics(model, q, np.zeros((2, 2)))
     tau, _ = fp.inverse_dynamics(full, np.zeros((2, 2)))
     lam = joint_reactions(full, np.zeros((2, 2)), tau)
     assert lam.lam.shape == (2, 4) and lam.of("A13 (leg 2)").shape == (2, 2)
-    one = fp.full_model(model, q[1], np.zeros(2)).reactions(np.zeros(2), tau[1])
+    one = fp.full_dynamics(model, q[1], np.zeros(2)).reactions(np.zeros(2), tau[1])
     np.testing.assert_allclose(one.lam, lam.lam[1], rtol=1e-12)
     with pytest.raises(InvalidArgumentError):
         lam.of("nowhere")

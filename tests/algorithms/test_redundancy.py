@@ -25,14 +25,15 @@ def model():
 def test_independent_coordinates_are_actuated(model):
     q = V.configuration(model, 0.03, -0.02, 0.2)
     kin = fp.tree_kinematics(model, q[:model.layout.n_t])
-    J_tot, labels = constraint_jacobian(model, kin, fp.algorithms.platform.platform_pose(model, q[None])[1])
+    P = fp.platform_pose(model, q[None]).P
+    J_tot, labels = constraint_jacobian(model, kin, fp.PlatformPose(None, P))
     dep, choice = choose_dependent(model, J_tot, labels)
     indep = sorted(set(range(model.layout.n_tot)) - set(dep))
     assert choice == "redundant actuation"
     assert len(dep) == 12 and set(indep) < set(model.layout.actuated)
     s = np.linalg.svd(J_tot[0][:, dep], compute_uv=False)
     assert s[-1] / s[0] > 1e-3
-    full = fp.full_model(model, q, np.zeros(3))
+    full = fp.full_dynamics(model, q, np.zeros(3))
     # the full model's choice is made at the reference configuration: three
     # of the four actuators, not necessarily those chosen at this pose
     assert is_redundant(full) and full.n_a == 3 and len(full.names) == 3
@@ -43,7 +44,7 @@ def test_independent_coordinates_are_actuated(model):
 def test_all_or_independent_accelerations_and_batches(model):
     p = np.array([[0.0, 0.0, 0.0], [0.04, -0.03, 0.25]])
     q = V.configuration(model, p[:, 0], p[:, 1], p[:, 2])
-    full = fp.full_model(model, q, np.array([[0.1, -0.2, 0.3], [0.5, 0.1, -0.4]]))
+    full = fp.full_dynamics(model, q, np.array([[0.1, -0.2, 0.3], [0.5, 0.1, -0.4]]))
     rng = np.random.default_rng(0)
     qdd_r = rng.normal(size=(2, 3))
     J_a = full.J[:, full.actuated, :]                      # all actuator accelerations
@@ -51,7 +52,7 @@ def test_all_or_independent_accelerations_and_batches(model):
     tau_r, _ = fp.inverse_dynamics(full, qdd_r)
     tau_all, _ = fp.inverse_dynamics(full, qdd_all)
     np.testing.assert_allclose(tau_r, tau_all, rtol=1e-10)
-    one = fp.full_model(model, q[1], np.array([0.5, 0.1, -0.4]), dep=full.dep)
+    one = fp.full_dynamics(model, q[1], np.array([0.5, 0.1, -0.4]), dep=full.dep)
     np.testing.assert_allclose(fp.inverse_dynamics(one, qdd_r[1])[0], tau_r[1], rtol=1e-10)
     np.testing.assert_allclose(fp.direct_dynamics(full, tau_r), qdd_r, rtol=1e-9, atol=1e-9)
     with pytest.raises(InvalidArgumentError):
@@ -86,9 +87,9 @@ def test_power_balance_along_a_trajectory(model, weights):
         qd_all = np.array([leg[1][0] for leg in legs])
         qdd_all = np.array([leg[2][0] for leg in legs])
         q = V.configuration(model, *p)
-        probe = fp.full_model(model, q, np.zeros(3))
-        pick = [list(probe.actuated).index(c) for c in probe.r_index]
-        full = fp.full_model(model, q, qd_all[pick], dep=probe.dep)
+        probe = fp.full_dynamics(model, q, np.zeros(3))
+        pick = [list(probe.actuated).index(c) for c in probe.indep]
+        full = fp.full_dynamics(model, q, qd_all[pick], dep=probe.dep)
         tau, _ = fp.inverse_dynamics(full, qdd_all, weights=weights)
         dE = (kinetic_energy(p0 + v * (t + h) + a * (t + h) ** 2 / 2, v + a * (t + h))
               - kinetic_energy(p0 + v * (t - h) + a * (t - h) ** 2 / 2, v + a * (t - h))) / (2 * h)
@@ -98,7 +99,7 @@ def test_power_balance_along_a_trajectory(model, weights):
 def test_non_redundant_robot_unchanged():
     rob = fp.build_model(DE.robot())
     q = DE.initial_state(rob, 0.05, 0.1)
-    full = fp.full_model(rob, q, np.full(11, 0.1))
+    full = fp.full_dynamics(rob, q, np.full(11, 0.1))
     assert not is_redundant(full)
     qdd = np.linspace(-1, 1, 2)
     tau, qdd_c = fp.inverse_dynamics(full, qdd)
@@ -110,7 +111,7 @@ def test_non_redundant_robot_unchanged():
 def test_elastic_coordinates_by_a_kkt_system():
     """With elastic coordinates q_c the efforts solve M qdd_r + c = A tau with
     the least tau^T W tau: the KKT system of that problem, solved directly."""
-    from flexpkm.algorithms.dynamics import FullModel
+    from flexpkm.algorithms.dynamics import FullDynamics
     rng = np.random.default_rng(2)
     n_r, n_a = 4, 1
     X = rng.normal(size=(n_r, n_r))
@@ -118,9 +119,9 @@ def test_elastic_coordinates_by_a_kkt_system():
     J = np.zeros((6, n_r))
     J[[0, 2, 3, 4], range(n_r)] = 1.0
     J[[1, 5]] = rng.normal(size=(2, n_r))
-    full = FullModel(M=M, c=c, J=J, b=np.zeros(6), r_index=np.array([0, 2, 3, 4]),
-                     dep=np.array([1, 5]), n_a=n_a, names=("q1", "e1", "e2", "e3"),
-                     actuated=np.array([0, 1]))
+    full = FullDynamics(M=M, c=c, J=J, b=np.zeros(6), indep=np.array([0, 2, 3, 4]),
+                        dep=np.array([1, 5]), n_a=n_a, names=("q1", "e1", "e2", "e3"),
+                        actuated=np.array([0, 1]))
     W = np.diag([2.0, 0.5])
     qdd_a = np.array([0.7])
     tau, qdd_c = fp.inverse_dynamics(full, qdd_a, weights=W)

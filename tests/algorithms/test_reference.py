@@ -8,7 +8,7 @@ import pytest
 
 import flexpkm as fp
 from flexpkm.cases import dualemps, navaro
-from flexpkm.model.build import build_model as build_structure
+from flexpkm.model.build import build_structure
 
 
 def _rough(robot, shift=0.05):
@@ -46,7 +46,7 @@ def test_built_once_and_kept_by_the_model():
 
 
 def test_same_choice_from_a_structural_model():
-    """A structural model (flexpkm.model.build_model) gets the same q_dep and
+    """A structural model (flexpkm.model.build_structure) gets the same q_dep and
     frequencies: the entry points complete it (on each call)."""
     nav = navaro.robot()
     full, structural = fp.build_model(nav), build_structure(nav)
@@ -67,7 +67,7 @@ def test_without_a_reference_the_choice_is_at_the_first_pose():
 
 
 def test_compiled_modal_function_made_once_per_model(monkeypatch, tmp_path):
-    """The compiled modal analysis keeps its CompiledModel in the model's
+    """The compiled modal analysis keeps its CompiledRobot in the model's
     slot: a second call does not make another one."""
     pytest.importorskip("casadi")
     from flexpkm.compiled import modal

@@ -84,12 +84,12 @@ def test_book_recursion_10_76_at_rest_shape(tree_robot):
     transforms (10.97)-(10.98); Phi_a is evaluated at O_j itself (off the
     neutral axis when r_j != 0: (F.2))."""
     from flexpkm.spatial import block_rotation, twist_transform
-    from flexpkm.model import build_model
+    from flexpkm.model import build_structure
     robot = tree_robot
     q, qd, _ = random_state(robot, seed=8, qe_scale=0.0)
     kin = tree_kinematics(robot, q)
     t = [kin.body_jacobian(j)[0] @ qd for j in range(len(robot.frames))]
-    for j, fc in enumerate(build_model(robot).frame_constants):
+    for j, fc in enumerate(build_structure(robot).frame_constants):
         a = fc.antecedent
         if a < 0 or fc.shapes is None:
             continue

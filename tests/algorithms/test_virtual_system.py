@@ -7,7 +7,7 @@ import numpy as np
 from flexpkm.elements import newton_euler as ne
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.algorithms.virtual_system import tree_bias_forces, tree_mass_matrix
-from flexpkm.model import build_model
+from flexpkm.model import build_structure
 
 from tests.conftest import random_state, spatial_tree
 
@@ -18,7 +18,7 @@ def kinetic_energy_fd(robot, q, qd, eps=1e-6):
     km = tree_kinematics(robot, q - eps * qd)
     k0 = tree_kinematics(robot, q)
     T = 0.0
-    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_model(robot).body_entries):
+    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_structure(robot).body_entries):
         R = k0.R[0, j]
         v = R.T @ (kp.p[0, j] - km.p[0, j]) / (2 * eps)
         W = R.T @ (kp.R[0, j] - km.R[0, j]) / (2 * eps)
@@ -32,8 +32,8 @@ def kinetic_energy_fd(robot, q, qd, eps=1e-6):
 def potential_energy(robot, q, g):
     """Gravity + elastic potential energy from the frame poses."""
     k = tree_kinematics(robot, q)
-    V = 0.5 * q @ build_model(robot).K_tot[:robot.layout.n_t, :robot.layout.n_t] @ q
-    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_model(robot).body_entries):
+    V = 0.5 * q @ build_structure(robot).K_tot[:robot.layout.n_t, :robot.layout.n_t] @ q
+    for j, body, sl in ((e.frame, e.body, e.elastic) for e in build_structure(robot).body_entries):
         inv = body.invariants
         ms = inv.ms_r + (inv.MS_de @ q[sl] if sl is not None else 0.0)
         V -= g @ (inv.m * k.p[0, j] + k.R[0, j] @ ms)
@@ -79,7 +79,7 @@ def test_power_balance_without_gravity():
     c = tree_bias_forces(robot, q, qd, friction=False)[0]
     eps = 1e-6
     Mdot = (tree_mass_matrix(robot, q + eps * qd)[0] - tree_mass_matrix(robot, q - eps * qd)[0]) / (2 * eps)
-    K = build_model(robot).K_tot[:robot.layout.n_t, :robot.layout.n_t]
+    K = build_structure(robot).K_tot[:robot.layout.n_t, :robot.layout.n_t]
     # tau . qd = dE/dt with qdd = 0: qd^T c = 1/2 qd^T Mdot qd + qd^T K q
     lhs = qd @ c
     rhs = 0.5 * qd @ Mdot @ qd + qd @ K @ q
@@ -108,9 +108,9 @@ def test_many_point_masses_of_one_frame_are_one_rigid_body():
                     MX=ms[0], MY=ms[1], MZ=ms[2], M=m.sum())
     frame = "12"
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    many = build_model(dataclasses.replace(rob, bodies={**rob.bodies, frame: points}))
+    many = build_structure(dataclasses.replace(rob, bodies={**rob.bodies, frame: points}))
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000    # kB
-    single = build_model(dataclasses.replace(rob, bodies={**rob.bodies, frame: (one,)}))
+    single = build_structure(dataclasses.replace(rob, bodies={**rob.bodies, frame: (one,)}))
     q, qd = rng.normal(size=(4, many.layout.n_t)), rng.normal(size=(4, many.layout.n_t))
     for a, b in zip(tree_dynamics(many, q, qd), tree_dynamics(single, q, qd)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * np.abs(b).max())

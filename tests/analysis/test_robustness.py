@@ -66,8 +66,8 @@ def test_simulate_interrupt_keeps_the_complete_samples(sim):
 
 def test_sweep_interrupt_keeps_the_finished_chunks():
     model = D.robot()
-    from flexpkm.model.build import build_model
-    model = build_model(model)
+    from flexpkm.model.build import build_structure
+    model = build_structure(model)
     calls = []
 
     def ctrl_c(done, total):
@@ -86,8 +86,8 @@ def test_sweep_interrupt_keeps_the_finished_chunks():
 
 
 def test_sweep_masks_bad_poses_with_their_true_index_and_measures():
-    from flexpkm.model.build import build_model
-    model = build_model(D.robot())
+    from flexpkm.model.build import build_structure
+    model = build_structure(D.robot())
     res = frequency_sweep(model, lambda p: D.configuration(model, *p), (0, 0), (0.3, 0.3), 11,
                           chunk=4, on_error="nan")
     bad = [k for k, s in enumerate(res.status) if s != "ok"]
@@ -109,11 +109,11 @@ def test_path_poses_checked_before_allocation(start, stop, steps):
 
 def test_non_finite_poses_are_refused_by_the_geometric_models():
     from flexpkm.cases import navaro
-    from flexpkm.model.build import build_model
-    model = build_model(D.robot())
+    from flexpkm.model.build import build_structure
+    model = build_structure(D.robot())
     with pytest.raises(InvalidArgumentError, match="q11"):
         D.configuration(model, float("nan"), 0.0)
-    nav = build_model(navaro.robot())
+    nav = build_structure(navaro.robot())
     with pytest.raises(InvalidArgumentError, match="not finite"):
         navaro.pose_configurations(nav, [[0, 0, 0], [0, float("inf"), 0]])
 
@@ -137,8 +137,8 @@ def test_sweep_across_a_type2_singularity_marks_the_poses_near_it():
     -0.527572): the poses within ~2e-3 rad are computed and marked
     near-singular (or singular, masked), the others ok."""
     from flexpkm.cases import navaro
-    from flexpkm.model.build import build_model
-    model = build_model(navaro.robot(actuation="111"))
+    from flexpkm.model.build import build_structure
+    model = build_structure(navaro.robot(actuation="111"))
     res = frequency_sweep(model, lambda p: navaro.configuration(model, *p), (0, 0, -0.6),
                           (0, 0, -0.45), 76, n_modes=2, on_error="nan")
     dist = np.abs(res.poses[:, 2] + 0.527572)
@@ -153,8 +153,8 @@ def test_sweep_across_a_type2_singularity_marks_the_poses_near_it():
 def test_a_sweep_with_no_computable_pose_has_no_frequency_column():
     """All poses unreachable and n_modes huge: no column per requested mode
     (20,000 NaN columns and a plot of 20,000 lines, before)."""
-    from flexpkm.model.build import build_model
-    model = build_model(D.robot())
+    from flexpkm.model.build import build_structure
+    model = build_structure(D.robot())
     res = frequency_sweep(model, lambda p: D.configuration(model, *p), (1, 1), (0.5, 3), 3,
                           n_modes=20000, on_error="nan")
     assert res.frequencies_hz.shape == (3, 0)

@@ -5,7 +5,7 @@ import numpy as np
 
 from flexpkm.cases import dualemps as D
 from flexpkm.algorithms.closure import project_on_loops
-from flexpkm.algorithms.dynamics import full_model
+from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.algorithms.modal import reduced_matrices
 from flexpkm.analysis.drives import EffortHistory, Free
 from flexpkm.analysis.simulate import simulate
@@ -19,7 +19,7 @@ def statically_deflected(robot, force=1.0):
     f = np.zeros(robot.layout.n_tot)
     f[robot.layout.index("x_P")] = force
     q = q0 + J @ np.linalg.solve(K, J.T @ f)
-    return project_on_loops(robot, q, full_model(robot, q0, 0.0).dep)[0]
+    return project_on_loops(robot, q, full_dynamics(robot, q0, 0.0).dep)[0]
 
 
 def test_free_vibration_conserves_energy():

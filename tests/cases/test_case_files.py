@@ -16,7 +16,7 @@ CASES = Path(fp.cases.__file__).parent
 @pytest.mark.parametrize("file, module, kwargs", [
     ("rigid_five_bar.toml", five_bar, {}), ("dualv.toml", dualv, {}),
     ("delta.toml", delta, {"flexible": True})])
-def test_file_gives_the_python_full_model(file, module, kwargs):
+def test_file_gives_the_python_full_dynamics(file, module, kwargs):
     py = fp.build_model(module.robot(**kwargs))
     fl = fp.build_model(files.load(CASES / file))
     assert fl.layout.names == py.layout.names
@@ -25,8 +25,8 @@ def test_file_gives_the_python_full_model(file, module, kwargs):
     for _ in range(3):
         q = module.configuration(py, *(home + rng.uniform(-0.01, 0.01, home.size))) \
             if module is not delta else module.configuration(py, home + rng.uniform(-0.01, 0.01, 3))
-        n_r = len(fp.full_model(py, q, 0.0).r_index)
+        n_r = len(fp.full_dynamics(py, q, 0.0).indep)
         qd = rng.normal(size=n_r)
-        a, b = fp.full_model(py, q, qd), fp.full_model(fl, q, qd, dep=fp.full_model(py, q, 0.0).dep)
+        a, b = fp.full_dynamics(py, q, qd), fp.full_dynamics(fl, q, qd, dep=fp.full_dynamics(py, q, 0.0).dep)
         np.testing.assert_allclose(b.M, a.M, atol=1e-12 * np.abs(a.M).max())
         np.testing.assert_allclose(b.c, a.c, atol=1e-12 * np.abs(a.c).max())

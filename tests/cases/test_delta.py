@@ -45,7 +45,7 @@ def test_independent_geometry_agrees(rigid):
 
 def test_redundant_rows_rigid_and_flexible(rigid):
     q = D.configuration(rigid, np.array([0.05, 0.02, -0.85]))
-    red = fp.full_model(rigid, q, np.zeros(3)).rows
+    red = fp.full_dynamics(rigid, q, np.zeros(3)).rows
     assert len(red.kept) == 15 and len(red.dropped) == 15
     for leg in "123":
         dropped = sorted(comp for lab, lg, comp in red.dropped_labels if lg == leg and
@@ -64,7 +64,7 @@ def test_power_balance(rigid, path):
     t, q_a, tau = path
     _, P, Pd, _ = D.straight_line(START, STOP, DURATION)
     q = D.configuration(rigid, P)
-    fm = fp.full_model(rigid, q, np.zeros((len(t), 3)))
+    fm = fp.full_dynamics(rigid, q, np.zeros((len(t), 3)))
     n_t = rigid.layout.n_t
     qd = np.linalg.solve(fm.J[:, n_t:], Pd[..., None])[..., 0]
     T = 0.5 * np.einsum("bi,bij,bj->b", qd, fm.M, qd)
@@ -127,7 +127,7 @@ def test_projection_on_the_loops_uses_the_independent_rows(rigid):
     """The simulation's projection (project_on_loops) closes every loop of a
     perturbed rigid Delta although 15 of its 30 rows are redundant."""
     q = D.configuration(rigid, np.array([0.05, -0.03, -0.9]))
-    dep = fp.full_model(rigid, q, np.zeros(3)).dep
+    dep = fp.full_dynamics(rigid, q, np.zeros(3)).dep
     rng = np.random.default_rng(2)
     q_pert = q + 1e-3 * rng.normal(size=q.size)
     q_proj, err = fp.project_on_loops(rigid, q_pert, dep)
@@ -135,7 +135,7 @@ def test_projection_on_the_loops_uses_the_independent_rows(rigid):
     indep = np.setdiff1d(np.arange(q.size), dep)
     np.testing.assert_array_equal(q_proj[indep], q_pert[indep])
     # off the loops (inside a time step), dep fixed: the 15 rows best conditioned on dep
-    off = fp.full_model(rigid, q_pert, np.zeros(3), dep=dep, loop_tol=None)
+    off = fp.full_dynamics(rigid, q_pert, np.zeros(3), dep=dep, loop_tol=None)
     assert len(off.rows.kept) == 15 and off.M.shape == (3, 3)
 
 

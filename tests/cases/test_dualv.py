@@ -129,9 +129,9 @@ def flexpkm_model(model, p, legs):
     q = V.configuration(model, *p)
     qd_all = np.array([leg[1][0] for leg in legs])
     qdd_all = np.array([leg[2][0] for leg in legs])
-    probe = fp.full_model(model, q, np.zeros(3))
-    pick = [list(probe.actuated).index(c) for c in probe.r_index]
-    return fp.full_model(model, q, qd_all[pick], dep=probe.dep), qd_all, qdd_all
+    probe = fp.full_dynamics(model, q, np.zeros(3))
+    pick = [list(probe.actuated).index(c) for c in probe.indep]
+    return fp.full_dynamics(model, q, qd_all[pick], dep=probe.dep), qd_all, qdd_all
 
 
 def test_corrected_jacobians_match_finite_differences():

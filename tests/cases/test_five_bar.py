@@ -115,7 +115,7 @@ def test_idm_matches_book_8_116_to_8_125(model):
     for x, xd, xdd in random_states(50, 1):
         tau_book, st = book_idm(x, xd, xdd)
         q, qd_a, qdd_a = flexpkm_state(model, x, st)
-        full = fp.full_model(model, q, qd_a)
+        full = fp.full_dynamics(model, q, qd_a)
         assert full.names == ("q11", "q21")
         tau, qdd_c = fp.inverse_dynamics(full, qdd_a)
         assert qdd_c.shape == (0,)
@@ -142,7 +142,7 @@ def test_direct_matches_book_8_140_and_8_142(model):
         c_book = tau_book - M_book @ qdd_a
         tau = rng.normal(size=2) * 3.0
         q = F.configuration(model, *x)
-        full = fp.full_model(model, q, qd_a)
+        full = fp.full_dynamics(model, q, qd_a)
         np.testing.assert_allclose(full.M, M_book, rtol=1e-10, atol=1e-14)
         np.testing.assert_allclose(full.c, c_book, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(fp.direct_dynamics(full, tau),
@@ -154,7 +154,7 @@ def test_direct_then_inverse_roundtrip(model):
     for x, xd, xdd in random_states(5, 3):
         _, st = book_idm(x, xd, xdd)
         q, qd_a, _ = flexpkm_state(model, x, st)
-        full = fp.full_model(model, q, qd_a)
+        full = fp.full_dynamics(model, q, qd_a)
         tau = rng.normal(size=2)
         qdd = fp.direct_dynamics(full, tau)
         np.testing.assert_allclose(fp.inverse_dynamics(full, qdd)[0], tau, rtol=1e-10, atol=1e-12)
@@ -181,7 +181,7 @@ def test_power_balance_along_a_trajectory(model):
         x, xd, xdd = path(t)
         _, st = energy(t)
         q, qd_a, qdd_a = flexpkm_state(model, x, st)
-        tau, _ = fp.inverse_dynamics(fp.full_model(model, q, qd_a, friction=False), qdd_a)
+        tau, _ = fp.inverse_dynamics(fp.full_dynamics(model, q, qd_a, friction=False), qdd_a)
         dE = (energy(t + h)[0] - energy(t - h)[0]) / (2 * h)
         assert tau @ qd_a == pytest.approx(dE, rel=1e-7)
 
@@ -197,5 +197,5 @@ def test_idm_with_first_moments_along_y(monkeypatch):
     for x, xd, xdd in random_states(5, 9):
         tau_book, st = book_idm(x, xd, xdd)
         q, qd_a, qdd_a = flexpkm_state(model, x, st)
-        tau, _ = fp.inverse_dynamics(fp.full_model(model, q, qd_a), qdd_a)
+        tau, _ = fp.inverse_dynamics(fp.full_dynamics(model, q, qd_a), qdd_a)
         np.testing.assert_allclose(tau, tau_book, rtol=1e-9)

@@ -11,7 +11,7 @@ import pytest
 from flexpkm import cases
 from flexpkm.cli.app import main
 from flexpkm.io import viz
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 
 ROOT = Path(cases.__file__).parent
 ROBOTS = list(cases.CASES) + sorted(str(p) for p in ROOT.glob("*.toml")) \
@@ -24,7 +24,7 @@ def _start_pose(case):
     if case.pose_default is not None:
         return np.asarray(case.pose_default, float)
     options = {o.name: o.default for o in case.options}
-    model = build_model(case.robot(options))
+    model = build_structure(case.robot(options))
     q = case.configure(model, None, options)
     cols = model.layout.commanded if case.pose_option == "pose" else model.layout.actuated
     return q[list(cols)]

@@ -11,7 +11,7 @@ import pytest
 import flexpkm as fp
 from flexpkm.cases import delta, dualemps, navaro
 from flexpkm.compiled import codegen
-from flexpkm.compiled.robot import CompiledModel
+from flexpkm.compiled.robot import CompiledRobot
 from tests.conftest import spatial_tree
 
 pytest.importorskip("casadi")
@@ -27,10 +27,10 @@ def random_states(model, q_ref, n_r, seed, scale):
 
 
 def assert_agree(model, cm, q, v, friction=True, smoothing=1e-3, tol=1e-12):
-    ref = fp.full_model(model, q, v, dep=cm.dep, friction=friction,
-                        coulomb_smoothing=smoothing, loop_tol=None)
+    ref = fp.full_dynamics(model, q, v, dep=cm.dep, friction=friction,
+                           coulomb_smoothing=smoothing, loop_tol=None)
     out = cm.evaluate(q, v, friction=friction, coulomb_smoothing=smoothing)
-    assert np.array_equal(ref.r_index, cm.r_index)
+    assert np.array_equal(ref.indep, cm.indep)
     res = fp.closure_residual(model, q)[0]
     for name, expected in (("M", ref.M), ("c", ref.c), ("J", ref.J), ("b", ref.b),
                            ("J_tot", ref.J_tot), ("residual", res)):
@@ -45,17 +45,17 @@ def assert_agree(model, cm, q, v, friction=True, smoothing=1e-3, tol=1e-12):
 def test_dualemps_compiled_agrees_with_numpy():
     model = fp.build_model(dualemps.robot())
     q0 = dualemps.initial_state(model)
-    cm = CompiledModel(model, q_ref=q0)
-    assert fp.full_model(model, q0, 0.0).dep.tolist() == cm.dep.tolist()
-    for k, (q, v) in enumerate(random_states(model, q0, len(cm.r_index), 1, 1e-3)):
+    cm = CompiledRobot(model, q_ref=q0)
+    assert fp.full_dynamics(model, q0, 0.0).dep.tolist() == cm.dep.tolist()
+    for k, (q, v) in enumerate(random_states(model, q0, len(cm.indep), 1, 1e-3)):
         assert_agree(model, cm, q, v, friction=k % 2 == 0)
 
 
 def test_navaro_agrees_with_numpy_on_the_virtual_machine():
     model = fp.build_model(navaro.robot())
     q0 = navaro.pose_configurations(model, [[0.05, 0.03, -0.5]])[0]
-    cm = CompiledModel(model, q_ref=q0, compile=False)
-    for q, v in random_states(model, q0, len(cm.r_index), 2, 1e-3):
+    cm = CompiledRobot(model, q_ref=q0, compile=False)
+    for q, v in random_states(model, q0, len(cm.indep), 2, 1e-3):
         assert_agree(model, cm, q, v)
 
 
@@ -64,8 +64,8 @@ def test_flexible_delta_agrees_with_numpy_on_the_virtual_machine():
     limbs (the parallelograms' cut joints), spatial closures, 30 rows."""
     model = fp.build_model(delta.robot(flexible=True))
     q0 = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
-    cm = CompiledModel(model, q_ref=q0, compile=False)
-    for q, v in random_states(model, q0, len(cm.r_index), 3, 1e-3):
+    cm = CompiledRobot(model, q_ref=q0, compile=False)
+    for q, v in random_states(model, q0, len(cm.indep), 3, 1e-3):
         assert_agree(model, cm, q, v)
 
 
@@ -75,11 +75,11 @@ def test_overconstrained_rigid_delta_on_its_independent_rows():
     rows are redundant), equal the numpy ones."""
     model = fp.build_model(delta.robot(flexible=False))
     Ps = np.array([[0.05, -0.03, -0.85], [0.1, 0.05, -0.9], [-0.08, 0.02, -0.8]])
-    cm = CompiledModel(model, q_ref=delta.configuration(model, Ps[0]), compile=False)
+    cm = CompiledRobot(model, q_ref=delta.configuration(model, Ps[0]), compile=False)
     assert cm.kept is not None and len(cm.kept) == 15
     rng = np.random.default_rng(4)
     for P in Ps:
-        assert_agree(model, cm, delta.configuration(model, P), rng.uniform(-1, 1, len(cm.r_index)))
+        assert_agree(model, cm, delta.configuration(model, P), rng.uniform(-1, 1, len(cm.indep)))
 
 
 def test_spatial_tree_and_sign_friction():
@@ -88,7 +88,7 @@ def test_spatial_tree_and_sign_friction():
     robot = spatial_tree(viscous_friction={"1": 0.3}, coulomb_friction={"2": 0.7},
                          rotor_inertia={"1": 0.01})
     model = fp.build_model(robot)
-    cm = CompiledModel(model, dep=[], compile=False)
+    cm = CompiledRobot(model, dep=[], compile=False)
     for q, v in random_states(model, np.zeros(model.layout.n_tot), model.layout.n_t, 3, 0.3):
         assert_agree(model, cm, q, v, smoothing=0.0)
 
@@ -98,12 +98,12 @@ def test_without_compiler_runs_on_the_virtual_machine(monkeypatch, tmp_path):
     monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
     model = fp.build_model(dualemps.robot())
     q0 = dualemps.initial_state(model)
-    cm = CompiledModel(model, q_ref=q0)
+    cm = CompiledRobot(model, q_ref=q0)
     with pytest.warns(UserWarning, match="no C compiler"):
         fn = cm.full
     assert fn.class_name() == "SXFunction"               # CasADi's virtual machine
     assert not list(tmp_path.iterdir())                 # nothing compiled, nothing cached
-    q, v = next(random_states(model, q0, len(cm.r_index), 4, 1e-3))
+    q, v = next(random_states(model, q0, len(cm.indep), 4, 1e-3))
     assert_agree(model, cm, q, v)
 
 
@@ -120,13 +120,13 @@ def test_sensor_and_loop_derivatives():
     derivatives and the loop Jacobian against central differences."""
     model = fp.build_model(dualemps.robot())
     q0 = dualemps.initial_state(model)
-    cm = CompiledModel(model, q_ref=q0, compile=False)
-    q, v = next(random_states(model, q0, len(cm.r_index), 5, 1e-3))
-    qdd = np.random.default_rng(6).uniform(-1, 1, len(cm.r_index))
+    cm = CompiledRobot(model, q_ref=q0, compile=False)
+    q, v = next(random_states(model, q0, len(cm.indep), 5, 1e-3))
+    qdd = np.random.default_rng(6).uniform(-1, 1, len(cm.indep))
     args = (model.gravity, 1.0, 1e-3)
     sensor = cm.sensor("18", "17", (0.0, 1.0, 0.0))
     value, dq, dv, da = (np.array(x) for x in sensor(q, v, qdd, *args))
-    full = fp.full_model(model, q, v, dep=cm.dep, coulomb_smoothing=1e-3, loop_tol=None)
+    full = fp.full_dynamics(model, q, v, dep=cm.dep, coulomb_smoothing=1e-3, loop_tol=None)
     assert abs(value[0, 0] - dualemps.acc_P_y17(model, full, qdd)) < 1e-12 * abs(value[0, 0])
     f = lambda q_, v_, a_: float(sensor(q_, v_, a_, *args)[0])    # noqa: E731
     state = (q, v, qdd)
@@ -154,10 +154,10 @@ def test_unwritable_cache_compiles_in_a_private_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("FLEXPKM_CACHE", str(blocker / "cache"))
     model = fp.build_model(dualemps.robot())
     q0 = dualemps.initial_state(model)
-    cm = CompiledModel(model, q_ref=q0)
+    cm = CompiledRobot(model, q_ref=q0)
     with pytest.warns(UserWarning, match="cannot write the cache"):
         assert cm.loops.class_name() != "SXFunction"
-    ref = CompiledModel(model, q_ref=q0, compile=False)
+    ref = CompiledRobot(model, q_ref=q0, compile=False)
     q = q0 + 1e-3 * np.random.default_rng(3).standard_normal(len(q0))
     for a, b in zip(cm.loops(q), ref.loops(q)):
         assert np.abs(np.array(a) - np.array(b)).max() < 1e-13

@@ -53,8 +53,7 @@ def _platform_rank(robot):
     for col, d in zip(range(model.layout.n_t, model.layout.n_tot), pl.dofs):
         qf[big.layout.n_t + space.index(d)] = q[col]
     kin = tree_kinematics(big, qf[None, :big.layout.n_t])
-    R_p, P = platform_pose(big, qf[None])
-    J = constraint_jacobian(big, kin, P, R_p)[0][0][:, big.layout.n_t:]
+    J = constraint_jacobian(big, kin, platform_pose(big, qf[None]))[0][0][:, big.layout.n_t:]
     s = np.linalg.svd(J, compute_uv=False)
     return int(np.sum(s > 1e-9 * s[0]))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flexpkm.model.build import build_model
+from flexpkm.model.build import build_structure
 from flexpkm.model.files import load, loads
 from flexpkm.model.fingerprint import description_digest
 
@@ -31,7 +31,7 @@ def test_equal_in_separate_processes(name):
 
 def test_a_robot_and_its_model_have_the_same_digest():
     robot = load(FIVE_BAR)
-    assert description_digest(robot) == description_digest(build_model(robot))
+    assert description_digest(robot) == description_digest(build_structure(robot))
     assert description_digest(robot) == description_digest(load(FIVE_BAR))
 
 

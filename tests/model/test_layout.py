@@ -3,7 +3,7 @@ and closures of a Robot made through the API; a collision names both owners."""
 import pytest
 
 from flexpkm.elements.beam import Material, PlanarBeam, Section
-from flexpkm.errors import NameCollisionError
+from flexpkm.errors import InvalidArgumentError, NameCollisionError
 from flexpkm.model.description import Closure, Frame, Platform, Robot
 
 
@@ -49,3 +49,15 @@ def test_unnamed_closures_may_share_their_default_label():
     """Two cut joints between the same frames, not named: labels repeat, no error."""
     closures = (Closure("12", None, "revolute"), Closure("12", None, "revolute"))
     assert robot(closures=closures).closures[0].label == "12-platform"
+
+
+def test_frame_of_a_column_is_the_frame_that_owns_it():
+    """layout.frame_of, not name surgery: 'qe11_1'[1:] would be 'e11_1', not a frame;
+    a frame named 'q1' has the coordinate 'qq1' (stripping every 'q' would give '1')."""
+    layout = robot(names=("q1", "12"), beam_on="q1").layout
+    assert layout.names == ("qq1", "q12", "qeq1_1", "qeq1_2", "qeq1_3", "x", "y")
+    assert [layout.frame_of(c) for c in range(layout.n_t)] == ["q1", "12", "q1", "q1", "q1"]
+    assert layout.frame_of(layout.actuated[0]) == "q1"
+    for column in (layout.n_t, layout.n_tot, -1):
+        with pytest.raises(InvalidArgumentError, match=f"column {column} of q_tot"):
+            layout.frame_of(column)
