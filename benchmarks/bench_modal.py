@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from flexpkm.cases import dualemps as D                                   # noqa: E402
 from flexpkm.algorithms.eigen import (decoupled_blocks, dense_generalized_eigh,  # noqa: E402
                                       generalized_eigh)
-from flexpkm.algorithms.modal import modes_of, natural_frequencies  # noqa: E402
+from flexpkm.algorithms.modal import reduced_matrices, solve_modes  # noqa: E402
+from flexpkm.analysis.modal import natural_frequencies as switched  # noqa: E402
 from flexpkm.algorithms.reference import build_model                          # noqa: E402
 from flexpkm.threads import one_blas_thread                                 # noqa: E402
 
@@ -46,6 +47,15 @@ def median_of(fn, repeat=7, number=5):
             fn()
         times.append((time.perf_counter() - t0) / number)
     return float(np.median(times))
+
+
+def natural_frequencies(model, q, **options):
+    """The numpy reference (the compiled path is timed on its own rows)."""
+    return switched(model, q, backend="numpy", **options)
+
+
+def compiled_frequencies(model, q, **options):
+    return switched(model, q, backend="compiled", **options)
 
 
 def row(label, a, b):
@@ -86,24 +96,24 @@ def navaro():
     batch_rows(model, N.pose_configurations(model, poses), t_ops)
 
 
-def first_use(compiled_modal, model, qs):
+def first_use(model, qs):
     """Seconds to generate and compile the modal function, in an empty cache
     (not with ``--quick``: then the cache is used)."""
     if QUICK:
-        compiled_modal.natural_frequencies(model, qs, shapes=False)
+        compiled_frequencies(model, qs, shapes=False)
         return "cache"
     old = os.environ.get("FLEXPKM_CACHE")
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["FLEXPKM_CACHE"] = tmp
         fresh = build_model(model.robot)            # its own slot of compiled functions
         t0 = time.perf_counter()
-        compiled_modal.natural_frequencies(fresh, qs, shapes=False)
+        compiled_frequencies(fresh, qs, shapes=False)
         total = time.perf_counter() - t0
     if old is None:
         os.environ.pop("FLEXPKM_CACHE")
     else:
         os.environ["FLEXPKM_CACHE"] = old
-    compiled_modal.natural_frequencies(model, qs, shapes=False)       # the cached one again
+    compiled_frequencies(model, qs, shapes=False)       # the cached one again
     return f"{total:.1f} s to generate and compile, then cached"
 
 
@@ -137,9 +147,9 @@ def batch_rows(model, qs, t_ops=np.nan):
         lambda: natural_frequencies(model, qs, shapes=v), repeat=5, number=1) / B))
     try:
         from flexpkm.compiled import modal as compiled_modal
-        first = first_use(compiled_modal, model, qs[:2])
+        first = first_use(model, qs[:2])
         rows.append(("  generated M_r, K_r (C)", lambda v: median_of(
-            lambda: compiled_modal.natural_frequencies(model, qs, shapes=v), repeat=7,
+            lambda: compiled_frequencies(model, qs, shapes=v), repeat=7,
             number=1) / B))
     except ImportError:
         compiled_modal = None
@@ -159,7 +169,8 @@ def batch_rows(model, qs, t_ops=np.nan):
             print(f"{'    against the OpenSeesPy model (one pose)':<48s} {1e3 * tc:10.3f} "
                   f"{1e3 * t_ops:10.3f}   {t_ops / tc:5.1f} x faster")
     t1 = median_of(lambda: natural_frequencies(model, qs, shapes=False), repeat=5, number=1) / B
-    td = median_of(lambda: modes_of(model, qs, shapes=False), repeat=5, number=1) / B
+    td = median_of(lambda: solve_modes(model, reduced_matrices(model, qs), shapes=False),
+                   repeat=5, number=1) / B
     print(f"{'  numpy, frequencies, BLAS default threads':<48s} {1e3 * td:10.3f} {'':>10s}   "
           f"one thread: {1e3 * t1:.3f} ({td / t1:.1f} x faster)")
     print()

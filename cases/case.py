@@ -51,9 +51,14 @@ class Case:
                  or None when the case has no simulation set-up
     maneuvers : names accepted by ``simulation``
     duration : ``maneuver -> seconds``
+    variant : ``options -> name or None``, the ``[variants.NAME]`` of the
+            description file that ``robot(options)`` reads
     extra : other facts: ``"idm": True`` for a case offered by ``flexpkm
             idm`` (a closed-form inverse geometric model along paths),
-            ``"file"``: the description file of a file's case
+            ``"file"``: the description file of a file's case (its
+            command-line behaviour: ``--pose``/``--q-a``, ``--variant``),
+            ``"source"``: the description file the robot is read from (every
+            case has one, :attr:`source`)
     """
 
     name: str
@@ -72,6 +77,12 @@ class Case:
     maneuvers: tuple = ()
     duration: Optional[Callable] = None
     extra: Mapping = field(default_factory=dict)
+    variant: Callable = lambda options: options.get("variant")
+
+    @property
+    def source(self):
+        """The description file (str) the robot is read from, or None."""
+        return self.extra.get("source") or self.extra.get("file")
 
     def pose_dict(self, pose, options) -> dict:
         """Pose components and option values, for printing and JSON."""

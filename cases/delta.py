@@ -4,8 +4,10 @@ identical limbs, each an actuated revolute A_i (upper arm), an elbow revolute
 about u_i (link 2), a parallelogram of two rods with revolutes at both ends
 normal to its plane ([2RR]), link 4 and a revolute about u_i to the
 platform, which only translates while the parallelograms are rigid. The
-seed lost the dimensions; the data below are this project's
-(docs/delta.md), SI units.
+seed lost the dimensions; the data are this project's (docs/delta.md), SI
+units. The robot is its description file, cases/delta.toml; this module
+holds its closed-form inverse geometric model (an oracle of the file's
+assembly, tests/cases/test_delta.py) and the case's pose.
 
 Platform coordinates: x, y, z (the pose, commanded). The flexible model's
 platform also turns (its rods bend): ``build_model`` adds rx, ry, rz as
@@ -41,12 +43,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases.case import Case, Option
-from flexpkm.elements.beam import Beam3D, Material, Section
-from flexpkm.elements.rigid import RigidBody
-from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform
-from flexpkm.model.limbs import Limb, Mount, combine_limbs
-from flexpkm.spatial import rot_z
+from dataclasses import replace
+
+from flexpkm.cases.case import Option
+from flexpkm.cases.file_case import shipped_robot
 
 LEGS = ("1", "2", "3")
 PHI = (0.0, 2 * np.pi / 3, 4 * np.pi / 3)          #: limb angles about z_0, rad
@@ -55,71 +55,18 @@ L1 = 0.35                                           #: upper arm A_i B_i, m
 L2 = 0.80                                           #: rods, m
 H = 0.05                                            #: half width of the parallelogram, m
 R_P = 0.05                                          #: |P C_i|, m
-D_ARM, D_LINK, D_ROD, D_PLATFORM, H_PLATFORM = 0.030, 0.020, 0.010, 0.090, 0.100   #: m
-ALUMINIUM = Material(E=70e9, rho=2700.0, nu=0.33)
 GRAVITY = (0.0, 0.0, -9.81)
 HOME = (0.0, 0.0, -0.80)                            #: the reference platform position, m
-_X = -0.5 * np.pi                                   # alpha of the frames whose z leaves u_i
 
 
-def circle(diameter) -> Section:
-    """Solid circular section: A, Iy = Iz = pi d^4 / 64, J = pi d^4 / 32."""
-    r = 0.5 * diameter
-    return Section(A=np.pi * r ** 2, Iy=np.pi * r ** 4 / 4, Iz=np.pi * r ** 4 / 4, I0=np.pi * r ** 4 / 2)
-
-
-def cylinder(length, diameter, axis, centre=(0.0, 0.0, 0.0), rho=ALUMINIUM.rho, name="") -> RigidBody:
-    """Solid cylinder (axis 0/1/2 = x/y/z of the carrying frame, centre in
-    that frame, m) as Khalil's standard parameters at the frame origin."""
-    r = 0.5 * diameter
-    m = rho * np.pi * r ** 2 * length
-    Ic = np.full(3, m * (3 * r ** 2 + length ** 2) / 12)
-    Ic[axis] = m * r ** 2 / 2
-    c = np.asarray(centre, float)
-    I = np.diag(Ic) + m * (c @ c * np.eye(3) - np.outer(c, c))      # Huygens-Steiner
-    return RigidBody(XX=I[0, 0], XY=I[0, 1], XZ=I[0, 2], YY=I[1, 1], YZ=I[1, 2], ZZ=I[2, 2],
-                     MX=m * c[0], MY=m * c[1], MZ=m * c[2], M=m, name=name)
-
-
-def limb(flexible=False, material=ALUMINIUM) -> Limb:
-    """The representative limb (module docstring). ``flexible``: the upper
-    arm and the two rods are :class:`Beam3D` (one element each), else rigid
-    cylinders (the same rigid inertia)."""
-    def beam(length, diameter, name):
-        if flexible:
-            return Beam3D(length, circle(diameter), material, name=name)
-        return cylinder(length, diameter, 0, (0.5 * length, 0, 0), material.rho, name)
-    frames = (Frame("1", None, sigma=REVOLUTE, alpha=_X, d=R_A),
-              Frame("2", "1", sigma=REVOLUTE, d=L1),
-              Frame("3", "2", sigma=REVOLUTE, b=H, alpha=_X),
-              Frame("4", "3", sigma=REVOLUTE, d=L2),
-              Frame("5", "4", sigma=FIXED, alpha=-_X, r=-H),
-              Frame("6", "2", sigma=REVOLUTE, b=-H, alpha=_X),
-              Frame("7", "6", sigma=FIXED, d=L2),
-              Frame("8", "4", sigma=FIXED, gamma=-0.5 * np.pi, d=-2 * H, theta=0.5 * np.pi))
-    bodies = {"1": (beam(L1, D_ARM, "upper arm"),),
-              "2": (cylinder(2 * H, D_LINK, 2, rho=material.rho, name="link 2"),),
-              "3": (beam(L2, D_ROD, "rod 1"),), "6": (beam(L2, D_ROD, "rod 2"),),
-              "5": (cylinder(2 * H, D_LINK, 2, rho=material.rho, name="link 4"),)}
-    closures = (Closure("7", "8", "revolute", name="parallelogram"),
-                Closure("5", None, "revolute", name="wrist", platform_point=(R_P, 0.0, 0.0),
-                        platform_rotation=(_X, 0.0, 0.0)))
-    return Limb(frames, bodies, closures)
-
-
-def robot(flexible=False, material=ALUMINIUM, gravity=GRAVITY):
-    """The Delta (three copies of :func:`limb` mounted at ``PHI``), platform
-    dofs x, y, z (commanded; the model of a flexible one adds the rotations
-    rx, ry, rz, dependent), reference configuration at :data:`HOME`."""
-    rl = limb(flexible, material)
-    legs = [rl.place(leg, Mount(gamma=phi, platform_rotation=tuple(map(tuple, rot_z(phi)))),
-                     actuated=("1",)) for leg, phi in zip(LEGS, PHI)]
-    platform = Platform(body=cylinder(H_PLATFORM, D_PLATFORM, 2, rho=material.rho, name="platform"),
-                        dofs=(0, 1, 2), dof_names=("x", "y", "z"))
-    reference = {k: float(v) for k, v in joint_angles(HOME).items()}
-    reference.update(zip(("x", "y", "z"), HOME))
-    return combine_limbs("Delta 3RR[2RR]R" + (" (flexible)" if flexible else ""), legs,
-                         platform=platform, gravity=tuple(gravity), reference=reference)
+def robot(flexible=False, gravity=None):
+    """The Delta read from its description file (cases/delta.toml, the only
+    source): flexible (upper arms and rods are 3D beams) or, by default, its
+    variant ``rigid`` (solid cylinders). Platform dofs x, y, z (commanded;
+    the model of a flexible one adds the rotations rx, ry, rz, dependent),
+    reference configuration at :data:`HOME`; ``gravity`` (3,) m/s^2 replaces
+    the file's."""
+    return shipped_robot("delta", None if flexible else "rigid", gravity)
 
 
 def leg_axes(i):
@@ -237,10 +184,15 @@ def _configure(model, pose, options):
     return configuration(model, np.asarray(pose, float))
 
 
-CASE = Case(
-    name="delta", title="Müller's 3RR[2RR]R Delta (parallelogram limbs; --pose x y z)",
-    pose_option="pose", pose_names=("x", "y", "z"), pose_units=("m", "m", "m"),
-    pose_default=HOME, robot=_robot, configure=_configure, reference_label="none",
-    options=(Option("rigid", "rigid links (default: upper arms and rods are 3D beams)",
-                    kind="flag", default=False),),
-    extra={"idm": True, "idm_options": {"rigid": True}})
+def extend(case):
+    """The case of the file cases/delta.toml with the closed-form pose
+    (x, y, z, :func:`configuration`) and the option ``--rigid`` (the file's
+    variant ``rigid``)."""
+    return replace(
+        case, title="Müller's 3RR[2RR]R Delta (parallelogram limbs; --pose x y z)",
+        pose_option="pose", pose_names=("x", "y", "z"), pose_units=("m", "m", "m"),
+        pose_default=HOME, robot=_robot, configure=_configure, reference_label="none",
+        options=(Option("rigid", "rigid links (default: upper arms and rods are 3D beams)",
+                        kind="flag", default=False),),
+        variant=lambda options: "rigid" if options["rigid"] else None,
+        extra={"idm": True, "idm_options": {"rigid": True}, "source": case.source})

@@ -18,29 +18,31 @@ import numpy as np
 
 from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.cases import delta as D
+from flexpkm.model import files
 from flexpkm.model.build import build_structure
-from flexpkm.model.description import Platform
-from flexpkm.model.limbs import Mount, combine_limbs
-from flexpkm.spatial import rot_z
 
 
 def limb_models(flexible=False):
     """One model per limb: ``[(model, dependent columns, actuated column,
-    leg index)]``
-    with the platform coordinates x, y, z independent (``flexible``: the
-    limb's model also gets the platform rotations its wrist constrains,
+    leg index)]``, each read from the Delta's description file
+    (cases/delta.toml, its variant ``rigid`` unless ``flexible``) keeping
+    that limb's placement only, a massless platform translating along x, y,
+    z (independent coordinates) and no reference (``flexible``: the limb's
+    model also gets the platform rotations its wrist constrains,
     docs/design.md; the per-limb inverse dynamics is the rigid one)."""
-    rl = D.limb(flexible)
+    from flexpkm.cases.shipped import file_of
+    path = file_of("delta")
+    data = files.parse(path.read_text(encoding="utf-8"), files.Where(str(path)))
+    for key in ("reference", "reference_fixed"):
+        data.pop(key, None)
+    data["platform"] = {"dofs": [0, 1, 2], "dof_names": ["x", "y", "z"]}
     out = []
-    for leg, phi in zip(D.LEGS, D.PHI):
-        placed = rl.place(leg, Mount(gamma=phi, platform_rotation=tuple(map(tuple, rot_z(phi)))),
-                          actuated=("1",))
-        model = build_structure(combine_limbs(
-            f"Delta limb {leg}", [placed], platform=Platform(dofs=(0, 1, 2), dof_names=("x", "y", "z")),
-            gravity=D.GRAVITY))
+    for placement in data["placements"]:
+        one = {**data, "name": f"Delta limb {placement['leg']}", "placements": [placement]}
+        model = build_structure(files.from_dict(one, str(path), None if flexible else "rigid"))
         layout = model.layout
         out.append((model, np.array(sorted(layout.joint_index.values())), layout.actuated[0],
-                    D.LEGS.index(leg)))
+                    D.LEGS.index(placement["leg"])))
     return out
 
 

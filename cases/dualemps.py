@@ -2,8 +2,12 @@
 (Briot & Khalil Section 10.7, Tables 10.1-10.2; natural frequencies,
 Section 11.6.1, Table 11.1).
 
-Geometry settled here (the book's figures are missing; this reading
-reproduces Table 11.1, see docs/dualemps.md):
+The robot is its description file, cases/dualemps.toml; this module holds
+what a file cannot: the closed-form geometric models (oracles of the file's
+assembly, tests/cases/test_dualemps.py), Table 11.1, the maneuvers and the
+case's pose (the actuators q11, q21). The geometry the file encodes (the
+book's figures are missing; this reading reproduces Table 11.1, see
+docs/dualemps.md):
 
 * base frame F_0; both prismatic actuators along z_0 (``r = q11``,
   ``r = q21``), their axes 0.4 m apart along x_0 (``d21``);
@@ -21,33 +25,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases.case import Case
-from flexpkm.elements.beam import Material, PlanarBeam, Section
-from flexpkm.elements.rigid import RigidBody
-from flexpkm.model.description import Closure, Frame, Platform, Robot
+from dataclasses import replace
+
+from flexpkm.cases.file_case import shipped_robot
+from flexpkm.model.description import Robot
 from flexpkm.errors import InvalidArgumentError, UnreachablePoseError
 from flexpkm.analysis.trajectories import Trajectory
 
 PI = np.pi
-
-#: Table 10.1 (d in m). Frames 23 and 24 are printed sigma = 0 with theta = 0
-#: and no coordinate: they are fixed joints (sigma = 2), see docs/typos.md.
-MDH = (
-    # name, a(j), mu, sigma, alpha, d, leg
-    ("11", None, 1, 1, 0.0, 0.0, "1"),
-    ("12", "11", 0, 0, PI / 2, 0.0, "1"),
-    ("13", "12", 0, 2, 0.0, 0.0675, "1"),
-    ("14", "13", 0, 2, 0.0, 0.4505, "1"),
-    ("15", "14", 0, 2, 0.0, 0.082, "1"),
-    ("16", "15", 0, 2, 0.0, 0.065, "1"),
-    ("17", "16", 0, 2, 0.0, 0.14, "1"),
-    ("18", "17", 0, 2, 0.0, 0.035, "1"),
-    ("21", None, 1, 1, 0.0, 0.4, "2"),
-    ("22", "21", 0, 0, PI / 2, 0.0, "2"),
-    ("23", "22", 0, 2, 0.0, 0.0675, "2"),
-    ("24", "23", 0, 2, 0.0, 0.4505, "2"),
-    ("25", "24", 0, 0, 0.0, 0.082, "2"),
-)
 
 #: Table 10.2: m (kg), mx (kg m), zz (kg m^2), fs (N or N m), fv (N s/m or N m s/rad)
 RIGID = {
@@ -59,13 +44,8 @@ RIGID = {
     "22": (0.843, 0.004, 7.06e-4, 0.02, 0.08),
     "24": (0.190, 0.011, 9.44e-4, 0.0, 0.0),
 }
-#: friction of the passive revolute q25 (Table 10.2)
-FRICTION_25 = (0.01, 0.005)
-
 #: flexible links: frame -> length (m)
 FLEXIBLE = {"13": 0.4505, "16": 0.14, "23": 0.4505}
-SECTION = Section.rectangle(0.004, 0.050)       # 4 mm in the plane (y), 50 mm (z)
-DURALUMIN = Material(E=74e9, rho=2800.0, nu=0.33)
 
 #: leg lengths from the revolute to O15 (= O25) and to P = O18, m
 L_15 = 0.0675 + 0.4505 + 0.082
@@ -88,44 +68,12 @@ TABLE_11_1 = {
 Q_DEP_BOOK = ("qe13_2", "qe13_3", "qe23_1", "qe23_2", "qe23_3")
 
 
-def robot(gravity=(0.0, -9.81, 0.0), section=SECTION, material=DURALUMIN) -> Robot:
-    """The DualEMPS description. Default gravity is normal to the plane of
-    motion (the prototype's plane is horizontal, Section 11.6.1)."""
-    frames = tuple(Frame(n, a, sigma=s, mu=mu, alpha=al, d=d, leg=leg)
-                   for n, a, mu, s, al, d, leg in MDH)
-    bodies = {}
-    for name, (m, mx, zz, _, _) in RIGID.items():
-        # Table 10.2 gives the in-plane parameters only; out of the plane the
-        # body is taken as a slender rod along x (XX = 0, YY = ZZ), which keeps
-        # its 6x6 inertia physically consistent and does not affect planar motion.
-        bodies[name] = (RigidBody(XX=0, XY=0, XZ=0, YY=zz, YZ=0, ZZ=zz, MX=mx, MY=0, MZ=0, M=m,
-                                  name=f"body {name}"),)
-    for name, length in FLEXIBLE.items():
-        bodies[name] = (PlanarBeam(length, section, material, name=f"beam {name}"),)
-    fs = {n: v[3] for n, v in RIGID.items() if v[3] and n in ("11", "12", "21", "22")}
-    fv = {n: v[4] for n, v in RIGID.items() if v[4] and n in ("11", "12", "21", "22")}
-    fs["25"], fv["25"] = FRICTION_25
-    return Robot(
-        name="DualEMPS",
-        frames=frames,
-        bodies=bodies,
-        platform=Platform(body=None, dofs=(0, 2), dof_names=("x_P", "z_P")),
-        closures=(Closure("18", None, "revolute", leg="1", name="P"),
-                  Closure("25", "15", "weld", leg="2", name="O25=O15")),
-        plane_normal=(0.0, -1.0, 0.0),
-        gravity=tuple(gravity),
-        viscous_friction=fv,
-        coulomb_friction=fs,
-        reference=_reference_configuration(),
-    )
-
-
-def _reference_configuration():
-    """q11 = q21 = 0 with the working mode of Table 11.1 (direct geometric model)."""
-    g = direct_geometric_model(0.0, 0.0)
-    ref = {"q11": 0.0, "q21": 0.0, **{k: float(g[k]) for k in ("q12", "q22", "q25")}}
-    ref["x_P"], ref["z_P"] = (float(v) for v in g["P"])
-    return ref
+def robot(gravity=None) -> Robot:
+    """The DualEMPS, read from its description file (cases/dualemps.toml, the
+    only source; default gravity normal to the plane of motion, the
+    prototype's plane being horizontal, Section 11.6.1); ``gravity`` (3,)
+    m/s^2 replaces the file's."""
+    return shipped_robot("dualemps", gravity=gravity)
 
 
 def check_stroke(q11, q21):
@@ -334,10 +282,15 @@ def _simulation(maneuver_name, drive, options):
     return simulation_setup(maneuver_name, drive)
 
 
-CASE = Case(
-    name="dualemps", title="DualEMPS, planar PRRRP robot (Sections 10.7, 11.6.1)",
-    pose_option="q-a", pose_names=("q11", "q21"), pose_units=("m", "m"), pose_default=(0.0, 0.0),
-    robot=lambda options: robot(),
-    configure=lambda model, pose, options: configuration(model, *(pose[..., k] for k in range(2))),
-    reference=_reference, reference_label="book", view="normal",
-    simulation=_simulation, maneuvers=MANEUVERS, duration=duration)
+def extend(case):
+    """The case of the file cases/dualemps.toml with what this module adds:
+    the pose (q11, q21) in m with its closed-form configuration, Table 11.1,
+    the maneuvers."""
+    return replace(
+        case, title="DualEMPS, planar PRRRP robot (Sections 10.7, 11.6.1)",
+        pose_option="q-a", pose_names=("q11", "q21"), pose_units=("m", "m"),
+        pose_default=(0.0, 0.0), options=(), robot=lambda options: robot(),
+        configure=lambda model, pose, options: configuration(model, *(pose[..., k] for k in range(2))),
+        reference=_reference, reference_label="book", view="normal",
+        simulation=_simulation, maneuvers=MANEUVERS, duration=duration,
+        extra={"source": case.source})

@@ -23,14 +23,19 @@ closure rows, 3 degrees of freedom, 4 actuators.
 
 Working modes (not given): every elbow B_i away from the x_0 axis
 (:data:`WORKING_MODES`, sign of ``(C_i - A_i) x (B_i - A_i)``).
+
+The robot is its description file, cases/dualv.toml (this module never
+builds it); this module holds the published data used by the tests' book
+models, the closed-form inverse geometric model (an oracle of the file's
+assembly, tests/cases/test_shipped.py) and the case's pose (P's x, y).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases.planar_legs import fill_state, with_reference, planar_case, two_link_ik, wrap
-from flexpkm.elements.rigid import RigidBody
-from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, Robot
+from flexpkm.cases.file_case import shipped_robot
+from flexpkm.cases.planar_legs import fill_state, planar_case, two_link_ik, wrap
+from flexpkm.model.description import Robot
 
 PI = np.pi
 LEGS = ("1", "2", "3", "4")
@@ -53,30 +58,10 @@ def base_points() -> np.ndarray:
     return D1 * np.stack([np.cos(GAMMA), np.sin(GAMMA)], axis=-1)
 
 
-def robot(gravity=(0.0, 0.0, -9.81)) -> Robot:
-    """The rigid DualV description (see the module docstring)."""
-    zz1, zz2, mx2, my2 = LEG_PARAMETERS
-    frames, bodies = [], {}
-    for leg, g, th in zip(LEGS, GAMMA, THETA_P):
-        frames += [Frame(f"{leg}1", None, sigma=REVOLUTE, mu=1, gamma=g, d=D1, theta=-g, leg=leg),
-                   Frame(f"{leg}2", f"{leg}1", sigma=REVOLUTE, d=D2, leg=leg),
-                   Frame(f"{leg}3", f"{leg}2", sigma=REVOLUTE, d=D3, leg=leg),
-                   Frame(f"{leg}p", f"{leg}3", sigma=FIXED, d=DP, theta=th, leg=leg)]
-        bodies[f"{leg}1"] = (RigidBody(ZZ=zz1, name=f"body {leg}1"),)
-        bodies[f"{leg}2"] = (RigidBody(ZZ=zz2, MX=mx2, MY=my2, name=f"body {leg}2"),)
-    m, mx, my, zz = PLATFORM
-    rob = Robot(
-        name="DualV",
-        frames=tuple(frames),
-        bodies=bodies,
-        platform=Platform(body=RigidBody(ZZ=zz, MX=mx, MY=my, M=m, name="platform + payload"),
-                          dofs=(0, 1, 5), dof_names=("x", "y", "phi")),
-        closures=tuple(Closure(f"{leg}p", None, "weld", leg=leg, name=f"P (leg {leg})")
-                       for leg in LEGS),
-        plane_normal=(0.0, 0.0, 1.0),
-        gravity=tuple(gravity),
-    )
-    return with_reference(rob, configuration(rob, *HOME))
+def robot(gravity=None) -> Robot:
+    """The robot read from its description file (cases/dualv.toml, the only
+    source); ``gravity`` (3,) m/s^2 replaces the file's (normal to the plane)."""
+    return shipped_robot("dualv", gravity=gravity)
 
 
 def platform_points(x, y, phi):
@@ -112,5 +97,7 @@ def configuration(model, x=HOME[0], y=HOME[1], phi=0.0, working_modes=WORKING_MO
     return fill_state(model.layout, {**q, "x": x, "y": y, "phi": phi}, x.shape)
 
 
-CASE = planar_case("dualv", "DualV, planar 4-RRR robot with actuation redundancy (Section 8.5.3)",
-                   robot, configuration, HOME)
+def extend(case):
+    """The case of the file cases/dualv.toml with the closed-form pose
+    parametrisation (P's x, y in m)."""
+    return planar_case(case, "DualV, planar 4-RRR robot with actuation redundancy (Section 8.5.3)", robot, configuration, HOME)

@@ -7,11 +7,16 @@ of ``[P; rotation vector]``, m and rad), or without a platform the actuated
 coordinates; ``--q-a`` gives the actuated coordinates instead. Either way the
 configuration is assembled numerically (:func:`flexpkm.assemble`, Chapter
 7) from the file's ``[reference]`` configuration; with neither option, the
-reference configuration itself is assembled (its actuated coordinates
-fixed).
+reference configuration itself is assembled (its actuated coordinates held,
+or its platform coordinates with ``reference_fixed = "pose"``).
+
+Every shipped robot takes this route too (:func:`flexpkm.cases.get`), its
+module then adding what a file cannot hold; :func:`shipped_robot` reads a
+shipped robot's file.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,10 +30,11 @@ from flexpkm.model import files
 _UNITS = ("m", "m", "m", "rad", "rad", "rad")
 
 
-def from_file(path, variant=None) -> Case:
-    """The :class:`Case` of a description file. Raises
-    :class:`flexpkm.errors.InvalidDescriptionError` naming the file, the key
-    and what is wrong."""
+def from_file(path, variant=None, name=None) -> Case:
+    """The :class:`Case` of a description file, named ``name`` (default the
+    file's stem); ``extra["file"]`` and ``extra["source"]`` are its path.
+    Raises :class:`flexpkm.errors.InvalidDescriptionError` naming the file,
+    the key and what is wrong."""
     path = Path(path)
     robot = files.load(path, variant=variant)
     layout = robot.layout
@@ -56,11 +62,21 @@ def from_file(path, variant=None) -> Case:
         return configure(model, values, opts.get("q_a"), platform=robot.platform is not None,
                          guess=opts.get("guess"))
 
-    return Case(name=path.stem, title=f"{robot.name} (from {path.name})", pose_option=pose[0],
+    return Case(name=name or path.stem, title=f"{robot.name} (from {path.name})", pose_option=pose[0],
                 pose_names=pose[1], pose_units=pose[2], pose_default=None, robot=_robot,
                 configure=_configure, options=tuple(options),
                 view="normal" if robot.plane_normal is not None else "auto",
-                extra={"file": str(path), "idm": robot.platform is not None})
+                extra={"file": str(path), "source": str(path), "idm": robot.platform is not None})
+
+
+def shipped_robot(name, variant=None, gravity=None):
+    """The :class:`flexpkm.Robot` of the shipped case ``name`` read from its
+    description file (:func:`flexpkm.cases.file_of`) with ``variant``;
+    ``gravity`` (3,) m/s^2 replaces the file's when given. Raises what
+    :func:`flexpkm.model.files.load` raises."""
+    from flexpkm.cases.shipped import file_of
+    robot = files.load(file_of(name), variant=variant)
+    return robot if gravity is None else replace(robot, gravity=tuple(float(g) for g in gravity))
 
 
 def configure(model, pose, q_a=None, platform=True, guess=None):

@@ -16,6 +16,11 @@ Description (frames of leg i, Table 11.2; every joint axis along z_0):
 * link i5 = E_iP (0.2027 m), the three segments welded at the massless point
   P (a :class:`flexpkm.model.description.Platform` without body, 6 dofs).
 
+The robot is its description file, cases/navaro.toml (the actuation
+modes and the refined model are its variants); this module holds its
+closed-form inverse geometric model (an oracle of the file's assembly,
+tests/cases/test_navaro.py), Table 11.4 and the case's pose.
+
 Flexible model (Section 11.6.2.1): one :class:`flexpkm.elements.beam.Beam3D` per link
 i1, i2, i3, i5, two per link i4 (C_iD_i carried by frame i4, D_iE_i by the
 fixed frame i4D at D_i). Cut joints: a revolute about z at D_i between the
@@ -40,15 +45,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from flexpkm.cases.case import Case, Option
-from flexpkm.elements.beam import Beam3D, Material, Section
-from flexpkm.elements.rigid import RigidBody
-from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, constrained_rows
+from flexpkm.cases.case import Option
+from flexpkm.cases.file_case import shipped_robot
+from flexpkm.model.description import constrained_rows
 from flexpkm.errors import (InvalidArgumentError, InvalidDescriptionError,
                             SingularConfigurationError, UnreachablePoseError)
-from flexpkm.model.limbs import Limb, Mount, combine_limbs
 from flexpkm.algorithms.closure import with_platform
-from flexpkm.spatial import rot_z
 
 PI = np.pi
 LEGS = ("1", "2", "3")
@@ -63,25 +65,9 @@ L_5 = 0.2027
 #: largest |A_iE_i| (leg fully extended), m
 REACH = 2 * L_LINK
 
-#: duralumin, Section 11.6.2.1: E and rho as printed; G = E / (2 (1 + nu)) with
-#: nu = 0.33, i.e. 27.82 GPa, not the printed 28.9 GPa (which puts f_4 of
-#: Table 11.4 0.88 % too high; see docs/navaro.md)
-NU = 0.33
-DURALUMIN = Material(E=74e9, rho=2800.0, nu=NU)
-#: the printed shear modulus, Pa (not used by default)
+#: the printed shear modulus of the duralumin, Pa (Section 11.6.2.1; the file
+#: takes G = E / (2 (1 + 0.33)) = 27.82 GPa, see docs/navaro.md)
 G_PRINTED = 28.9e9
-#: Table 11.3, links i1-i4: 10 mm in the plane (y_j) x 24 mm along z_0 (z_j);
-#: the book's torsion constant I0 = 5.902e-9 m^4 is kept (rectangle: 5.905e-9)
-SECTION_LINK = replace(Section.rectangle(0.010, 0.024), I0=5.902e-9)
-#: Table 11.3, link i5: 40 mm in the plane x 10 mm (Iz = 5.333e-8 as printed;
-#: the printed Iy = 3.333e-8 and Ip = 8.666e-8 are typos for 3.333e-9 and
-#: 5.667e-8; I0 = 1.123e-8 as printed, = the rectangle's)
-SECTION_I5 = Section.rectangle(0.040, 0.010)
-
-#: refined model (Section 11.6.2.3): mass of each passive joint B, C, D, E
-#: (kg) and clutch stiffness (N m/rad) between the base and links i1, i2
-JOINT_MASS = 0.3
-CLUTCH_STIFFNESS = 2000.0
 
 #: angle from OA_i to PE_i at theta = 0, rad: e_i = l_5 u(gamma_i + pi/3), so
 #: that at theta = -pi/3 (pose 2) every E_i points towards A_i (settled with
@@ -126,75 +112,28 @@ def parse_actuation(actuation):
     return modes
 
 
-def limb(section_link=SECTION_LINK, section_i5=SECTION_I5, material=DURALUMIN,
-         refined=False, joint_mass=JOINT_MASS, clutch_stiffness=CLUTCH_STIFFNESS) -> Limb:
-    """The representative leg with local frames 1, 1D, 2, 3, 4, 4D, 5, 5P
-    (root frames 1 and 2 at A_i, placed by the leg's mount).
-
-    refined : adds a point mass ``joint_mass`` (kg) at B_i, C_i, D_i, E_i
-              (frames 3, 4, 4D, 5) and clutch springs ``clutch_stiffness``
-              (N m/rad) on q_1, q_2.
-    """
-    L = L_LINK
-    frames = (
-        Frame("1", None, sigma=REVOLUTE),                       # link A D
-        Frame("1D", "1", sigma=FIXED, d=L),                     # D_i on link i1
-        Frame("2", None, sigma=REVOLUTE),                       # link A B
-        Frame("3", "2", sigma=REVOLUTE, d=L),                   # B_i, link B C
-        Frame("4", "3", sigma=REVOLUTE, d=L),                   # C_i, link C D
-        Frame("4D", "4", sigma=FIXED, d=L),                     # D_i on link i4, link D E
-        Frame("5", "4D", sigma=REVOLUTE, d=L),                  # E_i, link E P
-        Frame("5P", "5", sigma=FIXED, d=L_5),                   # P on link i5
-    )
-    beam = lambda n, length, sec: (Beam3D(length, sec, material, name=f"link {n}"),)
-    bodies = {"1": beam("1", L, section_link), "2": beam("2", L, section_link),
-              "3": beam("3", L, section_link), "4": beam("4 (C-D)", L, section_link),
-              "4D": beam("4 (D-E)", L, section_link), "5": beam("5", L_5, section_i5)}
-    stiffness = {}
+def variant(actuation="locked", refined=False):
+    """The variant of cases/navaro.toml of an actuation mode
+    (:func:`parse_actuation`: None for ``"locked"``, ``"actuation_a_b_c"``)
+    or of the refined model (``"refined"``; the actuation is then ignored)."""
     if refined:
-        for n, joint in (("3", "B"), ("4", "C"), ("4D", "D"), ("5", "E")):
-            bodies[n] = bodies[n] + (RigidBody.point_mass(joint_mass, name=f"joint {joint}"),)
-        stiffness = {"1": clutch_stiffness, "2": clutch_stiffness}
-    # the cut frame 5P at P has x along E_i -> P: angle gamma_i + PLATFORM_ANGLE
-    # + pi in F_p, the gamma_i part given by each leg's mount
-    closures = (Closure("4D", "1D", "revolute", name="D"),
-                Closure("5P", None, "weld", name="P",
-                        platform_rotation=(0.0, 0.0, PLATFORM_ANGLE + PI)))
-    return Limb(frames, bodies, closures, joint_stiffness=stiffness)
-
-
-def robot(actuation="locked", refined=False, section_link=SECTION_LINK,
-          section_i5=SECTION_I5, material=DURALUMIN, joint_mass=JOINT_MASS,
-          clutch_stiffness=CLUTCH_STIFFNESS, gravity=(0.0, 0.0, -9.81)):
-    """The NaVARo description (three placed copies of :func:`limb`).
-
-    actuation : ``"locked"`` (default: q_i1 and q_i2 both locked, the test
-        condition of Table 11.4) or one of the 8 modes, e.g. ``(1, 2, 1)``
-        (see :func:`parse_actuation`); the actuated joints have ``mu = 1``
-        and are locked by :func:`flexpkm.algorithms.modal.natural_frequencies`.
-    refined : the refined model of Section 11.6.2.3: point masses at the
-        passive joints and clutch springs on q_i1 and q_i2, which are then
-        not locked (``actuation`` is ignored, every ``mu = 0``).
-    gravity : base frame, m/s^2 (the robot lies in a horizontal plane; no
-        effect on the natural frequencies).
-    Returns a :class:`flexpkm.model.description.Robot` (spatial, ``plane_normal``
-    None) with frames ``i1, i1D, i2, i3, i4, i4D, i5, i5P`` per leg.
-    """
-    rl = limb(section_link, section_i5, material, refined, joint_mass, clutch_stiffness)
+        return "refined"
     mode = parse_actuation(actuation)
-    legs = []
-    for leg, g, m in zip(LEGS, GAMMA, ("locked",) * 3 if mode == "locked" else mode):
-        if refined:
-            act = ()
-        else:
-            act = ("1", "2") if m == "locked" else (str(m),)
-        legs.append(rl.place(leg, Mount(gamma=g, d=D_1, theta=-g,
-                                        platform_rotation=tuple(map(tuple, rot_z(g)))),
-                             actuated=act))
-    g = inverse_geometric_model(0.0, 0.0, 0.0)          # pose 1, working modes -1 -1 -1
-    reference = {f"q{leg}{j}": float(g[f"q{leg}{j}"]) for leg in LEGS for j in range(1, 6)}
-    return combine_limbs("NaVARo" + (" (refined)" if refined else ""), legs,
-                         platform=Platform(body=None), gravity=tuple(gravity), reference=reference)
+    return None if mode == "locked" else "actuation_" + "_".join(map(str, mode))
+
+
+def robot(actuation="locked", refined=False, gravity=None):
+    """The NaVARo read from its description file (cases/navaro.toml, the only
+    source) in the variant :func:`variant` of ``actuation`` (``"locked"``,
+    default: q_i1 and q_i2 both locked, the test condition of Table 11.4, or
+    one of the 8 modes, e.g. ``(1, 2, 1)``; the actuated joints have ``mu = 1``
+    and are locked by :func:`flexpkm.algorithms.modal.natural_frequencies`)
+    and ``refined`` (Section 11.6.2.3: point masses at the passive joints,
+    clutch springs on q_i1 and q_i2, nothing locked); ``gravity`` (3,) m/s^2
+    replaces the file's (no effect on the natural frequencies). Frames ``i1,
+    i1D, i2, i3, i4, i4D, i5, i5P`` per leg. Raises
+    :class:`InvalidDescriptionError` for a bad actuation."""
+    return shipped_robot("navaro", variant(actuation, refined), gravity)
 
 
 def coordinate_counts(rob):
@@ -337,7 +276,7 @@ def rotate_pose(pose, k=1):
 
 # ---- the case as the front ends see it ------------------------------------
 def _robot(options):
-    return robot(actuation=parse_actuation(options["actuation"]), refined=bool(options["refined"]))
+    return robot(actuation=options["actuation"], refined=bool(options["refined"]))
 
 
 def _configure(model, pose, options):
@@ -355,16 +294,22 @@ def _reference(pose, options):
     return None
 
 
-CASE = Case(
-    name="navaro", title="NaVARo, planar 3-DOF robot with parallelogram legs (Section 11.6.2)",
-    pose_option="pose", pose_names=("x", "y", "theta"), pose_units=("m", "m", "rad"),
-    pose_default=(0.0, 0.0, 0.0), robot=_robot, configure=_configure, reference=_reference,
-    reference_label="book", view="auto",
-    options=(
-        Option("working_modes", "working mode (+1/-1) of legs 1-3 (default -1 -1 -1, Table 11.4)",
-               kind="ints", default=WORKING_MODES, choices=(-1, 1), nargs=3),
-        Option("actuation", "'locked' (both clutches locked, default) or three digits 1/2: the "
-                            "actuated joint q_i1 or q_i2 of legs 1-3 (Section 11.6.2.1)",
-               kind="text", default="locked"),
-        Option("refined", "refined model of Section 11.6.2.3: joint masses and clutch springs "
-                          "(default: off)", kind="flag", default=False)))
+def extend(case):
+    """The case of the file cases/navaro.toml with the closed-form pose
+    (x, y, theta), Table 11.4 and the options that choose the file's variant
+    (``--actuation``, ``--refined``) and the working modes of the pose."""
+    return replace(
+        case, title="NaVARo, planar 3-DOF robot with parallelogram legs (Section 11.6.2)",
+        pose_option="pose", pose_names=("x", "y", "theta"), pose_units=("m", "m", "rad"),
+        pose_default=(0.0, 0.0, 0.0), robot=_robot, configure=_configure, reference=_reference,
+        reference_label="book", view="auto",
+        options=(
+            Option("working_modes", "working mode (+1/-1) of legs 1-3 (default -1 -1 -1, Table 11.4)",
+                   kind="ints", default=WORKING_MODES, choices=(-1, 1), nargs=3),
+            Option("actuation", "'locked' (both clutches locked, default) or three digits 1/2: the "
+                                "actuated joint q_i1 or q_i2 of legs 1-3 (Section 11.6.2.1)",
+                   kind="text", default="locked"),
+            Option("refined", "refined model of Section 11.6.2.3: joint masses and clutch springs "
+                              "(default: off)", kind="flag", default=False)),
+        variant=lambda options: variant(options["actuation"], bool(options["refined"])),
+        extra={"source": case.source})

@@ -1,9 +1,11 @@
 """Shared geometry of the planar RR legs of the rigid cases (five-bar,
 DualV): the inverse geometric model of one leg, Briot & Khalil (7.14)-(7.16)
-in circle-intersection form."""
+in circle-intersection form, and the extension of their files' cases."""
 from __future__ import annotations
 
 import numpy as np
+
+from dataclasses import replace
 
 from flexpkm.cases.case import Case
 from flexpkm.errors import UnreachablePoseError
@@ -49,24 +51,16 @@ def fill_state(layout, values, batch_shape):
     return q
 
 
-def with_reference(robot, q_tot):
-    """``robot`` with its ``reference`` configuration: the joint and platform
-    coordinates of the state ``q_tot`` (n_tot,) (the start of
-    :func:`flexpkm.assemble` for a description file of it)."""
-    from dataclasses import replace
-    layout = robot.layout
-    cols = list(layout.joint_index.values()) + list(range(layout.n_t, layout.n_tot))
-    return replace(robot, reference={layout.names[i]: float(q_tot[i]) for i in cols})
-
-
-def planar_case(name, title, robot, configuration, home) -> Case:
-    """The :class:`Case` of a rigid planar robot whose pose is P's (x, y)
-    (m): ``configuration(model, x, y) -> q_tot`` gives ``configure``; the
-    case offers the inverse dynamic model along paths (``extra["idm"]``)."""
+def planar_case(case, title, robot, configuration, home) -> Case:
+    """The file's case ``case`` of a rigid planar robot, extended: its pose
+    is P's (x, y) (m), ``configuration(model, x, y) -> q_tot`` (the closed
+    form) gives ``configure``; ``robot()`` reads the file; the case offers the
+    inverse dynamic model along paths (``extra["idm"]``)."""
     def configure(model, pose, options):
         pose = np.asarray(pose, float)
         return configuration(model, pose[..., 0], pose[..., 1])
 
-    return Case(name=name, title=title, pose_option="pose", pose_names=("x", "y"),
-                pose_units=("m", "m"), pose_default=tuple(home), robot=lambda options: robot(),
-                configure=configure, view="normal", extra={"idm": True})
+    return replace(case, title=title, pose_option="pose", pose_names=("x", "y"),
+                   pose_units=("m", "m"), pose_default=tuple(home), options=(),
+                   robot=lambda options: robot(), configure=configure, view="normal",
+                   extra={"idm": True, "source": case.source})

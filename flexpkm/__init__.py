@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING
 from flexpkm.version import __version__
 
 if TYPE_CHECKING:
-    from flexpkm.errors import (FlexPKMError, IndefiniteMassMatrixError, Interrupted,
-                                InvalidArgumentError, InvalidDescriptionError, MissingDependencyError,
-                                OpenLoopError, OutputError, SingularConfigurationError,
-                                UnreachablePoseError, WorkingModeError)
+    from flexpkm.errors import (BackendUnavailableError, FlexPKMError, IndefiniteMassMatrixError,
+                                Interrupted, MissingDependencyError,
+                                InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
+                                OutputError, SingularConfigurationError, UnreachablePoseError,
+                                WorkingModeError)
     from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
                                   Section, ShapeFunctionBody)
     from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
@@ -43,17 +44,25 @@ if TYPE_CHECKING:
     from flexpkm.algorithms.platform import PlatformPose, platform_pose
     from flexpkm.algorithms.assembly import assemble, reference_configuration
     from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
+    from flexpkm.algorithms.mobility import Mobility, mobility
     from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
                                             constraint_jacobian, project_on_loops, with_platform)
-    from flexpkm.algorithms.modal import Modes, ReducedMatrices, natural_frequencies, reduced_matrices
+    from flexpkm.algorithms.modal import Modes, ReducedMatrices, reduced_matrices, solve_modes
     from flexpkm.algorithms.dynamics import (FullDynamics, direct_dynamics, full_dynamics,
                                              inverse_dynamics, point_acceleration)
     from flexpkm.algorithms.reactions import JointReactions, joint_reactions
     from flexpkm.algorithms.redundancy import actuation_matrix, is_redundant
+    from flexpkm.algorithms.energy import Energy, energy
+    from flexpkm.algorithms.ground import GroundReactions, ground_reactions
+    from flexpkm.algorithms.statics import StaticDeflection, static_deflection, static_efforts
+    from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, choose_backend
+    from flexpkm.analysis.modal import natural_frequencies
     from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
+    from flexpkm.analysis.ground_history import simulation_ground_reactions
     from flexpkm.analysis.trajectories import Trajectory, quintic
     from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
     from flexpkm.analysis.simulate import SimulationResult, simulate
+    from flexpkm.analysis.simulation_options import SimulationOptions
     from flexpkm.analysis.sweep import SweepResult, frequency_sweep
     from flexpkm.io.pictures import plot_mode, plot_sweep
     from flexpkm import cases
@@ -100,6 +109,7 @@ __all__ = [
     "FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
     "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError",
     "OpenLoopError", "OutputError", "Interrupted", "WorkingModeError", "MissingDependencyError",
+    "BackendUnavailableError",
     # bodies (Section 10.2, Appendix F)
     "Body", "BodyInvariants", "RigidBody", "Beam3D", "PlanarBeam", "Section", "Material",
     "ShapeFunctionBody",
@@ -110,14 +120,21 @@ __all__ = [
     # algorithms (10.3, 10.4, 10.123, Ch. 11)
     "TreeKinematics", "tree_kinematics", "platform_pose", "PlatformPose", "constraint_jacobian", "closure_residual",
     "project_on_loops", "select_rows", "RowSelection", "assemble", "reference_configuration",
+    "mobility", "Mobility",
     "check_loops", "with_platform",
-    "LOOP_TOL", "reduced_matrices", "ReducedMatrices", "natural_frequencies", "Modes",
-    "full_dynamics", "FullDynamics", "inverse_dynamics", "direct_dynamics", "point_acceleration",
+    "LOOP_TOL", "reduced_matrices", "ReducedMatrices", "natural_frequencies", "solve_modes",
+    "Modes", "full_dynamics", "FullDynamics", "inverse_dynamics", "direct_dynamics",
+    "point_acceleration",
     # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path
     "joint_reactions", "JointReactions", "actuation_matrix", "is_redundant",
     "path_inverse_dynamics", "IdmResult",
-    # analyses (10.7)
+    # other models (8.6, 6.4): energy, ground reactions, statics under a wrench
+    "energy", "Energy", "ground_reactions", "GroundReactions", "static_efforts",
+    "static_deflection", "StaticDeflection", "simulation_ground_reactions",
+    # analyses (10.7) and their one backend switch
+    "BACKENDS", "AUTO_MAX_COORDINATES", "choose_backend",
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
+    "SimulationOptions",
     "frequency_sweep", "SweepResult",
     # pictures (the viz extra)
     "plot_mode", "plot_sweep",

@@ -133,6 +133,27 @@ class InvalidArgumentError(FlexPKMError, ValueError):
     step or duration, an unknown maneuver...)."""
 
 
+class BackendUnavailableError(FlexPKMError, RuntimeError):
+    """``backend="compiled"`` was asked for an analysis that cannot run on
+    generated code here: no CasADi, no C compiler, an analysis without a
+    compiled path (the IDM), a drive or a model the compiled path does not
+    support, a pose where its fixed choice of q_dep is ill-conditioned
+    (:mod:`flexpkm.analysis.backend`). ``backend="auto"`` then runs numpy and
+    records why.
+
+    Attributes
+    ----------
+    analysis : str  the analysis (``"natural_frequencies"``, ``"simulate"``...)
+    reason : str    why the compiled path cannot run
+    """
+
+    def __init__(self, analysis, reason):
+        super().__init__(f"{analysis}: backend='compiled' cannot run: {reason} "
+                         "(use backend='numpy' or 'auto')")
+        self.analysis = analysis
+        self.reason = reason
+
+
 class StepConvergenceError(FlexPKMError, ArithmeticError):
     """A time step whose Newton iterations do not converge, even with the
     step halved the largest number of times

@@ -52,7 +52,7 @@ def test_core_computes_frequencies_without_any_extra(tmp_path):
 
 
 def test_without_matplotlib_the_other_files_are_written_and_a_note_names_the_extra(tmp_path):
-    status, out, err = run_cli(["idm", "five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28",
+    status, out, err = run_cli(["idm", "rigid_five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28",
                                 "--duration", "0.05", "--out", "o"], ("matplotlib",), tmp_path)
     assert status == 0, err
     assert err == ("flexpkm: note: no idm.png: matplotlib is not installed (needed for the "

@@ -62,6 +62,9 @@ def runnable(cmd: str) -> list:
 @pytest.mark.parametrize("cmd", commands())
 def test_documented_command_runs(cmd, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if "robots/" in cmd:        # the tutorial's files, copied as its first command does
+        subprocess.run([str(BIN / "flexpkm"), "examples", "robots"], cwd=tmp_path, check=True,
+                       capture_output=True, env=env)
     r = subprocess.run(runnable(cmd), cwd=tmp_path, capture_output=True, text=True, timeout=600,
                        env=env)
     assert r.returncode == 0, f"{cmd}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
@@ -108,19 +111,21 @@ def test_tutorial_file_is_the_shipped_example():
     assert shown == [(ROOT / "cases" / "examples" / "five_bar.toml").read_text()]
 
 
-def test_tutorial_outputs_are_the_real_ones(capsys, monkeypatch):
+def test_tutorial_outputs_are_the_real_ones(capsys, monkeypatch, tmp_path):
     """The shown outputs of the tutorial's commands are what they print
     (timing aside; its Python blocks: the test below)."""
+    from flexpkm.cli.app import main
     tut = ROOT / "docs" / "tutorial.md"
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(tmp_path)             # from any folder, with the files of `flexpkm examples`
+    assert main(["examples", "robots"]) == 0
+    capsys.readouterr()
     texts = fenced(tut, "text")
-    for argv, shown in ((["check", "cases/examples/five_bar.toml"], texts[0]),
-                        (["modal", "cases/examples/five_bar.toml", "--pose", "0.15", "0.45",
+    for argv, shown in ((["check", "robots/five_bar.toml"], texts[0]),
+                        (["modal", "robots/five_bar.toml", "--pose", "0.15", "0.45",
                           "--modes", "6"], texts[1]),
-                        (["modal", "cases/examples/five_bar.toml", "--pose", "0.15", "0.45",
+                        (["modal", "robots/five_bar.toml", "--pose", "0.15", "0.45",
                           "--modes", "3", "--sensitivities", "legs[0].frames[0].bodies[0].section.b_y",
                           "legs[0].frames[1].d", "legs[0].frames[2].bodies[0].mass"], texts[2])):
-        from flexpkm.cli.app import main
         assert main(argv) == 0
         real = [line for line in capsys.readouterr().out.splitlines()
                 if not line.startswith("computed in")]
@@ -144,12 +149,15 @@ def test_tutorial_refinement_table_is_computed():
 
 def test_tutorial_python_blocks_run_with_their_shown_output(tmp_path, monkeypatch, capsys):
     """The tutorial's Python blocks that end with a ``text`` block print
-    exactly that (run in a temporary folder, the shipped files named by
-    their path in this checkout)."""
+    exactly that (run in a temporary folder with the files of ``flexpkm
+    examples robots``; a shipped file named by its path in this checkout)."""
+    from flexpkm.cli.app import main
     text = (ROOT / "docs" / "tutorial.md").read_text()
     pairs = re.findall(r"^```python\n(.*?)^```\n\n```text\n(.*?)^```", text, flags=re.M | re.S)
     assert pairs
     monkeypatch.chdir(tmp_path)
+    assert main(["examples", "robots"]) == 0
+    capsys.readouterr()
     for code, shown in pairs:
         if "plot_" in code:
             pytest.importorskip("pyvista")

@@ -239,14 +239,16 @@ def _check_unique(model, q, free, where):
 
 
 def assemble_reference(model) -> np.ndarray:
-    """The robot's reference configuration with its loops closed: the
-    forward problem at its actuated coordinates, or, for a robot without
-    actuators (e.g. the refined NaVARo, held by springs), the inverse problem
-    at its platform coordinates. Raises what :func:`assemble` raises."""
+    """The robot's reference configuration with its loops closed, from its
+    ``reference`` values (a rough guess but for what is held): the forward
+    problem at its actuated coordinates, or the inverse problem at its
+    commanded platform coordinates for a robot with ``reference_fixed =
+    "pose"`` or without actuators (e.g. the refined NaVARo, held by
+    springs). Raises what :func:`assemble` raises."""
     model = build_structure(model)
     q_ref = reference_configuration(model)
     layout = model.layout
-    if layout.actuated or model.platform is None:
+    if model.platform is None or (layout.actuated and model.robot.reference_fixed != "pose"):
         return assemble(model, q_a=q_ref[list(layout.actuated)], modes=False)
     return assemble(model, pose=q_ref[list(layout.commanded)], modes=False)
 

@@ -12,7 +12,7 @@ not depend on LAPACK's whims (docs/robustness.md).
   on the eigenspace (greedy Gram-Schmidt on the shapes' rows), every
   shape signed so that its largest-magnitude component is positive.
 * :func:`check_modes_count`, :func:`check_actuator_stiffness`: the
-  arguments of :func:`flexpkm.algorithms.modal.natural_frequencies`.
+  arguments of :func:`flexpkm.natural_frequencies`.
 """
 from __future__ import annotations
 

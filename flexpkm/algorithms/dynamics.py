@@ -20,7 +20,7 @@ import numpy as np
 from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, constraint_bias,
                                         constraint_jacobian, solve_closure)
 from flexpkm.algorithms.eigen import solve_spd
-from flexpkm.algorithms.platform import platform_pose, selection
+from flexpkm.algorithms.platform import external_wrench, platform_pose, selection
 from flexpkm.algorithms.tree import add_acceleration_bias, as_batch, tree_kinematics
 from flexpkm.algorithms.reference import build_model
 from flexpkm.algorithms.virtual_system import platform_bias_forces, tree_dynamics, virtual_mass_matrix
@@ -47,6 +47,8 @@ class FullDynamics:
         (:mod:`flexpkm.algorithms.reactions`); batched like ``M``
     rows : the independent constraint rows used
         (:class:`flexpkm.algorithms.constraint_rows.RowSelection`)
+    wrench : the external wrench on the platform in ``c_tot`` (B, 6), or
+        None (see :func:`full_dynamics`)
     """
 
     M: np.ndarray
@@ -64,6 +66,7 @@ class FullDynamics:
     J_tot: object = None
     labels: tuple = ()
     rows: object = None
+    wrench: object = None
 
     def batched(self):
         """``((M, c, J, b), single)``: the arrays with a batch axis (one
@@ -87,7 +90,7 @@ def r_ordering(model, indep):
 
 
 def full_dynamics(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
-                  coulomb_smoothing=0.0, loop_tol=LOOP_TOL) -> FullDynamics:
+                  coulomb_smoothing=0.0, loop_tol=LOOP_TOL, wrench=None) -> FullDynamics:
     """Steps 1-3 of Section 10.6 at a state: ``M``, ``c`` (10.123), ``J``, ``b`` (10.119).
 
     q_tot : (n_tot,) or (B, n_tot) all coordinates (must satisfy the loops).
@@ -100,6 +103,12 @@ def full_dynamics(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     loop_tol : largest loop gap accepted (m, rad; :class:`OpenLoopError`
             above); None skips the check (inside a time step, where the
             state is projected on the loops afterwards).
+    wrench : (6,) or (B, 6) external wrench ``[F; M]`` (N, N m) exerted on
+            the platform at its point P, base-frame components (Section
+            6.4); it enters ``c_tot`` as ``-S_p^T w`` on ``x_p``, hence ``c``,
+            the efforts and the reactions. None: no wrench. Raises
+            :class:`InvalidArgumentError` for a component along no platform
+            coordinate (:func:`flexpkm.algorithms.platform.external_wrench`).
     """
     model = build_model(model)
     layout = model.layout
@@ -131,17 +140,21 @@ def full_dynamics(model, q_tot, qd_r, dep=None, gravity=None, friction=True,
     if model.platform is not None:
         t_p = qd_tot[:, n_t:] @ selection(model.platform).T
         c_tot[:, n_t:] = platform_bias_forces(model, pose.R, t_p, kin.gravity)
+    if wrench is not None:
+        wrench, Q_p = external_wrench(model, wrench, q.shape[0], "full_dynamics: wrench")
+        c_tot[:, n_t:] -= Q_p
     Jt = np.swapaxes(J, -1, -2)
     M = Jt @ M_tot @ J
     c = (Jt @ ((M_tot @ b[:, :, None])[..., 0] + c_tot)[:, :, None])[..., 0]
     M = 0.5 * (M + np.swapaxes(M, -1, -2))
     if np.ndim(q_tot) == 1:                      # one pose in, one pose out
         M, c, J, b, M_tot, c_tot, J_tot = (x[0] for x in (M, c, J, b, M_tot, c_tot, J_tot))
+        wrench = None if wrench is None else wrench[0]
     return FullDynamics(M=M, c=c, J=J, b=b, indep=indep, dep=sol.dep, n_a=n_a,
                         names=tuple(layout.names[i] for i in indep), kin=kin,
                         actuated=np.array(layout.actuated, dtype=int), M_tot=M_tot, c_tot=c_tot,
                         J_tot=J_tot[..., sol.kept, :], labels=tuple(labels[i] for i in sol.kept),
-                        rows=sol.rows)
+                        rows=sol.rows, wrench=wrench)
 
 
 def actuator_efforts(full: FullDynamics, qdd_r):
@@ -162,6 +175,8 @@ def inverse_dynamics(full: FullDynamics, qdd_a, weights=None):
     (8.145)-(8.148): see :func:`flexpkm.algorithms.redundancy.redundant_inverse_dynamics`
     (``weights``: W (n_A,) or (n_A, n_A); ignored without redundancy, where
     the solution is unique).
+    An external wrench on the platform is in ``model`` (``full_dynamics(...,
+    wrench=w)``: in ``c``), hence in ``tau``.
     Raises :class:`flexpkm.errors.IndefiniteMassMatrixError` if M_cc is not
     positive definite."""
     from flexpkm.algorithms.redundancy import is_redundant, redundant_inverse_dynamics

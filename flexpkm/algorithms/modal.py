@@ -27,7 +27,6 @@ from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
 from flexpkm.algorithms.virtual_system import virtual_mass_matrix
 from flexpkm.algorithms.reference import build_model
-from flexpkm.threads import one_blas_thread
 
 #: a locked robot whose lowest eigenvalue of K is below this fraction of the
 #: largest is at a singular configuration (a zero-stiffness motion)
@@ -60,6 +59,8 @@ class ReducedMatrices:
     rows     : :class:`flexpkm.algorithms.constraint_rows.RowSelection`: the
                independent constraint rows used and the redundant ones
                dropped (``rows.summary()`` is a text report)
+    backend  : what computed them: ``"numpy"`` (:func:`reduced_matrices`) or
+               ``"compiled"`` (:func:`flexpkm.compiled.modal.reduced_matrices`)
 
     For one pose (``q_tot`` of shape (n_tot,)) the leading axis B is absent.
     """
@@ -76,6 +77,7 @@ class ReducedMatrices:
     rows: object = None
     cond_closure: np.ndarray = None
     scales: np.ndarray = None
+    backend: str = "numpy"
 
     @property
     def J(self) -> np.ndarray:
@@ -182,6 +184,11 @@ class Modes:
                (:func:`flexpkm.algorithms.conditioning.canonical_shapes`):
                ``shapes_tot`` of a pose does not depend on the other poses of
                the batch, ``shapes_q`` is over the batch's q_dep choice
+    backend  : what computed the reduced matrices, ``"numpy"`` or
+               ``"compiled"`` (``reduced.backend``; the eigen step is LAPACK's
+               on both)
+    backend_reason : why that backend (``"asked"``, ``"auto: ..."``;
+               :mod:`flexpkm.analysis.backend`), ``""`` from :func:`solve_modes`
     """
 
     frequencies_hz: np.ndarray
@@ -194,6 +201,8 @@ class Modes:
     singularity_measure: np.ndarray = None
     near_singular: np.ndarray = None
     repeated: np.ndarray = None
+    backend: str = "numpy"
+    backend_reason: str = ""
 
 
 def stiffness_scale(model) -> float:
@@ -238,76 +247,32 @@ def _check_type2(measure, cond, red, actuator_stiffness):
                                      where=f"pose {b}", cond=float(cond[b]))
 
 
-def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None,
-                        q_dep=None, allow_zero=False, shapes=True) -> Modes:
-    """Natural frequencies and mode shapes at the configuration ``q_tot``
-    (Eqs. 11.34-11.35; with ``actuator_stiffness`` (n_A,), one per actuator
-    in N/m or N m/rad, Eqs. 11.38-11.42; with actuation redundancy the
-    springs act on ``qd_A = J_A qd_r``: ``K_r + J_A^T diag(k) J_A``). A rigid
-    robot with locked actuators raises :class:`InvalidArgumentError`.
-    ``shapes=False`` skips the mode shapes (faster sweeps;
-    ``shapes_q`` and ``shapes_tot`` are then None).
+def solve_modes(model, reduced: ReducedMatrices, n_modes=None, actuator_stiffness=None,
+                allow_zero=False, shapes=True) -> Modes:
+    """Step 4 of Section 11.5, the public eigen step of both backends:
+    natural frequencies and mode shapes of the reduced matrices ``reduced``
+    (:func:`reduced_matrices` or :func:`flexpkm.compiled.modal.reduced_matrices`,
+    one pose or a batch) of ``model`` (the Model they come from).
 
-    model : :class:`flexpkm.model.Model` (or a Robot, built on each call)
-    q_tot : (n_tot,) one assembled configuration ``[q_t; x_p]``
-          (:func:`flexpkm.assemble`), or (B, n_tot) a batch (m, rad;
-          elastic coordinates are ignored: the analysis is at q_e = 0)
-    n_modes : number of modes kept, a whole number >= 1 (default all)
-    Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a
-    batch, with the condition numbers and flags of the result.
-    BLAS runs on one thread (:mod:`flexpkm.threads`): on the NaVARo's 90 x 90
-    pencil LAPACK's threads make one pose 2x slower on a 2-core machine.
-    Raises :class:`OpenLoopError` for a configuration whose loops are open,
-    :class:`SingularConfigurationError` when the locked robot has a
-    zero-stiffness motion (a Type 2 singularity) unless ``allow_zero``
-    (with its pose index, measure and condition number), InvalidArgumentError
-    for a bad ``q_tot`` (shape, non-finite), ``n_modes`` or ``actuator_stiffness``
-    (non-finite, non-positive, outside 1e+-12 of the structure's stiffness).
+    Actuators locked (``actuator_stiffness`` None): ``(omega^2 M_cc - K_cc)
+    q_c = 0`` (11.34). Elastic actuators (``actuator_stiffness`` (n_A,), N/m
+    or N m/rad): the rotor inertia leaves ``M_aa``, ``diag(k)`` joins
+    ``K_aa`` (11.38)-(11.42); with actuation redundancy the springs act on
+    ``qd_A = J_A qd_r``: ``K_r + J_A^T diag(k) J_A``. ``shapes=False`` skips
+    the mode shapes. BLAS threads are left as they are (the caller limits
+    them: :func:`flexpkm.natural_frequencies` runs it on one thread).
+    Returns :class:`Modes` (without the batch axis when ``reduced`` has
+    none; ``backend`` = ``reduced.backend``). Raises
+    :class:`InvalidArgumentError` for a bad ``n_modes`` or
+    ``actuator_stiffness`` or a rigid robot with locked actuators,
+    :class:`SingularConfigurationError` for a zero-stiffness motion (Type 2
+    singularity) unless ``allow_zero``, :class:`IndefiniteMassMatrixError`
+    for a mass matrix that is not positive definite.
     """
     n_modes = check_modes_count(n_modes)
-    with one_blas_thread():                 # small matrices: threads cost more than they give
-        return modes_of(model, q_tot, n_modes, actuator_stiffness, q_dep, allow_zero, shapes)
-
-
-def modes_of(model, q_tot, n_modes=None, actuator_stiffness=None,
-             q_dep=None, allow_zero=False, shapes=True, reduce=None) -> Modes:
-    """:func:`natural_frequencies` with the BLAS threads left as they are
-    (the caller limits them) and the reduction given:
-    ``reduce(model, q (B, n_tot), q_dep=)`` gives the :class:`ReducedMatrices`
-    (default :func:`reduced_matrices`; the generated one of
-    :mod:`flexpkm.compiled.modal`). Same arguments, result and errors as
-    :func:`natural_frequencies`."""
-    model = build_model(model)
-    q = as_batch(q_tot, model.layout.n_tot, "q_tot")
-    act = list(model.layout.actuated)
-    act_names = [model.layout.names[c] for c in act]
-    if actuator_stiffness is not None:
-        check_actuator_stiffness(actuator_stiffness, act_names, None)
-    red = (reduce or reduced_matrices)(model, q, q_dep=q_dep)
-    na = red.n_a
-    if actuator_stiffness is None:
-        M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
-        J = lambda: red.J[:, :, na:]
-        where = "M_cc"
-    else:
-        # (11.36)-(11.39): the rotors sit on the motor side, which is locked
-        # (delta q_M = 0): their inertia leaves M_aa, the gearbox spring K_a
-        # joins K_aa.
-        M, K, names = red.M_r.copy(), red.K_r.copy(), red.names
-        J = lambda: red.J
-        K_cc = red.K_r[:, na:, na:]
-        k_a = check_actuator_stiffness(actuator_stiffness, act_names,
-                                       K_cc if K_cc.shape[-1] else None)
-        if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
-            J_A = red.J[:, act, :]
-            rotor = np.array([model.rotor_inertia.get(model.layout.frame_of(c), 0.0) for c in act])
-            K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
-            M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
-        else:
-            K[:, range(na), range(na)] += k_a
-            for k, c in enumerate(red.indep[:na]):
-                M[:, k, k] -= model.rotor_inertia.get(model.layout.frame_of(c), 0.0)
-        where = "M_r"
+    one = np.ndim(reduced.M_r) == 2
+    red = batched(reduced) if one else reduced
+    M, K, names, J, where = _pencil(model, red, actuator_stiffness)
     if K.shape[-1] == 0:
         raise InvalidArgumentError(f"{model.name} has no coordinate left with the actuators "
                                    f"locked (a rigid robot): no natural frequencies; give "
@@ -334,9 +299,56 @@ def modes_of(model, q_tot, n_modes=None, actuator_stiffness=None,
                  near_singular=near)
     if X is None:
         modes = Modes(frequencies_hz=f[:, :n], shapes_q=None, shapes_tot=None, names=names,
-                      reduced=red, repeated=repeated_flags(lam)[:, :n], **extra)
+                      reduced=red, repeated=repeated_flags(lam)[:, :n], backend=red.backend,
+                      **extra)
     else:
         X, T, rep = canonical_shapes(lam, X, J() @ X)
         modes = Modes(frequencies_hz=f[:, :n], shapes_q=X[:, :, :n], shapes_tot=T[:, :, :n],
-                      names=names, reduced=red, repeated=rep[:, :n], **extra)
-    return single_pose(modes) if np.ndim(q_tot) == 1 else modes
+                      names=names, reduced=red, repeated=rep[:, :n], backend=red.backend,
+                      **extra)
+    return single_pose(modes) if one else modes
+
+
+def _pencil(model, red, actuator_stiffness):
+    """``(M, K, names, J, where)`` of the eigenproblem of :func:`solve_modes`:
+    the locked (M_cc, K_cc) or elastic-actuator (M_r, K_r) pencil over
+    ``names``, ``J()`` the matching columns of ``J E_q^T``, ``where`` the mass
+    matrix's name for the errors."""
+    act = list(model.layout.actuated)
+    act_names = [model.layout.names[c] for c in act]
+    if actuator_stiffness is not None:
+        check_actuator_stiffness(actuator_stiffness, act_names, None)
+    na = red.n_a
+    if actuator_stiffness is None:
+        M, K, names = red.M_r[:, na:, na:], red.K_r[:, na:, na:], red.names[na:]
+        J = lambda: red.J[:, :, na:]  # noqa: E731
+        where = "M_cc"
+    else:
+        # (11.36)-(11.39): the rotors sit on the motor side, which is locked
+        # (delta q_M = 0): their inertia leaves M_aa, the gearbox spring K_a
+        # joins K_aa.
+        M, K, names = red.M_r.copy(), red.K_r.copy(), red.names
+        J = lambda: red.J  # noqa: E731
+        K_cc = red.K_r[:, na:, na:]
+        k_a = check_actuator_stiffness(actuator_stiffness, act_names,
+                                       K_cc if K_cc.shape[-1] else None)
+        if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
+            J_A = red.J[:, act, :]
+            rotor = np.array([model.rotor_inertia.get(model.layout.frame_of(c), 0.0) for c in act])
+            K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
+            M -= np.swapaxes(J_A, -1, -2) @ (rotor[:, None] * J_A)
+        else:
+            K[:, range(na), range(na)] += k_a
+            for k, c in enumerate(red.indep[:na]):
+                M[:, k, k] -= model.rotor_inertia.get(model.layout.frame_of(c), 0.0)
+        where = "M_r"
+    return M, K, names, J, where
+
+
+def batched(red: ReducedMatrices) -> ReducedMatrices:
+    """A one-pose :class:`ReducedMatrices` with the batch axis (of length 1):
+    the inverse of :func:`single_pose`."""
+    out = {name: getattr(red, name)[None] for name in ("M_r", "K_r", "J_d", "cond_closure",
+                                                       "scales")
+           if getattr(red, name) is not None}
+    return replace(red, **out)

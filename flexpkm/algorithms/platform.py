@@ -108,3 +108,35 @@ def platform_wrench(platform, R_0p, t_p, tdot_p, gravity) -> np.ndarray:
                      g=to_p(np.broadcast_to(gravity, (B, 3))))
     back = lambda x: np.einsum("bij,bj->bi", R_0p, x)
     return np.concatenate([back(w[:, :3]), back(w[:, 3:6])], -1)
+
+
+def external_wrench(model, wrench, B, what="wrench"):
+    """An external wrench on the platform checked and batched: ``(w (B, 6),
+    Q_p (B, n_p))`` with ``Q_p = S_p^T w`` its generalized force on ``x_p``.
+
+    wrench : (6,) or (B, 6) ``[F_x, F_y, F_z, M_x, M_y, M_z]`` (N, N m)
+    exerted by the environment on the platform, at the platform point P, in
+    base-frame components (the frame of ``^0t_p``). Raises
+    :class:`InvalidArgumentError` (naming ``what``) for another shape, a
+    non-finite value, a robot without a platform, or a non-zero component
+    along a direction that is not a platform coordinate (e.g. F_z or M_z on
+    a translating planar platform: the model could not take it).
+    """
+    try:
+        w = np.asarray(wrench, float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{what}: 6 numbers expected, got {wrench!r:.60}") from None
+    if w.shape not in ((6,), (B, 6)) or not np.isfinite(w).all():
+        raise InvalidArgumentError(f"{what}: a finite (6,) or ({B}, 6) wrench [Fx, Fy, Fz, Mx, "
+                                   f"My, Mz] expected (N, N m), got shape {w.shape}")
+    if model.platform is None:
+        raise InvalidArgumentError(f"{what}: {model.name} has no platform to apply it to")
+    w = np.broadcast_to(w, (B, 6))
+    free = [k for k in range(6) if k not in model.platform.dofs and np.any(w[:, k] != 0)]
+    if free:
+        names = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
+        raise InvalidArgumentError(
+            f"{what}: {', '.join(names[k] for k in free)} of the wrench acts along no platform "
+            f"coordinate of {model.name} (the components it takes: "
+            f"{', '.join(names[k] for k in model.platform.dofs)}); it would be ignored")
+    return w, w @ selection(model.platform)

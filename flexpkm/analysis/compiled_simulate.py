@@ -35,17 +35,17 @@ CHUNK = 500
 DRIFT, RHO, EVALUATIONS, CONVERGED = -4, -3, -2, -1
 
 
-#: largest n_tot the default backend compiles (the generated code grows fast
-#: with the loops: the NaVARo's step is ~10^6 instructions, minutes of gcc)
-AUTO_MAX_COORDINATES = 64
+#: the drives of the compiled step (:mod:`flexpkm.compiled.step`)
+DRIVES = (PrescribedMotion, PDControl, Free, EffortHistory)
 
 
-def compiled_supports(drive, model=None) -> bool:
-    """Whether ``simulate(backend=None)`` runs this drive and robot compiled:
-    one of the four drives and at most :data:`AUTO_MAX_COORDINATES`
-    coordinates (``backend="compiled"`` forces it)."""
-    small = model is None or model.layout.n_tot <= AUTO_MAX_COORDINATES
-    return small and isinstance(drive, (PrescribedMotion, PDControl, Free, EffortHistory))
+def drive_problem(drive) -> str | None:
+    """Why the compiled simulation cannot run ``drive`` (None: it can):
+    :data:`DRIVES` only (:mod:`flexpkm.analysis.backend`)."""
+    if isinstance(drive, DRIVES):
+        return None
+    return (f"the drive {type(drive).__name__} is not one of the compiled step's "
+            f"({', '.join(d.__name__ for d in DRIVES)})")
 
 
 def drive_table(drive, times, n_a):
@@ -77,31 +77,32 @@ def split_sensors(sensors):
     return specs, names, other
 
 
-def run_compiled(model, p, state, drive, rec, n_sub, project, progress, cfg):
+def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress):
     """The loop over blocks of output samples on the compiled functions;
     fills the recorder ``rec`` from sample 1 on (its ``log`` counts the
     Newton evaluations and the retried steps). ``p`` the HHT parameters
-    (tol, iteration limit), ``state`` the numpy initial state, ``cfg`` =
-    (gravity, friction, coulomb_smoothing, exact, sensors). A sample with a
+    (tol, iteration limit), ``state`` the numpy initial state, ``options``
+    the :class:`flexpkm.analysis.simulation_options.SimulationOptions`
+    (gravity, friction, smoothing, projection, exact tangent). A sample with a
     step that did not converge is redone alone with smaller steps
     (:func:`flexpkm.analysis.step_control.converged_sample`), the next block
     starts after it (blocks shrink to a power of two after a failure and
     grow back after each converged block)."""
-    gravity, friction, smoothing, exact, sensors = cfg
     m = state.full
     cm = compiled_robot(model, m.dep, None if m.rows is None or not len(m.rows.dropped)
                         else m.rows.kept)
     n_a, prescribed = m.n_a, drive.prescribes_actuators
     specs, names, other = split_sensors(sensors)
     kp, kd = (np.broadcast_to(np.asarray(k, float), (n_a,)) for k in drive.gains(n_a))
-    g = np.asarray(model.gravity if gravity is None else gravity, float)
-    par = [cm.parameters(kp, kd, p.h / (1 << level), p.alpha, g, friction, smoothing, p.tol)
-           for level in range(MAX_HALVINGS + 1)]
-    config = (prescribed, p.iterations, n_sub, project == "step", tuple(specs), exact)
+    g = np.asarray(model.gravity if options.gravity is None else options.gravity, float)
+    par = [cm.parameters(kp, kd, p.h / (1 << level), p.alpha, g, options.friction,
+                         options.coulomb_smoothing, p.tol) for level in range(MAX_HALVINGS + 1)]
+    config = (prescribed, p.iterations, n_sub, options.project == "step", tuple(specs),
+              options.exact_tangent)
     x = cm.pack(state.q, state.v, state.a, state.g, m.J, m.b)
     n_out = len(rec.t)
     times = np.cumsum(np.full((n_out - 1) * n_sub, p.h))
-    store = _Store(model, cm, rec, names, other, cfg, progress)
+    store = _Store(model, cm, rec, names, other, options, progress)
     k0, size = 1, CHUNK
     while k0 < n_out:
         K = min(size, n_out - k0)
@@ -158,20 +159,17 @@ class _Store:
     evaluations; converged]``, the sensors without a compiled form), then the
     progress callback."""
 
-    def __init__(self, model, cm, rec, names, other, cfg, progress):
+    def __init__(self, model, cm, rec, names, other, options, progress):
         self.model, self.cm, self.rec, self.names = model, cm, rec, names
-        self.other, self.cfg, self.progress = other, cfg, progress
+        self.other, self.options, self.progress = other, options, progress
 
     def __call__(self, xs, recs, k0):
-        rec, n_a, K = self.rec, self.cm.n_a, xs.shape[1]
+        rec, n_a = self.rec, self.cm.n_a
         q, v, a = self.cm.unpack(xs)
         values = {name: recs[n_a + 1 + i] for i, name in enumerate(self.names)}
-        values.update(_numpy_sensors(self.model, self.cm, xs, self.other, self.cfg))
-        rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values)
-        for k in range(k0, k0 + K) if self.progress is not None else ():
-            rec.n_done = k + 1                    # what the progress callback has seen
-            self.progress(k, len(rec.t) - 1)
-        rec.n_done = k0 + K
+        values.update(_numpy_sensors(self.model, self.cm, xs, self.other, self.options))
+        rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values,
+                  self.progress)
 
 
 def compiled_robot(model, dep, kept=None):
@@ -213,7 +211,7 @@ def _block(cm, config, K):
     return blocks[config, K]
 
 
-def _numpy_sensors(model, cm, xs, other, cfg) -> dict:
+def _numpy_sensors(model, cm, xs, other, o) -> dict:
     """Sensors without a compiled form: name -> (K,) values of the numpy full
     model at the last evaluation of each sample, as the numpy recorder does."""
     out = {name: np.zeros(xs.shape[1]) for name in other}
@@ -221,11 +219,10 @@ def _numpy_sensors(model, cm, xs, other, cfg) -> dict:
         return out
     from flexpkm.compiled.step import layout
     sl = layout(model.layout.n_tot, len(cm.indep), cm.n_a)[0]
-    gravity, friction, smoothing = cfg[:3]
     for j in range(xs.shape[1]):
         full = full_dynamics(model, xs[sl["q_ev"], j], xs[sl["v_ev"], j], dep=cm.dep,
-                             gravity=gravity, friction=friction, coulomb_smoothing=smoothing,
-                             loop_tol=None)
+                             gravity=o.gravity, friction=o.friction,
+                             coulomb_smoothing=o.coulomb_smoothing, loop_tol=None)
         for name, fn in other.items():
             out[name][j] = fn(model, full, xs[sl["a"], j])
     return out

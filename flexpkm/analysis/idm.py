@@ -11,7 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from flexpkm.algorithms.dynamics import full_dynamics, inverse_dynamics
+from flexpkm.algorithms.energy import energy
+from flexpkm.algorithms.ground import ground_reactions
+from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
 from flexpkm.analysis.trajectories import quintic
+from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
 
@@ -23,6 +27,11 @@ class IdmResult:
     t : (n,) s;  x_p : (n, n_p) platform coordinates
     q_a, qd_a, qdd_a : (n, n_A) all actuators (m or rad, per s, per s^2)
     tau : (n, n_A) actuator efforts, N or N m;  names : actuator names
+    ground : :class:`flexpkm.algorithms.ground.GroundReactions` of the
+        samples (n, 6) (8.206); energy : :class:`flexpkm.algorithms.energy.Energy`
+        of the samples (n,) (8.218)-(8.220);  wrench : (n, 6) the external
+        wrench on the platform (zeros without one)
+    backend, backend_reason : ``"numpy"`` (the IDM has no compiled path) and why
     """
 
     t: np.ndarray
@@ -32,6 +41,11 @@ class IdmResult:
     qdd_a: np.ndarray
     tau: np.ndarray
     names: tuple
+    ground: object = None
+    energy: object = None
+    wrench: np.ndarray = None
+    backend: str = "numpy"
+    backend_reason: str = ""
 
 
 def straight_path(start, stop, duration, rate=1000.0):
@@ -48,7 +62,8 @@ def straight_path(start, stop, duration, rate=1000.0):
 
 
 def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weights=None,
-                          friction=True) -> IdmResult:
+                          friction=True, wrench=None,
+                          backend=DEFAULT_BACKEND) -> IdmResult:
     """Inverse dynamics along the straight path of poses ``start -> stop``.
 
     model : Model or Robot (rigid, or with the state fixed by the platform).
@@ -57,12 +72,19 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
         (e.g. (x, y) of P) so that their rates are those of the path.
     start, stop : (k,) poses; duration : s; rate : Hz (1 kHz by default).
     weights : W of the weighted minimum-norm efforts (actuation redundancy).
+    wrench : external wrench on the platform, (6,) or a function of time
+        ``f(t) -> (6,)`` (:mod:`flexpkm.analysis.wrenches`; N, N m, at P,
+        base frame), or None.
+    backend : ``"auto"`` (default) or ``"numpy"``; ``"compiled"`` raises
+        :class:`flexpkm.errors.BackendUnavailableError` (no compiled path;
+        :mod:`flexpkm.analysis.backend`).
     Returns :class:`IdmResult`. Raises :class:`flexpkm.errors.UnreachablePoseError`
     (from ``state``), :class:`flexpkm.errors.SingularConfigurationError`
     (naming the first singular sample), :class:`InvalidArgumentError` when
     the platform coordinates do not determine the independent velocities.
     """
     model = build_model(model)
+    choice = choose_backend(backend, "path_inverse_dynamics", model)
     layout = model.layout
     start, stop = np.asarray(start, float), np.asarray(stop, float)
     t, s, sd, sdd = straight_path(start, stop, duration, rate)
@@ -84,11 +106,16 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
         raise InvalidArgumentError(f"{model.name}: the {Jp.shape[1]} platform coordinates do not "
                                    f"fix the {Jp.shape[2]} independent velocities")
     qd_r = np.linalg.solve(Jp, xd[..., None])[..., 0]
-    full = full_dynamics(model, q, qd_r, dep=dep, friction=friction)
+    w = wrench_at(wrench, t, "idm: wrench")
+    full = full_dynamics(model, q, qd_r, dep=dep, friction=friction, wrench=w)
     qdd_r = np.linalg.solve(Jp, (xdd - full.b[:, plat])[..., None])[..., 0]
     tau, _ = inverse_dynamics(full, qdd_r[:, :full.n_a], weights=weights)
     act = full.actuated
     qd_tot = (full.J @ qd_r[..., None])[..., 0]
     qdd_tot = (full.J @ qdd_r[..., None])[..., 0] + full.b
     return IdmResult(t=t, x_p=q[:, plat], q_a=q[:, act], qd_a=qd_tot[:, act], qdd_a=qdd_tot[:, act],
-                     tau=tau, names=tuple(layout.names[i] for i in act))
+                     tau=tau, names=tuple(layout.names[i] for i in act),
+                     ground=ground_reactions(model, full, q, qd_r, qdd_r, tau),
+                     energy=energy(model, q, qd_tot),
+                     wrench=np.zeros((len(t), 6)) if w is None else w,
+                     backend=choice.name, backend_reason=choice.reason)

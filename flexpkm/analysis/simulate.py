@@ -36,9 +36,13 @@ from flexpkm.algorithms.closure import check_loops, closure_residual, project_on
 from flexpkm.algorithms.dynamics import (actuator_efforts, direct_dynamics, full_dynamics,
                                          inverse_dynamics)
 from flexpkm.algorithms.virtual_system import friction_damping
+from flexpkm.algorithms.energy import recorded_energies
+from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.algorithms.tree import as_batch
 from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
-from flexpkm.analysis.step_control import Attempt, StepLog, check_newton, converged_sample
+from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
+from flexpkm.analysis.simulation_options import SimulationOptions
+from flexpkm.analysis.step_control import Attempt, StepLog, converged_sample
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 from flexpkm.algorithms.reference import build_model
 
@@ -53,7 +57,14 @@ class SimulationResult:
     residual (n,) the largest relative Newton residual of the steps to each
     sample (:mod:`flexpkm.analysis.step_control`; 0 at t = 0);
     retried_steps: steps computed again with a smaller step;
-    cost: steps (of h, retries not included), Newton iterations, h.
+    cost: steps (of h, retries not included), Newton iterations, h;
+    energies: :class:`flexpkm.algorithms.energy.Energy` of the samples,
+    (n,) each: kinetic, gravity (8.220), elastic and their total (None in
+    the partial result of an error); ground: the ground reactions (8.206)
+    of the samples when asked for
+    (:func:`flexpkm.analysis.ground_history.simulation_ground_reactions`).
+    backend: ``"numpy"`` or ``"compiled"``, what ran; backend_reason: why
+    (``"asked"`` or ``"auto: ..."``, :mod:`flexpkm.analysis.backend`).
     """
 
     t: np.ndarray
@@ -68,10 +79,12 @@ class SimulationResult:
     cost: dict = field(default_factory=dict)
     residual: np.ndarray = None
     retried_steps: int = 0
+    energies: object = None
+    ground: object = None
+    backend: str = "numpy"
+    backend_reason: str = ""
 
 
-#: at most this many integration steps per output sample (h >= dt_out / MAX_SUBSTEPS)
-MAX_SUBSTEPS = 10_000
 #: at most this many output samples (t_end <= MAX_SAMPLES dt_out; the
 #: recorder allocates them at the start)
 MAX_SAMPLES = 2_000_000
@@ -80,22 +93,17 @@ MAX_SAMPLES = 2_000_000
 def check_times(t_end, h, dt_out):
     """Steps per output sample and output count; raises InvalidArgumentError
     for non-finite or non-positive values, t_end < dt_out < h, more than
-    MAX_SUBSTEPS steps per sample or MAX_SAMPLES samples (before anything
-    is allocated)."""
-    for name, value in (("t_end", t_end), ("h", h), ("dt_out", dt_out)):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
-                or not np.isfinite(value) or not value > 0:
-            raise InvalidArgumentError(f"simulate: {name} must be a positive finite number "
-                                       f"(s), got {value!r}")
-    if dt_out < h:
-        raise InvalidArgumentError(f"simulate: the output period dt_out = {dt_out} s is shorter "
-                                   f"than the step h = {h} s")
+    :data:`flexpkm.analysis.simulation_options.MAX_SUBSTEPS` steps per sample or MAX_SAMPLES samples (before anything
+    is allocated). ``h`` and ``dt_out`` are checked by
+    :class:`SimulationOptions`."""
+    SimulationOptions(h=h, dt_out=dt_out)
+    if isinstance(t_end, bool) or not isinstance(t_end, (int, float, np.number)) \
+            or not np.isfinite(t_end) or not t_end > 0:
+        raise InvalidArgumentError(f"simulate: t_end must be a positive finite number "
+                                   f"(s), got {t_end!r}")
     if t_end < dt_out:
         raise InvalidArgumentError(f"simulate: t_end = {t_end} s is shorter than the output "
                                    f"period dt_out = {dt_out} s: nothing would be computed")
-    if dt_out / h > MAX_SUBSTEPS:
-        raise InvalidArgumentError(f"simulate: h = {h} s gives {dt_out / h:.3g} steps per output "
-                                   f"sample (dt_out = {dt_out} s); at most {MAX_SUBSTEPS}")
     if t_end / dt_out > MAX_SAMPLES:
         raise InvalidArgumentError(f"simulate: t_end = {t_end} s gives {t_end / dt_out:.3g} output "
                                    f"samples (dt_out = {dt_out} s); at most {MAX_SAMPLES}")
@@ -111,7 +119,7 @@ def _vector(x, n, name):
     return x[0].copy()
 
 
-def _evaluator(model, drive, dep, n_r, na, gravity, friction, coulomb_smoothing):
+def _evaluator(model, drive, dep, n_r, na, o, wrench=None):
     """``evaluate(t, q, v) -> Evaluation``: the full model (10.123) at a state,
     ``g = c - [tau; 0]``, the damping / stiffness of the iteration matrix and
     the force terms that scale the residual (:func:`flexpkm.analysis.hht.relative_residual`)."""
@@ -120,13 +128,14 @@ def _evaluator(model, drive, dep, n_r, na, gravity, friction, coulomb_smoothing)
     kp[:na], kd[:na] = drive.gains(na)
 
     def evaluate(t, q, v):
-        full = full_dynamics(model, q, v, dep=dep, gravity=gravity, friction=friction,
-                             coulomb_smoothing=coulomb_smoothing, loop_tol=None)
+        full = full_dynamics(model, q, v, dep=dep, gravity=o.gravity, friction=o.friction,
+                             coulomb_smoothing=o.coulomb_smoothing, loop_tol=None,
+                             wrench=wrench_at(wrench, t, "simulate: wrench"))
         tau = np.zeros(n_r)
         if not drive.prescribes_actuators:
             tau[:na] = drive.efforts(t, q[full.indep[:na]], v[:na])
         J = full.J
-        C = friction_damping(model, J @ v, coulomb_smoothing) if friction else 0.0
+        C = friction_damping(model, J @ v, o.coulomb_smoothing) if o.friction else 0.0
         forces = np.stack([full.c, tau, J.T @ (K_tot @ q)])
         return Evaluation(full, full.c - tau, (J.T * C) @ J + np.diag(kd),
                           J.T @ K_tot @ J + np.diag(kp), forces)
@@ -169,8 +178,9 @@ class Recorder:
     Filled sample by sample by :meth:`record` (numpy) or in blocks by
     :meth:`store` (:mod:`flexpkm.analysis.compiled_simulate`)."""
 
-    def __init__(self, model, n_out, dt_out, n_r, na, sensors):
+    def __init__(self, model, n_out, dt_out, n_r, na, sensors, backend=None):
         self.model, self.sensors = model, sensors or {}
+        self.backend = backend                          # the BackendChoice of the run
         self.t = np.arange(n_out) * dt_out
         self.q = np.zeros((n_out, model.layout.n_tot))
         self.v = np.zeros((n_out, n_r))
@@ -193,15 +203,20 @@ class Recorder:
         self.store(k, s.q[None], s.v[None], np.asarray(tau, float)[None], [energy], [drift],
                    [residual], {name: [x] for name, x in values.items()})
 
-    def store(self, k0, q, v, tau, energy, drift, residual, values):
+    def store(self, k0, q, v, tau, energy, drift, residual, values, progress=None):
         """Samples ``k0 .. k0 + K - 1`` computed elsewhere: q (K, n_tot),
         v (K, n_r), tau (K, n_a), energy, drift, residual (K,), values: each
-        sensor's name -> (K,); they become the ``n_done`` complete samples."""
+        sensor's name -> (K,); they become the ``n_done`` complete samples,
+        one after the other when ``progress(k, total)`` is called for each
+        (an interrupt in the callback keeps the samples it has seen)."""
         ks = slice(k0, k0 + len(q))
         self.q[ks], self.v[ks], self.tau[ks] = q, v, tau
         self.energy[ks], self.drift[ks], self.residual[ks] = energy, drift, residual
         for name, x in values.items():
             self.values[name][ks] = x
+        for k in range(ks.start, ks.stop) if progress is not None else ():
+            self.n_done = k + 1
+            progress(k, len(self.t) - 1)
         self.n_done = ks.stop
 
     def result(self, indep, n_sub, h):
@@ -212,45 +227,31 @@ class Recorder:
                                 names=names, r_names=tuple(names[i] for i in indep),
                                 sensors={k: v[:n] for k, v in self.values.items()},
                                 drift=self.drift[:n], energy=self.energy[:n], cost=cost,
-                                residual=self.residual[:n], retried_steps=self.log.retried_steps)
+                                residual=self.residual[:n], retried_steps=self.log.retried_steps,
+                                backend=self.backend.name if self.backend else "numpy",
+                                backend_reason=self.backend.reason if self.backend else "")
 
 
-def simulate(model, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
-             friction=True, coulomb_smoothing=1e-3, gravity=None, sensors=None,
-             tol=None, iterations=None, hht_alpha=0.05, project="output",
-             progress=None, backend=None, exact_tangent=False) -> SimulationResult:
+def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND, qd0_r=None,
+             sensors=None, progress=None, wrench=None, **settings) -> SimulationResult:
     """Integrate the full elastodynamic model (10.123) from an assembled state.
 
     model : Robot or Model; q0_tot : (n_tot,) initial coordinates (loops
         closed; elastic ones may be non-zero); t_end : simulated time, s;
     drive : :class:`PrescribedMotion`, :class:`PDControl`, :class:`Free` or
         :class:`EffortHistory` (:mod:`flexpkm.analysis.drives`);
+    options : :class:`SimulationOptions` (step, output period, HHT alpha,
+        Newton's tol and iterations, loop projection, friction, gravity...;
+        default ``SimulationOptions()``); ``settings``: any of its fields
+        as keywords (``h=1e-4``), applied on top of ``options``.
+    backend : ``"auto"`` (default), ``"numpy"`` (the reference) or
+        ``"compiled"`` (generated C code, :mod:`flexpkm.analysis.compiled_simulate`;
+        compiled once per robot and cached on disk); the rule and the
+        reasons: :mod:`flexpkm.analysis.backend` (the compiled path runs the
+        four drives above; an overconstrained robot runs on its independent
+        constraint rows, Müller's Remark 2, on both). ``result.backend`` and
+        ``result.backend_reason`` say what ran and why.
     qd0_r : (n_r,) initial independent velocities (default 0).
-    h : integration step, s; dt_out : output period (a multiple of h), s.
-    project : ``"output"`` (default) closes the loops geometrically at every
-        output sample, ``"step"`` at every step (for very stiff models, where
-        the O(h^3) constraint violation between samples, times the stiffness,
-        would show in the efforts).
-    hht_alpha : numerical damping of the HHT scheme, in [0, 1/3]; 0 is
-        Newmark's average acceleration (energy checks); see
-        :mod:`flexpkm.analysis.hht` and docs/simulation.md for the default.
-    tol, iterations : Newton iterates each step until its residual relative
-        to the step's forces is at most ``tol`` (default 1e-6), within
-        ``iterations`` model evaluations (default 8), on both backends
-        (:mod:`flexpkm.analysis.hht`); a sample with a step that does not
-        converge is redone with steps h/2, h/4, ... (at most 4 times,
-        :mod:`flexpkm.analysis.step_control`). ``residual`` and
-        ``retried_steps`` of the result report them; measured effects in
-        docs/simulation.md.
-    backend : ``"compiled"`` (generated C code, :mod:`flexpkm.analysis.compiled_simulate`;
-        compiled once per robot and cached on disk), ``"numpy"`` (the
-        reference), or None: compiled when CasADi is importable, the drive
-        is one of the four above and the robot has at most 64 coordinates,
-        else numpy (an overconstrained robot runs on its independent
-        constraint rows, Müller's Remark 2, on both).
-    exact_tangent : compiled backend only: Newton with the exact derivative
-        of the step residual (AD) instead of the iteration matrix below
-        (quadratic convergence, ~8x the cost of an iteration).
     sensors : name -> ``f(model, full, qdd_r) -> float`` evaluated at the
         outputs (``full`` the one-state FullDynamics, qdd_r (n_r,)). On the
         compiled backend a sensor with an attribute ``point = (frame,
@@ -258,40 +259,48 @@ def simulate(model, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
         accelerometer) is generated too; the others are evaluated with the
         numpy full model at the samples (slower).
     progress : optional callback ``progress(done, total)`` (output samples).
-    Raises :class:`flexpkm.errors.InvalidArgumentError` for a non-positive
-    or non-finite t_end, h or dt_out, t_end < dt_out, more than
-    :data:`MAX_SUBSTEPS` steps per sample or :data:`MAX_SAMPLES` samples, a
-    tol outside (0, 1), an iterations outside [1, 100], or an object that
-    is not a drive; :class:`flexpkm.errors.StepConvergenceError` when a
+    wrench : external wrench on the platform, (6,) or a function of time
+        ``f(t) -> (6,)`` (N, N m, at P, base frame;
+        :mod:`flexpkm.analysis.wrenches`); numpy backend only for now: with
+        ``backend="compiled"`` it raises BackendUnavailableError, with
+        ``"auto"`` the numpy backend runs (and the result says why).
+    A sample with a step that does not converge is redone with steps h/2,
+    h/4, ... (at most 4 times, :mod:`flexpkm.analysis.step_control`);
+    ``residual`` and ``retried_steps`` of the result report them (measured
+    effects in docs/simulation.md).
+    Raises :class:`flexpkm.errors.InvalidArgumentError` for a setting out of
+    its range (:class:`SimulationOptions`), a non-positive or non-finite
+    t_end, t_end < dt_out, more than :data:`MAX_SAMPLES` samples, a bad
+    ``backend`` or an object that is not a drive;
+    :class:`flexpkm.errors.BackendUnavailableError` when ``"compiled"`` is
+    asked and cannot run; :class:`flexpkm.errors.StepConvergenceError` when a
     step does not converge (or diverges) even with h / 16, with the samples
     so far in its ``partial``; :class:`flexpkm.errors.Interrupted` (a
     KeyboardInterrupt) on Ctrl-C, with the complete samples so far in its
     ``partial``. ``cost["h"]`` is the step used (``dt_out / round(dt_out / h)``).
     """
-    n_sub, n_out = check_times(t_end, h, dt_out)
-    tol, iterations = check_newton(tol, iterations)
-    _check_arguments(gravity, hht_alpha, drive)
+    o = options_of(options, settings)
+    n_sub, n_out = check_times(t_end, o.h, o.dt_out)
+    _check_drive(drive)
     model = build_model(model)
     q0_tot = _vector(q0_tot, model.layout.n_tot, "q0_tot")
-    backend = _backend(backend, drive, model)
+    choice = choose_backend(backend, "simulate", model, drive=drive, wrench=wrench)
     with threadpool_limits(1):
-        q, v, m = _assemble(model, q0_tot, qd0_r, drive, gravity)
+        q, v, m = _assemble(model, q0_tot, qd0_r, drive, o.gravity)
         r, na = m.indep, m.n_a
-        evaluate = _evaluator(model, drive, m.dep, len(r), na, gravity, friction,
-                              coulomb_smoothing)
+        evaluate = _evaluator(model, drive, m.dep, len(r), na, o, wrench)
         known = np.arange(na) if drive.prescribes_actuators else np.arange(0)
-        p = HHT(dt_out / n_sub, float(hht_alpha), np.setdiff1d(np.arange(len(r)), known),
-                r[known], known, tol, iterations)
+        p = HHT(o.dt_out / n_sub, float(o.hht_alpha), np.setdiff1d(np.arange(len(r)), known),
+                r[known], known, o.tol, o.iterations)
         state = _initial_state(q, v, drive, evaluate)
-        rec = Recorder(model, n_out, dt_out, len(r), na, sensors)
+        rec = Recorder(model, n_out, o.dt_out, len(r), na, sensors, choice)
         rec.record(0, state, drive, np.abs(closure_residual(model, state.q)).max(initial=0.0))
         try:
-            if backend == "compiled":
+            if choice.name == "compiled":
                 from flexpkm.analysis.compiled_simulate import run_compiled
-                run_compiled(model, p, state, drive, rec, n_sub, project, progress,
-                             (gravity, friction, coulomb_smoothing, exact_tangent, sensors))
+                run_compiled(model, p, state, drive, rec, n_sub, o, sensors, progress)
             else:
-                _integrate(model, p, state, drive, evaluate, rec, n_sub, project, progress)
+                _integrate(model, p, state, drive, evaluate, rec, n_sub, o.project, progress)
         except StepConvergenceError as e:         # keep the complete samples
             e.partial = rec.result(r, n_sub, p.h)
             raise
@@ -299,36 +308,28 @@ def simulate(model, q0_tot, t_end, drive, h=2.5e-4, dt_out=1e-3, qd0_r=None,
             raise Interrupted(f"interrupted at t = {rec.t[rec.n_done - 1]:g} s "
                               f"({rec.n_done} of {n_out} samples)",
                               rec.result(r, n_sub, p.h)) from None
-    return rec.result(r, n_sub, p.h)
+    res = rec.result(r, n_sub, p.h)
+    return replace(res, energies=recorded_energies(model, res.q, res.energy, o.gravity))
 
 
-def _check_arguments(gravity, hht_alpha, drive):
-    """InvalidArgumentError for a gravity that is not a finite 3-vector, an
-    hht_alpha outside [0, 1/3] or an object that is not a drive."""
-    if gravity is not None and (np.shape(gravity) != (3,) or not np.isfinite(gravity).all()):
-        raise InvalidArgumentError(f"simulate: gravity must be a finite 3-vector (m/s^2), "
-                                   f"got {gravity!r}")
-    if not 0 <= hht_alpha <= 1 / 3:
-        raise InvalidArgumentError(f"simulate: hht_alpha must be in [0, 1/3], got {hht_alpha!r}")
+def options_of(options, settings) -> SimulationOptions:
+    """``options`` (default ``SimulationOptions()``) with the keyword
+    ``settings`` applied; InvalidArgumentError for an object that is not a
+    :class:`SimulationOptions` or an unknown setting."""
+    if options is None:
+        options = SimulationOptions()
+    if not isinstance(options, SimulationOptions):
+        raise InvalidArgumentError(f"simulate: options must be a SimulationOptions, "
+                                   f"got {options!r}")
+    return options.with_settings(**settings) if settings else options
+
+
+def _check_drive(drive):
+    """InvalidArgumentError for an object that is not a drive."""
     if not all(hasattr(drive, a) for a in ("prescribes_actuators", "actuator_state", "efforts",
                                            "gains")):
         raise InvalidArgumentError("simulate: drive must be a PrescribedMotion, PDControl, Free "
                                    f"or EffortHistory, got {drive!r}")
-
-
-def _backend(backend, drive, model):
-    """``"compiled"`` or ``"numpy"`` (see :func:`simulate`)."""
-    if backend not in (None, "compiled", "numpy"):
-        raise InvalidArgumentError(f"simulate: backend must be 'compiled' or 'numpy', "
-                                   f"got {backend!r}")
-    if backend is not None:
-        return backend
-    try:
-        import casadi  # noqa: F401
-        from flexpkm.analysis.compiled_simulate import compiled_supports
-    except ImportError:
-        return "numpy"
-    return "compiled" if compiled_supports(drive, model) else "numpy"
 
 
 def _integrate(model, p, state, drive, evaluate, rec, n_sub, project, progress):

@@ -4,7 +4,7 @@ The plot lives in :mod:`flexpkm.io.plots`. The path is ``pose(s) = start + s (st
 case's own pose components (DualEMPS: actuator positions q11, q21 in m;
 NaVARo: x, y in m and theta in rad). A ``configure(pose) -> q_tot`` function
 (the case's geometric model) gives the assembled configuration of every
-pose; the batch (B, n_tot) goes to :func:`flexpkm.algorithms.modal.natural_frequencies`
+pose; the batch (B, n_tot) goes to :func:`flexpkm.analysis.modal.natural_frequencies`
 in one call (or in chunks of ``chunk`` poses, with a progress bar on
 stderr: tqdm is not needed).
 """
@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from flexpkm.algorithms.conditioning import check_modes_count
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
 
@@ -37,6 +38,10 @@ class SweepResult:
              (NaN where the pose failed)
     complete : False when the sweep was interrupted (the poses are the
              finished ones, from the start of the path)
+    backend : what computed the reduced matrices: ``"numpy"``,
+             ``"compiled"``, or ``"compiled+numpy"`` (``"auto"``: chunks where
+             the compiled q_dep was ill-conditioned ran on numpy)
+    backend_reason : why (``"asked"``, ``"auto: ..."``, one per distinct reason)
     """
 
     names: tuple
@@ -46,6 +51,8 @@ class SweepResult:
     status: tuple = ()
     measures: dict = None
     complete: bool = True
+    backend: str = "numpy"
+    backend_reason: str = ""
 
     def to_csv(self, path) -> Path:
         """Write ``s, <pose names>, f1_hz, ..., fn_hz, <measures>, status``
@@ -131,14 +138,15 @@ def configurations(configure, poses, on_error="raise", progress=None, first=0):
 
 def frequency_sweep(model, configure, start, stop, steps: int, n_modes: int | None = 5,
                     names=None, chunk: int | None = 256, on_error: str = "raise",
-                    progress=None, backend: str = "numpy", **modal_options) -> SweepResult:
+                    progress=None, backend: str = DEFAULT_BACKEND,
+                    **modal_options) -> SweepResult:
     """Natural frequencies along the straight path start -> stop.
 
     model : :class:`flexpkm.model.Model` (or a Robot, built once here)
     configure : pose (k,) -> q_tot (n_tot,)
     start, stop : (k,) pose components; steps : N >= 2 poses
     n_modes : number of frequencies kept (None: all)
-    chunk : poses per call of :func:`flexpkm.algorithms.modal.natural_frequencies`
+    chunk : poses per call of :func:`flexpkm.natural_frequencies`
             (None: the whole batch in one call); each chunk is configured
             then solved before the next one starts
     on_error : ``"raise"`` (a :class:`flexpkm.errors.FlexPKMError` of any
@@ -146,22 +154,26 @@ def frequency_sweep(model, configure, start, stop, steps: int, n_modes: int | No
             NaN frequencies and their reason in ``status``)
     progress : ``progress(done, total)`` callback (configurations, then
             eigenproblems, chunk by chunk: total = 2 N) or None
-    backend : ``"numpy"`` (the reference) or ``"compiled"`` (the reduced
-            matrices from generated C code, :mod:`flexpkm.compiled.modal`:
-            compiled once per robot, 10-40 s, cached on disk; then about
-            twice as fast; same results to round-off)
+    backend : ``"auto"`` (default), ``"numpy"`` (the reference) or
+            ``"compiled"`` (the reduced matrices from generated C code,
+            :mod:`flexpkm.compiled.modal`: compiled once per robot, 1-40 s,
+            cached on disk; then about twice as fast; same results to
+            round-off); the rule: :mod:`flexpkm.analysis.backend`
     modal_options : passed to natural_frequencies (actuator_stiffness, ...)
     Raises :class:`flexpkm.errors.Interrupted` on Ctrl-C, its ``partial``
-    the SweepResult of the finished chunks (``complete`` False).
+    the SweepResult of the finished chunks (``complete`` False);
+    :class:`flexpkm.errors.BackendUnavailableError` before any pose when
+    ``"compiled"`` cannot run (with ``on_error="nan"``, a pose where its q_dep
+    is ill-conditioned gets NaN and the reason in its status).
     """
     model = build_model(model)
     s, poses = path_poses(start, stop, steps)
     n_modes = check_modes_count(n_modes)
     if on_error not in ("raise", "nan"):
         raise InvalidArgumentError(f"on_error must be 'raise' or 'nan', got {on_error!r}")
-    if backend not in ("numpy", "compiled"):
-        raise InvalidArgumentError(f"backend must be 'numpy' or 'compiled', got {backend!r}")
-    modal_options = dict(modal_options, backend=backend)
+    choose_backend(backend, "frequency_sweep", model)      # refused before any pose
+    ran = {}                                                # backend -> reasons
+    modal_options = dict(modal_options, backend=backend, ran=ran)
     N = len(s)
     names = tuple(names) if names is not None else tuple(f"p{i + 1}" for i in range(poses.shape[1]))
     chunk = N if not chunk else int(chunk)
@@ -176,12 +188,12 @@ def frequency_sweep(model, configure, start, stop, steps: int, n_modes: int | No
             if progress is not None:
                 progress(2 * done, 2 * N)
     except KeyboardInterrupt:
-        partial = _result(names, poses[:done], s[:done], parts, status, complete=False)
+        partial = _result(names, poses[:done], s[:done], parts, status, ran, complete=False)
         raise Interrupted(f"interrupted after {done} of {N} poses", partial) from None
-    return _result(names, poses, s, parts, status)
+    return _result(names, poses, s, parts, status, ran)
 
 
-def _result(names, poses, s, parts, status, complete=True) -> SweepResult:
+def _result(names, poses, s, parts, status, ran, complete=True) -> SweepResult:
     """The SweepResult of the chunks ``parts`` [(f (b, n), measures)] (a chunk
     where no pose could be computed has n = 0; it is padded with NaN)."""
     width = max((p[0].shape[1] for p in parts), default=0)
@@ -190,8 +202,10 @@ def _result(names, poses, s, parts, status, complete=True) -> SweepResult:
         else np.zeros((0, width))
     measures = {k: np.concatenate([p[1][k] for p in parts]) if parts else np.zeros(0)
                 for k in MEASURES}
+    reasons = [r for b in sorted(ran) for r in dict.fromkeys(ran[b])]
     return SweepResult(names=names, poses=poses, parameter=s, frequencies_hz=f,
-                       status=tuple(status), measures=measures, complete=complete)
+                       status=tuple(status), measures=measures, complete=complete,
+                       backend="+".join(sorted(ran)) or "numpy", backend_reason="; ".join(reasons))
 
 
 #: the trust indicators of :class:`flexpkm.algorithms.modal.Modes` kept per pose
@@ -200,10 +214,9 @@ MEASURES = ("cond_closure", "cond_pencil", "singularity_measure")
 
 def _frequencies(model, q, n_modes, options):
     options = dict(options)
-    solve = natural_frequencies
-    if options.pop("backend", "numpy") == "compiled":
-        from flexpkm.compiled.modal import natural_frequencies as solve
-    m = solve(model, q, n_modes=n_modes, shapes=False, **options)
+    ran = options.pop("ran")
+    m = natural_frequencies(model, q, n_modes=n_modes, shapes=False, **options)
+    ran.setdefault(m.backend, []).append(m.backend_reason)
     return m.frequencies_hz, {k: np.atleast_1d(getattr(m, k)) for k in MEASURES}, \
         np.atleast_1d(m.near_singular)
 

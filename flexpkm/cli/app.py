@@ -4,9 +4,9 @@
 ``modes`` (:mod:`flexpkm.cli.modes`), ``sweep`` (:mod:`flexpkm.cli.sweep`),
 ``simulate`` (:mod:`flexpkm.cli.simulate`), ``check`` (:mod:`flexpkm.cli.check`),
 ``idm`` (:mod:`flexpkm.cli.idm`); ``flexpkm cache info|clear``
-(:mod:`flexpkm.cli.cache`);
-CASE is a shipped robot, FILE.toml a description file
-(:mod:`flexpkm.model.files`). Every error of the model
+(:mod:`flexpkm.cli.cache`); ``flexpkm examples DIR`` (:mod:`flexpkm.cli.examples`);
+CASE is a shipped robot (read from its description file in the package),
+FILE.toml a description file (:mod:`flexpkm.model.files`). Every error of the model
 (:class:`flexpkm.errors.FlexPKMError`) and of the command line becomes one
 line on stderr and an exit status (:data:`EXIT_STATUSES`).
 """
@@ -24,7 +24,7 @@ import warnings
 START = time.perf_counter()
 
 from flexpkm.version import __version__
-from flexpkm.cli import cache, check, idm, modal, modes, simulate, sweep
+from flexpkm.cli import cache, check, examples, idm, modal, modes, simulate, sweep
 from flexpkm.cli.common import Headlines, Parser, add_output_options
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
@@ -40,13 +40,12 @@ EXIT_STATUSES = ((0, "success"),
                  (143, "terminated (SIGTERM)"))
 
 #: the sub-command modules, each with ``register(subparsers)``
-COMMANDS = (modal, modes, sweep, simulate, idm, check, cache)
+COMMANDS = (modal, modes, sweep, simulate, idm, check, examples, cache)
 
 
 def build_parser(files=(), argv=None) -> Parser:
-    """The parser; ``files``: :class:`flexpkm.cases.Case` objects of the
-    description files named on the command line. With ``argv``, only the
-    command it runs (and the shipped case it names) gets its case parsers
+    """The parser; ``files``: ``(name, case)`` pairs (:func:`named_cases`).
+    With ``argv``, only the command it runs gets its case parsers
     (:class:`flexpkm.cli.common.Headlines`); without, every command does."""
     p = Parser(prog="flexpkm", description=__doc__.splitlines()[0],
                epilog="exit status: " + "; ".join(f"{code} {text.split(':')[0]}"
@@ -67,15 +66,37 @@ def command_words(argv) -> list:
     return [a for a in argv if not a.startswith("-")]
 
 
-def file_cases(argv) -> list:
-    """The cases of the description files named as a command's CASE (the
-    argument after the command). Raises the file's
-    :class:`flexpkm.errors.InvalidDescriptionError`."""
-    words = command_words(argv)
-    if len(words) > 1 and words[1].endswith(".toml"):
-        from flexpkm import cases
-        return [cases.get(words[1])]
-    return []
+class NamedCases:
+    """The ``(name, case)`` pairs of a command line (:func:`named_cases`),
+    read on first iteration: the case parsers of the command being run
+    iterate them, the other commands never do, so that ``flexpkm --help``
+    or ``flexpkm cache info`` reads no case (start-up time). Iterated inside
+    :func:`build_parser`: a bad file's error is raised there."""
+
+    def __init__(self, argv):
+        self.argv, self.pairs = list(argv), None
+
+    def __iter__(self):
+        if self.pairs is None:
+            from flexpkm import cases
+            words = command_words(self.argv)
+            case = words[1] if len(words) > 1 else None
+            if case is not None and case.endswith(".toml"):
+                self.pairs = [(case, cases.get(case))]
+            else:
+                self.pairs = [(n, cases.get(n))
+                              for n in ((case,) if case in cases.CASES else cases.CASES)]
+        return iter(self.pairs)
+
+
+def named_cases(argv) -> NamedCases:
+    """``(name, case)`` of the shipped cases a command line may run (the one
+    it names as the command's CASE, else every one, :data:`flexpkm.cases.CASES`,
+    each read once from its file) or of the description file named as the
+    command's CASE (the argument after the command, ending in ``.toml``,
+    named by its path), read lazily (:class:`NamedCases`). Iterating raises
+    the file's :class:`flexpkm.errors.InvalidDescriptionError`."""
+    return NamedCases(argv)
 
 
 def one_line_warning(message, category, filename, lineno, file=None, line=None):
@@ -137,7 +158,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         try:
-            parser = build_parser(file_cases(argv), argv)
+            parser = build_parser(named_cases(argv), argv)
         except FlexPKMError as e:
             print(f"flexpkm: error: {e}", file=sys.stderr)
             return 2

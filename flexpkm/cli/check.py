@@ -1,6 +1,7 @@
 """``flexpkm check CASE|FILE.toml [--elements N]``: validates a description
 and prints its coordinate counts (tree joints, elastic, platform,
-constraints, actuated, independent; Section 10.3-10.4), the platform
+constraints, actuated, independent; Section 10.3-10.4), its mobility
+(Appendix A: the generic rank over random configurations), the platform
 coordinates commanded (the pose) and dependent (solved by the assembly; a
 flexible model's completed platform, docs/design.md), the independent
 constraint rows (redundant ones dropped, Müller Remark 2) and the dependent
@@ -48,6 +49,24 @@ def counts(model, n_c=None) -> dict:
     return out
 
 
+def mobility_line(model, n_c=None) -> str:
+    """The mobility (Appendix A: the generic rank of J_c over random
+    configurations, :func:`flexpkm.algorithms.mobility.mobility`), and, for
+    a rigid model, a warning when this configuration's independent rows
+    ``n_c`` are fewer than the generic rank (a singular configuration)."""
+    from flexpkm.algorithms.mobility import mobility
+    from flexpkm.errors import SingularConfigurationError
+    try:
+        m = mobility(model)
+    except SingularConfigurationError as e:     # loops closed at < 2 random configurations
+        return f"mobility (Appendix A): not determined ({e})"
+    line = m.summary()
+    if not model.layout.elastic_slice and n_c is not None and n_c < m.rank:
+        line += (f"; at this configuration J_c has rank {n_c} < {m.rank}: a singular "
+                 f"configuration (the count here would be {m.n_rigid - n_c})")
+    return line
+
+
 def platform_line(model):
     """``"platform coordinates: commanded ...; dependent ..."`` or None
     without a platform."""
@@ -77,13 +96,15 @@ def run(args) -> int:
     red = reduced_matrices(model, q)
     n_c = len(red.rows.kept) if red.rows is not None else None
     dep = red.dep_names
+    mobility = mobility_line(model, n_c)
     lines = [f"{model.name}: the description is valid and its configuration assembles",
-             ", ".join(f"{k} {v}" for k, v in counts(model, n_c).items())]
+             f"checked: {checked(case)}",
+             ", ".join(f"{k} {v}" for k, v in counts(model, n_c).items()), mobility]
     lines += [platform_line(model)] if platform_line(model) else []
     lines += [red.rows.summary()] if red.rows is not None else []
     lines.append(f"dependent coordinates ({red.choice}, {len(dep)}): {', '.join(dep)}")
-    data = {"case": case.name, "robot": model.name, "valid": True,
-            "counts": counts(model, n_c), "dependent_choice": red.choice,
+    data = {"case": case.name, "robot": model.name, "valid": True, "checked": checked(case),
+            "counts": counts(model, n_c), "mobility": mobility, "dependent_choice": red.choice,
             "dependent_coordinates": list(dep)}
     if pose is not None and case.extra.get("file"):
         data["working_modes"] = mode_text(mode_signature(model, q).at(0))
@@ -107,3 +128,12 @@ def reference_table(model, q_tot) -> str:
             v = float(np.pi - (np.pi - v) % (2 * np.pi))
         lines.append(f"{layout.names[c]} = {v!r}")
     return "\n".join(lines)
+
+
+def checked(case) -> str:
+    """Which robot ``check`` checked: the file named on the command line,
+    or the shipped case's name and its file in the package."""
+    from flexpkm.cases.shipped import FILES, file_of
+    if case.name in FILES and case.source == str(file_of(case.name)):
+        return f"the shipped case {case.name} (flexpkm/cases/{FILES[case.name]})"
+    return f"the description file {case.source}"

@@ -37,14 +37,16 @@ class Headlines:
     """The sub-parsers action of the commands, for a command line that runs
     ``command`` on ``case``: every command is listed (``flexpkm --help``),
     only ``command``'s parser gets its case parsers (:func:`add_case_parsers`),
-    so that a run imports the modules of one command and one case."""
+    and those of ``case`` only when it names a shipped case or a file
+    (:func:`flexpkm.cli.app.named_cases`), so that a run imports the modules
+    of one command and one case."""
 
     def __init__(self, action, command=None, case=None):
         self.action, self.command, self.case = action, command, case
 
     def add_parser(self, name, **kwargs):
         p = self.action.add_parser(name, **kwargs)
-        p.headline_only, p.wanted_case = name != self.command, self.case
+        p.headline_only = name != self.command
         return p
 
 
@@ -79,23 +81,19 @@ def count(text: str) -> int:
 
 def add_case_parsers(subparsers, command: str, add_options, pose: bool = True,
                      only=lambda case: True, files=()):
-    """One sub-parser ``flexpkm COMMAND CASE`` per shipped case and per
-    description file of ``files`` (:class:`flexpkm.cases.Case` objects named
-    by their path): the case's pose option (when ``pose``) and model options,
-    ``--elements N``, then the command's own options ``add_options(parser,
-    case)``. The case is stored in ``args.case``. A command parser made by
-    :class:`Headlines` gets none when another command is run, and only the
-    case named on the command line (start-up time, docs/design.md)."""
+    """One sub-parser ``flexpkm COMMAND NAME`` per ``(NAME, case)`` of
+    ``files`` (:func:`flexpkm.cli.app.named_cases`: the shipped cases by name,
+    the description files named on the command line by their path): the
+    case's pose option (when ``pose``) and model options, ``--elements N``,
+    then the command's own options ``add_options(parser, case)``. The case
+    is stored in ``args.case``. A command parser made by :class:`Headlines`
+    gets none when another command is run, and ``files`` is then never read
+    (start-up time, docs/design.md)."""
     if getattr(subparsers, "headline_only", False):
         return None
-    from flexpkm import cases
-    wanted = getattr(subparsers, "wanted_case", None)
-    names = ((wanted,) if wanted in cases.CASES
-             else () if wanted in [c.extra["file"] for c in files] else cases.CASES)
     sub = subparsers.add_subparsers(dest="case", required=True, metavar="CASE|FILE.toml",
                                     parser_class=Parser)
-    for name, case in [(n, cases.get(n)) for n in names] + [(c.extra["file"], c)
-                                                            for c in files]:
+    for name, case in files:
         if not only(case):
             continue
         p = sub.add_parser(name, help=case.title, description=case.title)
@@ -272,6 +270,31 @@ def add_path_options(p, case):
                    metavar=meta, help="end pose, same components")
 
 
+def add_wrench(p):
+    """``--wrench FX FY FZ MX MY MZ`` (``args.wrench``, None when absent)."""
+    p.add_argument("--wrench", nargs=6, type=finite, default=None,
+                   metavar=("FX", "FY", "FZ", "MX", "MY", "MZ"),
+                   help="constant external wrench on the platform: force (N) and moment (N m) "
+                        "exerted by the environment at the platform point P, in base-frame "
+                        "components (default: none); a component along no platform "
+                        "coordinate is refused")
+def add_backend(p):
+    """``--backend auto|numpy|compiled`` (``args.backend``), the one rule of
+    :mod:`flexpkm.analysis.backend` on every analysing command."""
+    from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, DEFAULT_BACKEND
+    p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
+                   help="generated C code (compiled once per robot, cached in ~/.cache/flexpkm), "
+                        "the numpy reference, or auto (default): compiled when CasADi and a C "
+                        f"compiler are there (modal analyses: at most {AUTO_MAX_COORDINATES} "
+                        "coordinates), else numpy")
+
+
+def backend_text(result) -> str:
+    """``backend: compiled (auto: ...)``: what ran and why (a result's
+    ``backend`` and ``backend_reason``)."""
+    return f"backend: {result.backend} ({result.backend_reason})"
+
+
 def add_actuator_stiffness(p):
     """``--actuator-stiffness K ...`` (``args.actuator_stiffness``)."""
     p.add_argument("--actuator-stiffness", nargs="+", type=positive, default=None, metavar="K",
@@ -289,7 +312,7 @@ def actuator_stiffness(args, model):
     from flexpkm.errors import InvalidDescriptionError
     from flexpkm.model.files import analysis_options
     given = getattr(args, "actuator_stiffness", None)
-    file = (args.case.extra or {}).get("file")
+    file = args.case.source
     if given is not None or not file:
         return given
     stiff = analysis_options(file)["actuator_stiffness"]

@@ -1,7 +1,10 @@
 """``flexpkm idm CASE --from POSE --to POSE --duration T [--rate HZ]
-[--weights W ...] [--no-friction] --out DIR [--force]``: actuator efforts
-along a straight platform path with the quintic law (rigid models, Sections
-8.4-8.5; minimum-norm efforts with actuation redundancy, Eq. 8.148). A case
+[--weights W ...] [--no-friction] [--wrench FX FY FZ MX MY MZ] --out DIR
+[--force]``: actuator efforts along a straight platform path with the
+quintic law (rigid models, Sections 8.4-8.5; minimum-norm efforts with
+actuation redundancy, Eq. 8.148), under an optional constant wrench on the
+platform (at P, base frame; Section 6.4), with the ground reactions (8.206)
+and the energies (8.218)-(8.220) in ``idm.npz``. A case
 may fix options for it (``extra["idm_options"]``: the Delta's rigid model).
 The output folder follows the rules of every writing command (its
 ``run.json``, lock, ``--force``: docs/robustness.md)."""
@@ -9,8 +12,8 @@ from __future__ import annotations
 
 import time
 
-from flexpkm.cli.common import (add_case_parsers, add_path_options, can_plot, emit, options_of,
-                                positive)
+from flexpkm.cli.common import (add_backend, add_case_parsers, add_path_options, add_wrench,
+                                backend_text, can_plot, emit, options_of, positive)
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
 
 #: the files of ``idm`` in its output folder (replaced with --force)
@@ -35,7 +38,9 @@ def _options(p, case):
                    help="diagonal of W of the weighted minimum-norm efforts (actuation "
                         "redundancy; default: W = 1, the minimum norm)")
     p.add_argument("--no-friction", action="store_true", help="no joint friction (default: on)")
+    add_wrench(p)
     p.add_argument("--out", default="out", help="output directory (default out)")
+    add_backend(p)
     add_force(p)
 
 
@@ -53,9 +58,11 @@ def run(args) -> int:
         t0 = time.perf_counter()
         res = path_inverse_dynamics(model, lambda poses: case.configure(model, poses, options),
                                     args.start, args.stop, args.duration, rate=args.rate,
-                                    weights=args.weights, friction=not args.no_friction)
+                                    weights=args.weights, friction=not args.no_friction,
+                                    wrench=args.wrench,
+                                    backend=args.backend)
         wall = time.perf_counter() - t0
-        run_.note(samples=len(res.t))
+        run_.note(samples=len(res.t), backend=res.backend, backend_reason=res.backend_reason)
         with interrupts_deferred():
             files = write_idm(res, args.out, model.name, run=run_, plot=plot)
     except BaseException as e:
@@ -65,7 +72,8 @@ def run(args) -> int:
     tau_max = abs(res.tau).max(axis=0)
     peak = ", ".join(f"{n} {v:.4g}" for n, v in zip(res.names, tau_max))
     emit(args, {"case": case.name, "samples": len(res.t), "duration_s": args.duration,
-                "seconds": wall, "tau_max": dict(zip(res.names, tau_max)), "written": files},
+                "seconds": wall, "tau_max": dict(zip(res.names, tau_max)),
+                "backend": res.backend, "backend_reason": res.backend_reason, "written": files},
          [f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
-          f"max |tau|: {peak}"] + [f"wrote {f}" for f in files])
+          f"max |tau|: {peak}", backend_text(res)] + [f"wrote {f}" for f in files])
     return 0

@@ -9,8 +9,9 @@ import time
 
 import numpy as np
 
-from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
-                                compilation_timer, count, pose_text, resolve)
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
+                                add_case_parsers, backend_text, compilation_timer, count,
+                                pose_text, resolve)
 from flexpkm.errors import InvalidArgumentError
 
 #: rows printed when --modes is not given
@@ -28,9 +29,7 @@ def _options(p, case):
     p.add_argument("--modes", type=count, default=None, metavar="N",
                    help="number of modes, lowest first (default: all; 20 shown)")
     add_actuator_stiffness(p)
-    p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
-                   help="reduced matrices from numpy (default) or from generated C code "
-                        "(compiled once per robot, ~1-40 s, and cached; then faster)")
+    add_backend(p)
     p.add_argument("--sensitivities", nargs="+", default=None, metavar="PATH",
                    help="exact derivatives df/dp of the frequencies to numbers of the "
                         "robot's file (materials, sections, masses, lengths, MDH parameters, "
@@ -39,7 +38,7 @@ def _options(p, case):
 
 
 def run(args) -> int:
-    from flexpkm.algorithms.modal import natural_frequencies
+    from flexpkm.analysis.modal import natural_frequencies
     case, model, options, pose, q_tot = resolve(args)
     stiffness = actuator_stiffness(args, model)
     if args.sensitivities:
@@ -47,13 +46,15 @@ def run(args) -> int:
         if stiffness is not None and args.actuator_stiffness is None:
             raise InvalidArgumentError("--sensitivities: with the actuators locked only; the file "
                                        "gives actuator_stiffness")
+        if args.backend != "auto":
+            raise InvalidArgumentError("--sensitivities: computed by AD of the symbolic model "
+                                       "(CasADi), which --backend does not choose; drop "
+                                       f"--backend {args.backend}")
         return run_sensitivities(args, case, model, pose, q_tot, pose_text(case, pose, options))
-    solve = natural_frequencies
-    if args.backend == "compiled":
-        from flexpkm.compiled.modal import natural_frequencies as solve
     t0 = time.perf_counter()
     with compilation_timer(model.name) as built:
-        modes = solve(model, q_tot, n_modes=args.modes, actuator_stiffness=stiffness)
+        modes = natural_frequencies(model, q_tot, n_modes=args.modes,
+                                    actuator_stiffness=stiffness, backend=args.backend)
     elapsed = max(time.perf_counter() - t0 - built["seconds"], 0.0)
     f = modes.frequencies_hz
     if args.json:
@@ -65,7 +66,9 @@ def run(args) -> int:
                           "independent_coordinates": list(modes.names),
                           "dependent_choice": modes.reduced.choice,
                           "dependent_coordinates": list(modes.reduced.dep_names),
-                          **conditioning(modes), "seconds": elapsed}, allow_nan=False))
+                          **conditioning(modes), "backend": modes.backend,
+                          "backend_reason": modes.backend_reason, "seconds": elapsed},
+                         allow_nan=False))
         return 0
     print(f"{model.name} natural frequencies at {pose_text(case, pose, options)}")
     dep = modes.reduced.dep_names
@@ -90,7 +93,7 @@ def run(args) -> int:
     print(f"cond(J_t^f) = {c['cond_closure']:.3g}, cond(K, M) = {c['cond_pencil']:.3g}, "
           f"Type 2 measure = {c['singularity_measure']:.3g}"
           + ("; repeated: modes " + ", ".join(str(k + 1) for k in rep) if rep else ""))
-    print(f"computed in {1e3 * elapsed:.1f} ms")
+    print(f"computed in {1e3 * elapsed:.1f} ms; {backend_text(modes)}")
     return 0
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
-                                count, emit, pose_text, positive, resolve)
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
+                                add_case_parsers, backend_text, count, emit, pose_text, positive,
+                                resolve)
 from flexpkm.cli.runs import add_force, interrupts_deferred
 from flexpkm.errors import InvalidArgumentError
 
@@ -68,11 +69,12 @@ def _options(p, case):
                    help="exported field: mass-normalised mode, or largest displacement = 1 m "
                         "(default mass)")
     add_actuator_stiffness(p)
+    add_backend(p)
     add_force(p)
 
 
 def run(args) -> int:
-    from flexpkm.algorithms.modal import natural_frequencies
+    from flexpkm.analysis.modal import natural_frequencies
     if not (args.png or args.vtu or args.xdmf):
         raise InvalidArgumentError("nothing to write: give --png DIR, --vtu DIR and/or --xdmf FILE")
     if args.gif and not args.png:
@@ -82,7 +84,9 @@ def run(args) -> int:
     stiffness = actuator_stiffness(args, model)
     run_ = _start(args, case, model)                       # outputs checked before computing
     try:
-        modes = natural_frequencies(model, q_tot, n_modes=max(numbers), actuator_stiffness=stiffness)
+        modes = natural_frequencies(model, q_tot, n_modes=max(numbers),
+                                    actuator_stiffness=stiffness, backend=args.backend)
+        run_.note(backend=modes.backend, backend_reason=modes.backend_reason)
         n = modes.frequencies_hz.shape[-1]
         if args.mode_numbers is None:
             numbers = [k for k in numbers if k <= n]        # "the N lowest": at most all of them
@@ -97,8 +101,10 @@ def run(args) -> int:
     run_.finish("completed")
     f = modes.frequencies_hz
     emit(args, {"case": case.name, "pose": case.pose_dict(pose, options),
-                "modes": {str(k): f[k - 1] for k in numbers}, "written": written},
-         [f"{model.name} at {pose_text(case, pose, options)}"]
+                "modes": {str(k): f[k - 1] for k in numbers},
+                "backend": modes.backend, "backend_reason": modes.backend_reason,
+                "written": written},
+         [f"{model.name} at {pose_text(case, pose, options)}; {backend_text(modes)}"]
          + [f"  mode {k}: {f[k - 1]:.3f} Hz" for k in numbers]
          + [f"wrote {path}" for path in written])
     return 0

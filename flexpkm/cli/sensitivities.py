@@ -1,6 +1,6 @@
 """``flexpkm modal CASE --sensitivities PATH ...``: derivatives of the
 natural frequencies (actuators locked) with respect to parameters of the
-robot's description (:mod:`flexpkm.compiled.sensitivity`); a parameter that
+robot's description file, the shipped one for a case (:mod:`flexpkm.compiled.sensitivity`); a parameter that
 moves frames is taken at the same pose (``--pose``) or the same actuated
 coordinates (``--q-a``), as the case's pose is given."""
 from __future__ import annotations
@@ -8,22 +8,30 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from flexpkm.cli.common import options_of
 from flexpkm.errors import InvalidArgumentError
 
 
 def description(case, model, args):
-    """``(data, what)``: the dict the key paths refer to: the user's file as
-    written (a section by its ``shape`` and sides stays so) when the robot
-    comes from a file, without ``--variant`` or ``--elements``; else the TOML
-    form of the robot (``flexpkm.model.files.dumps``: sections as A, Iy, Iz, J)."""
-    from flexpkm.model.build import build_structure
-    from flexpkm.model.files import Where, dumps, from_dict, parse
-    file = (case.extra or {}).get("file")
-    if file and args.elements == 1 and not getattr(args, "variant", None):
-        data = parse(Path(file).read_text(encoding="utf-8"), Where(file))
-        if build_structure(from_dict(data)).layout.names == model.layout.names:
-            return data, file
-    return parse(dumps(model.robot), Where("<robot>")), "the TOML form of the robot"
+    """``(data, what)``: the dict the key paths refer to: the robot's
+    description file as written (:attr:`flexpkm.cases.Case.source`; a
+    section by its ``shape`` and sides stays so), with the case's variant
+    (:attr:`flexpkm.cases.Case.variant`: ``--variant``, the NaVARo's
+    ``--refined``...) and ``--elements`` applied. Raises
+    :class:`InvalidArgumentError` for a robot without a description file."""
+    from flexpkm.model.files import Where, check_schema, parse
+    from flexpkm.model.variants import apply_variant
+    file = case.source
+    if not file:
+        raise InvalidArgumentError(f"--sensitivities: case {case.name} has no description file")
+    where = Where(file)
+    data = parse(Path(file).read_text(encoding="utf-8"), where)
+    variant = case.variant(options_of(args))
+    if variant is not None:
+        data = check_schema(apply_variant(data, variant, where), where)
+    if args.elements > 1:
+        data["elements"] = args.elements
+    return data, file
 
 
 def run_sensitivities(args, case, model, pose, q_tot, pose_text) -> int:

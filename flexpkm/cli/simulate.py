@@ -1,6 +1,8 @@
 """``flexpkm simulate CASE --maneuver NAME [--prescribed | --pd | --free]
-[--no-friction] [--t-end T] [--step H] [--out DIR]``: time simulation of the
-full elastodynamic model (Sections 10.4-10.7) and its outputs.
+[--no-friction] [--t-end T] [--step H] [--wrench FX FY FZ MX MY MZ] [--out
+DIR]``: time simulation of the full elastodynamic model (Sections
+10.4-10.7) and its outputs; ``--wrench``: a constant external wrench on the
+platform (at P, base frame; numpy backend).
 
 ``flexpkm simulate FILE.toml (--to Q_A ... [--duration T] | --trajectory
 FILE.csv)``: a robot of a description file, its actuators prescribed from
@@ -14,7 +16,8 @@ import time
 
 import numpy as np
 
-from flexpkm.cli.common import (add_case_parsers, can_plot, compilation_timer, count, emit,
+from flexpkm.cli.common import (add_backend, add_case_parsers, add_wrench, backend_text, can_plot,
+                                compilation_timer, count, emit,
                                 finite, model_of, positive, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
@@ -56,10 +59,8 @@ def _options(p, case):
     p.add_argument("--iterations", type=count, default=None,
                    help="Newton's iteration limit per step (default 8; a sample that does "
                         "not converge is redone with smaller steps)")
-    p.add_argument("--backend", choices=("compiled", "numpy"), default=None,
-                   help="generated C code (compiled once per robot, cached in "
-                        "~/.cache/flexpkm) or the numpy reference (default: compiled "
-                        "when available)")
+    add_wrench(p)
+    add_backend(p)
     p.add_argument("--out", default="out", help="output directory (default out)")
     p.add_argument("--xdmf", action="store_true",
                    help="also write the XDMF time series of the deformed robot (ParaView; "
@@ -122,7 +123,7 @@ def _refined(model, q0, n):
 
 def run(args) -> int:
     from flexpkm.analysis.simulate import check_times, simulate
-    from flexpkm.analysis.step_control import check_newton
+    from flexpkm.analysis.simulation_options import SimulationOptions
     case = args.case
     if "file" in case.extra:
         model, q0, drive, sensors, duration, label = _file_setup(args)
@@ -130,7 +131,10 @@ def run(args) -> int:
         duration, label = case.duration(args.maneuver), args.maneuver
     t_end = args.t_end if args.t_end is not None else duration
     n_sub, _ = check_times(t_end, args.step, DT_OUT)       # before the simulation is set up
-    check_newton(args.tol, args.iterations)
+    newton = {k: v for k, v in (("tol", args.tol), ("iterations", args.iterations))
+              if v is not None}
+    settings = SimulationOptions(h=args.step, dt_out=DT_OUT, friction=not args.no_friction,
+                                 coulomb_smoothing=1e-3, **newton)
     if "file" not in case.extra:
         model, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         if args.elements > 1:
@@ -143,10 +147,12 @@ def run(args) -> int:
     t0 = time.perf_counter()
     try:
         with compilation_timer(model.name) as built:
-            res = simulate(model, q0, t_end, drive, h=args.step, dt_out=DT_OUT,
-                           friction=not args.no_friction, coulomb_smoothing=1e-3,
+            res = simulate(model, q0, t_end, drive, options=settings, backend=args.backend,
                            sensors=sensors, progress=progress_callback(args, "simulate"),
-                           backend=args.backend, tol=args.tol, iterations=args.iterations)
+                           wrench=args.wrench)
+        build = built["seconds"]
+        wall = max(time.perf_counter() - t0 - build, 0.0)
+        res = _with_ground(model, res, args)
     except Interrupted as e:
         _write(model, e.partial, args, run_, plot)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}", e)
@@ -159,8 +165,6 @@ def run(args) -> int:
     except BaseException as e:
         run_.fail(e)
         raise
-    build = built["seconds"]
-    wall = max(time.perf_counter() - t0 - build, 0.0)
     files = _write(model, res, args, run_, plot)
     run_.finish("completed")
     speed = wall / max(t_end, 1e-12)
@@ -169,7 +173,7 @@ def run(args) -> int:
                 **{k: res.cost[k] for k in ("steps", "h", "newton_iterations")},
                 "newton_residual_max": res.residual.max(), "retried_steps": res.retried_steps,
                 "drift_max": res.drift.max(), "tau_max": abs(res.tau).max(axis=0),
-                "written": files},
+                "backend": res.backend, "backend_reason": res.backend_reason, "written": files},
          [f"{model.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
           f"({speed:.2f} s per simulated second), "
           f"{res.cost['steps']} steps of {res.cost['h']:.6g} s, "
@@ -177,7 +181,8 @@ def run(args) -> int:
           f"largest Newton residual {res.residual.max():.2e} (relative to the step's forces), "
           f"{res.retried_steps} steps retried with a smaller step",
           f"max loop-closure drift {res.drift.max():.2e}; "
-          f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)"] + [f"wrote {f}" for f in files])
+          f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)", backend_text(res)]
+         + [f"wrote {f}" for f in files])
     return 0
 
 
@@ -191,11 +196,21 @@ def _optional_outputs(args) -> bool:
     return can_plot("simulation.png")
 
 
+def _with_ground(model, res, args):
+    """``res`` with its ground reactions (8.206) at the samples (the run's
+    friction and wrench; numpy full model again, in blocks)."""
+    from dataclasses import replace
+    from flexpkm.analysis.ground_history import simulation_ground_reactions
+    return replace(res, ground=simulation_ground_reactions(
+        model, res, friction=not args.no_friction, coulomb_smoothing=1e-3, wrench=args.wrench))
+
+
 def _write(model, res, args, run_, plot=True) -> list:
     """The output files of ``res`` (Ctrl-C deferred until they are complete)."""
     from flexpkm.io.sim_output import write_outputs
     run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"),
-              newton_residual_max=float(res.residual.max()), retried_steps=res.retried_steps)
+              newton_residual_max=float(res.residual.max()), retried_steps=res.retried_steps,
+              backend=res.backend, backend_reason=res.backend_reason)
     try:
         with interrupts_deferred():
             return write_outputs(model, res, args.out, xdmf=args.xdmf, run=run_, plot=plot)

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections import Counter
 
 
-from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_case_parsers,
-                                add_path_options, count, emit, options_of, progress_callback)
+from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
+                                add_case_parsers, add_path_options, backend_text, count, emit,
+                                options_of, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
 from flexpkm.io.run_files import atomic_write
@@ -30,9 +31,7 @@ def _options(p, case):
                    help="number of frequencies, lowest first (default 5)")
     p.add_argument("--plot", metavar="FILE.png", help="plot of the frequencies along the path")
     p.add_argument("--csv", metavar="FILE", help="table of the frequencies (with a status column)")
-    p.add_argument("--backend", choices=("numpy", "compiled"), default="numpy",
-                   help="reduced matrices from numpy (default) or from generated C code "
-                        "(compiled once per robot and cached: for long sweeps)")
+    add_backend(p)
     add_actuator_stiffness(p)
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: a bar when stderr is a terminal)")
@@ -81,8 +80,9 @@ def run(args) -> int:
                + (f"; e.g. pose {bad[0]}: {result.status[bad[0]]}" if bad else ""))
     failed = len(bad) == len(result.status)
     emit(args, {"case": case.name, "complete": True, "poses": len(result.status),
-                "failed": len(bad), "status": dict(counts), "written": written},
-         [f"wrote {p}" for p in written]
+                "failed": len(bad), "status": dict(counts), "backend": result.backend,
+                "backend_reason": result.backend_reason, "written": written},
+         [f"wrote {p}" for p in written] + [backend_text(result)]
          + ([summary] if (len(counts) > 1 or "ok" not in counts) and not failed else []))
     if failed:
         raise SweepFailed(f"no pose of the sweep could be computed: {summary}")
@@ -113,7 +113,8 @@ def _write(result, args, case, model, run_):
     complete); returns the written paths."""
     from flexpkm.io.plots import plot_sweep
     run_.note(rows=len(result.status), poses_failed=sum(s not in ("ok", "near-singular")
-                                                        for s in result.status))
+                                                        for s in result.status),
+              backend=result.backend, backend_reason=result.backend_reason)
     written = []
     try:
         with interrupts_deferred():

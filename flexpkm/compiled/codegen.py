@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -105,18 +106,25 @@ def description_key(model, *options, sources=None) -> str:
 
 
 def _merged(fn, name):
-    """``fn`` with its common subexpressions merged (``casadi.cse``), named
+    """``fn`` with its common subexpressions merged (``casadi.cse``, SX), named
     ``name`` (the library's symbols carry the name)."""
     if not fn.is_a("SXFunction"):
-        return fn
+        if fn.name() == name:
+            return fn
+        args = fn.mx_in()                  # a call of fn, under the library's name
+        return ca.Function(name, args, fn.call(args), fn.name_in(), fn.name_out())
     args = fn.sx_in()
     return ca.Function(name, args, [ca.cse(e) for e in fn.call(args)], fn.name_in(),
                        fn.name_out())
 
 
-#: functions with more instructions are compiled with -O0 (gcc's -O1 time
-#: grows faster than linearly: the NaVARo's full model, 7e5 instructions,
-#: takes 3 min at -O1); below, -O1 (twice as fast code as -O0)
+#: SX functions with more instructions are compiled with -O0 (gcc's time
+#: grows faster than linearly on one unrolled graph: the NaVARo's SX full
+#: model, 7e5 instructions, takes 3 min at -O1), others at -O1 (-O2
+#: doubles gcc's time on the DualEMPS's unrolled step, 9.1 -> 16.2 s CPU,
+#: for no faster code: 0.18-0.20 s CPU per simulated second both); the
+#: kernel graphs of :mod:`flexpkm.compiled.recursive` (MX calling small
+#: kernels) are compiled at -O2 (:meth:`flexpkm.compiled.robot.CompiledRobot.function`)
 LARGE = 300_000
 
 
@@ -129,7 +137,10 @@ def compiled(build, name, key, opt=None, merge=True):
     ``merge``: it pays on the AD-made model, not on the sparse products of
     :mod:`flexpkm.compiled.modal`, whose code it slows by 40 %), compiled
     with ``opt`` and cached as ``name``. ``opt`` default: ``-O1``, ``-O0``
-    above :data:`LARGE` instructions.
+    for an unrolled SX function above :data:`LARGE` instructions (the
+    kernel graphs ask for ``-O2``). A build is announced on stderr when it
+    is a terminal, with its size and time (``compiling <name> (<lines> C
+    lines, -O2) ... done in 3.2 s``).
 
     Never raises for the cache or the compiler: without a C compiler, when
     the compiler fails or exceeds ``$FLEXPKM_CC_TIMEOUT``, or when the disk is
@@ -189,11 +200,14 @@ def _build(fn, name, cc, flags, lib, timeout):
         with stop_on_signals():        # SIGTERM, SIGHUP: the build folder removed
             gen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
             gen.add(fn)
-            write_source(tmp / f"{name}.c", gen.dump())
+            code = gen.dump()
+            write_source(tmp / f"{name}.c", code)
             out = tmp / f"{name}.so"
+            _announce(f"compiling {name} ({code.count(chr(10))} C lines, {flags[0]}) ...")
             _run_compiler([cc, *flags, f"{name}.c", "-o", out.name, "-lm"], tmp, name, timeout)
             COMPILE_SECONDS["last"] = dt = time.perf_counter() - t0
             COMPILE_SECONDS["total"] += dt
+            _announce(f" done in {dt:.1f} s\n")
             digest = cache.file_sha256(out)
             if lib is None:                      # untrusted cache: load from the private folder
                 return _external(name, out)
@@ -210,6 +224,15 @@ def _build(fn, name, cc, flags, lib, timeout):
         raise CompilationError(f"the library {lib} just built {why}")
     cache.evict(lib.parent, keep=lib)
     return _external(name, lib)
+
+
+def _announce(text):
+    """A build's announcement on stderr when it is a terminal (as the
+    command line's progress bars: a captured or piped stderr keeps its one
+    line per error)."""
+    if sys.stderr.isatty():
+        sys.stderr.write(text)
+        sys.stderr.flush()
 
 
 def _external(name, lib):

@@ -34,7 +34,8 @@ class SymbolicDynamics:
     residual (c,), qd_tot (n_tot,) = J qd_r, R, p : frame poses (lists),
     vel : frame twists (v, w) for ``qd_tot``, a_bias : per frame the absolute
     acceleration of O_j at ``qdd_r = 0`` (with b), M_tot, c_tot;
-    indep, dep, n_a : as in the FullDynamics.
+    indep, dep, n_a : as in the FullDynamics; jacobian : d residual / d q
+    when given in closed form (None: by AD).
     """
 
     q: ca.SX
@@ -58,6 +59,7 @@ class SymbolicDynamics:
     n_a: int
     model: object = None
     kept: list = None
+    jacobian: object = None
 
     @property
     def inputs(self):
@@ -76,7 +78,7 @@ def virtual_system(model, q, qd_tot, g, friction, smoothing):
     n_t = layout.n_t
     q_t, qd_t = q[:n_t], qd_tot[:n_t]
     R, p = sym.frame_poses(model, q_t)
-    M_t, c_t = sym.tree_dynamics(model, q_t, qd_t, g, friction, smoothing, R, p)
+    M_t, c_t = sym.tree_dynamics(model, q_t, qd_t, (R, p), g, friction, smoothing)
     vel = [sym.twist(Rj, pj, q_t, qd_t) for Rj, pj in zip(R, p)]
     if model.platform is not None:
         M_p, c_p, R_p, P, t_p = sym.platform_dynamics(model, q[n_t:], qd_tot[n_t:], g)
@@ -87,7 +89,7 @@ def virtual_system(model, q, qd_tot, g, friction, smoothing):
     rows = sym.closure_rows(model, R, p, vel, R_p, P, t_p)
     J_tot = ca.jacobian(rows, qd_tot)
     bprime = ca.jtimes(rows, q, position_rates(model, q, qd_tot))
-    return M_tot, c_tot, J_tot, bprime, sym.closure_residual(model, R, p, R_p, P), R, p
+    return M_tot, c_tot, J_tot, bprime, sym.closure_residual(model, q, (R, p, R_p, P)), R, p
 
 
 def position_rates(model, q, qd_tot):
@@ -149,11 +151,14 @@ def symbolic_dynamics(model, dep, kept=None) -> SymbolicDynamics:
                             R, p, M_tot, c_tot, np.asarray(indep), dep, n_a, model, kept)
 
 
-def point_acceleration(sm: SymbolicDynamics, model, qdd_r, frame, axis_frame=None, axis=None):
+def point_acceleration(model, full: SymbolicDynamics, qdd_r, frame, axis_frame=None, axis=None):
     """Absolute acceleration (SX (3,) base frame, m/s^2) of the origin of
     ``frame`` for ``qdd_r`` (SX (n_r,)), or its component along ``axis`` of
     ``axis_frame``: the second time derivative of ``O_j(q)`` along
-    ``qd_tot = J qd_r``, ``qdd_tot = J qdd_r + b`` (AD)."""
+    ``qd_tot = J qd_r``, ``qdd_tot = J qdd_r + b`` (AD). The twin of
+    :func:`flexpkm.algorithms.dynamics.point_acceleration`, same arguments
+    (``full`` the symbolic full model instead of a FullDynamics)."""
+    sm = full
     j = model.frame_index[frame]
     qd = ca.SX.sym("qd", sm.q.shape[0])
     v = ca.jtimes(sm.p[j], sm.q, qd)

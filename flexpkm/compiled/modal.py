@@ -17,9 +17,10 @@ robot's reference configuration by :func:`flexpkm.build_model`:
 ``Model.reference_state``; the compiled function is held by the model,
 ``Model.compiled``);
 when that choice is ill-conditioned at a pose of the batch, or when the
-robot has no reference or redundant constraint rows, the batch runs on the
-numpy path, which then chooses at the batch's first pose: both paths give
-the same result.
+robot has no reference or redundant constraint rows,
+:class:`flexpkm.errors.BackendUnavailableError` says so (no fall-back here:
+``backend="auto"`` of :func:`flexpkm.natural_frequencies` then runs numpy
+and records why, :mod:`flexpkm.analysis.backend`).
 """
 from __future__ import annotations
 
@@ -28,22 +29,29 @@ import numpy as np
 
 from flexpkm.algorithms.closure import LOOP_TOL, RCOND_KEEP_REFERENCE, check_loops
 from flexpkm.algorithms.conditioning import closure_condition
-from flexpkm.algorithms.modal import (ReducedMatrices, modes_of, single_pose,
-                                      stiffness_scale)
-from flexpkm.algorithms.modal import reduced_matrices as numpy_reduced_matrices
+from flexpkm.algorithms.modal import ReducedMatrices, single_pose, stiffness_scale
 from flexpkm.algorithms.tree import as_batch
 from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.algorithms.reference import build_model
-from flexpkm.threads import one_blas_thread
+from flexpkm.errors import BackendUnavailableError
+
+#: largest n_tot whose modal function is generated from the unrolled SX graph
+#: (at q_e = 0 it simplifies to little: the one-element NaVARo, 129
+#: coordinates, assembles in 0.08 ms per pose, ~1.5 ms on the kernel graph,
+#: but gcc takes ~50 s on it instead of 5 s); above, the kernel graph
+#: (:mod:`flexpkm.compiled.recursive`): the NaVARo with 2 elements per beam,
+#: 237 coordinates, compiles in 7.7 s of gcc instead of 307 s
+MODAL_UNROLLED_MAX = 150
 
 #: outputs of :func:`modal_function`
 OUTPUTS = ("M_r", "K_r", "J_d", "J_f", "residual", "scales")
 
 
 def _lower_product(J, A):
-    """``J^T A J`` (SX, symmetric): the lower triangle over the structural
-    non-zeros of ``A`` and ``J``, mirrored."""
-    J, A = ca.sparsify(J), ca.sparsify(A)
+    """``J^T A J`` (SX or MX, symmetric): the lower triangle over the
+    structural non-zeros of ``A`` and ``J``, mirrored."""
+    if isinstance(J, ca.SX):
+        J, A = ca.sparsify(J), ca.sparsify(A)
     return ca.densify(ca.tril2symm(ca.tril(J.T @ (A @ J))))
 
 
@@ -56,20 +64,25 @@ def modal_function(cm: CompiledRobot):
     the largest actuated diagonal term without rotor inertia
     (:func:`flexpkm.algorithms.modal.passive_scale`). Compiled and cached."""
     def build():
-        sm, model = cm.symbolic, cm.model
-        q = ca.SX(sm.q)
+        model = cm.model
+        sm = cm.symbolic if model.layout.n_tot <= MODAL_UNROLLED_MAX else cm.kernels
+        X = type(sm.q)
+        q = X(sm.q)
         for sl in model.layout.elastic_slice.values():
             for i in range(sl.start, sl.stop):
                 q[i] = 0.0
         dep = cm.dep.tolist()
-        J, M_tot, J_f, res = (ca.substitute(x, sm.q, q) for x in
-                              (sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual))
+        rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
+        J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
+                                           [sm.q] + rest, [q] + [0 * x for x in rest])
         act = list(model.layout.actuated)
         free = [i for i in range(model.layout.n_tot) if i not in set(act)]
         rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
-        m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(ca.sparsify(M_tot[free, free])))))
+        M_ff = M_tot[free, free]
+        M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
+        m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
         m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-        outputs = [_lower_product(J, M_tot), _lower_product(J, ca.SX(model.K_tot)),
+        outputs = [_lower_product(J, M_tot), _lower_product(J, X(ca.sparsify(ca.DM(model.K_tot)))),
                    ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
                    ca.vertcat(m_free, m_act)]
         return ca.Function("flexpkm_modal", [sm.q], outputs, ["q"], list(OUTPUTS))
@@ -105,58 +118,73 @@ def evaluate(cm: CompiledRobot, q):
     return res
 
 
+def modal_problem(model, q_dep=None) -> str | None:
+    """Why the reduced matrices of ``model`` (a Model with its reference
+    state) cannot come from generated code, or None: ``q_dep`` given (the
+    generated function fixes q_dep), no assembled reference configuration
+    (where q_dep is chosen), redundant constraint rows."""
+    if q_dep is not None:
+        return "q_dep is given; the generated function fixes the reference choice of q_dep"
+    state = model.reference_state
+    if state is None or state.solution is None:
+        return (f"{model.name} has no assembled reference configuration, where the "
+                "generated function's q_dep is chosen")
+    rows = state.solution.rows
+    if rows is not None and len(rows.dropped):
+        return f"{model.name} has {len(rows.dropped)} redundant constraint rows"
+    return None
+
+
 def compiled_robot(model):
     """``(cm, sol, blocks)`` of ``model`` (a Model with its reference state,
     :func:`flexpkm.build_model`): the :class:`CompiledRobot` for the numpy
     choice of the dependent coordinates at the robot's reference
     configuration (``model.reference_state``: that
     :class:`flexpkm.algorithms.closure.ClosureSolution` and the limb blocks
-    of ``J_t^f``); cm is None (numpy path) without a reference or with
-    redundant rows. The CompiledRobot is made once per model, held by its
-    :class:`flexpkm.model.build.CompiledFunctions` slot ``model.compiled``."""
+    of ``J_t^f``). The CompiledRobot is made once per model, held by its
+    :class:`flexpkm.model.build.CompiledFunctions` slot ``model.compiled``.
+    Raises :class:`BackendUnavailableError` (:func:`modal_problem`)."""
+    problem = modal_problem(model)
+    if problem is not None:
+        raise BackendUnavailableError("reduced_matrices", problem)
     state = model.reference_state
-    sol = None if state is None else state.solution
-    if sol is None or (sol.rows is not None and len(sol.rows.dropped)):
-        return None, None, None
     if model.compiled.modal is None:
-        model.compiled.modal = CompiledRobot(model, dep=sol.dep)
-    return model.compiled.modal, sol, state.blocks
+        model.compiled.modal = CompiledRobot(model, dep=state.solution.dep)
+    return model.compiled.modal, state.solution, state.blocks
 
 
 def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     """:func:`flexpkm.algorithms.modal.reduced_matrices` from generated code:
     the same :class:`ReducedMatrices` (same q_dep choice, loop check and
-    condition numbers, same errors) for ``q_tot`` (n_tot,) or (B, n_tot).
-    ``q_dep`` given, a redundant constraint row or a pose where the reference
-    choice of q_dep is ill-conditioned: the numpy path."""
+    condition numbers, same errors; ``backend`` = ``"compiled"``) for
+    ``q_tot`` (n_tot,) or (B, n_tot). Raises
+    :class:`flexpkm.errors.BackendUnavailableError` when ``q_dep`` is given,
+    the model has no reference configuration or redundant constraint rows
+    (:func:`modal_problem`), or the reference choice of q_dep is
+    ill-conditioned at a pose (cond(J_t^f) above ``1 / RCOND_KEEP_REFERENCE``:
+    the numpy path chooses q_dep again there); nothing falls back silently."""
     model = build_model(model)
     q = as_batch(q_tot, model.layout.n_tot).copy()
     for sl in model.layout.elastic_slice.values():
         q[:, sl] = 0.0
-    cm, sol, blocks = (None,) * 3 if q_dep is not None else compiled_robot(model)
-    if cm is None:
-        return numpy_reduced_matrices(model, q_tot, q_dep=q_dep)
+    if q_dep is not None:
+        raise BackendUnavailableError("reduced_matrices", modal_problem(model, q_dep))
+    cm, sol, blocks = compiled_robot(model)
     out = evaluate(cm, q)
     gap = np.abs(out["residual"]).max(axis=1, initial=0.0)
     if not np.all(gap <= LOOP_TOL):                  # the numpy check names the closure
         check_loops(model, q, what="reduced_matrices")
     cond = closure_condition(out["J_f"], blocks)
-    if not np.all(cond < 1.0 / RCOND_KEEP_REFERENCE):
-        return numpy_reduced_matrices(model, q_tot)
+    bad = np.flatnonzero(~(cond < 1.0 / RCOND_KEEP_REFERENCE))
+    if bad.size:
+        raise BackendUnavailableError(
+            "reduced_matrices", f"the reference choice of q_dep is ill-conditioned at pose "
+            f"{int(bad[0])} (cond(J_t^f) = {cond[bad[0]]:.3g} >= {1.0 / RCOND_KEEP_REFERENCE:.3g}); "
+            "numpy chooses q_dep again there")
     scales = np.column_stack([np.full(len(q), stiffness_scale(model)), out["scales"]])
     names = tuple(model.layout.names[i] for i in cm.indep)
-    red = ReducedMatrices(M_r=out["M_r"], K_r=out["K_r"], names=names, n_a=cm.n_a, choice=sol.choice,
-                          dep_names=tuple(model.layout.names[i] for i in cm.dep),
+    red = ReducedMatrices(M_r=out["M_r"], K_r=out["K_r"], names=names, n_a=cm.n_a,
+                          choice=sol.choice, dep_names=tuple(model.layout.names[i] for i in cm.dep),
                           indep=np.asarray(cm.indep), dep=cm.dep, J_d=out["J_d"], rows=sol.rows,
-                          cond_closure=cond, scales=scales)
+                          cond_closure=cond, scales=scales, backend="compiled")
     return single_pose(red) if np.ndim(q_tot) == 1 else red
-
-
-def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None, allow_zero=False,
-                        shapes=True):
-    """:func:`flexpkm.natural_frequencies` with the reduced matrices from
-    generated code (:func:`reduced_matrices`): the same :class:`Modes`
-    (frequencies, shapes, condition numbers, flags) and errors."""
-    with one_blas_thread():
-        return modes_of(model, q_tot, n_modes, actuator_stiffness, None, allow_zero,
-                                    shapes, reduce=reduced_matrices)

@@ -15,8 +15,15 @@ import numpy as np
 from flexpkm.compiled import codegen
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
+from flexpkm.compiled.recursive import kernel_dynamics
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.build import build_structure
+
+#: largest n_tot whose simulation functions are generated from the unrolled SX
+#: graph (DualEMPS one element per body: 16 coordinates, 0.09 s per simulated
+#: second, 3x faster than the kernel graph); above, the kernel graph
+#: (:mod:`flexpkm.compiled.recursive`), whose code grows linearly
+UNROLLED_MAX = 20
 
 #: outputs of :meth:`CompiledRobot.full`
 FULL_OUTPUTS = ("M", "c", "J", "b", "J_tot", "residual")
@@ -58,14 +65,32 @@ class CompiledRobot:
 
     @cached_property
     def symbolic(self):
-        """The :class:`flexpkm.compiled.full.SymbolicDynamics` (built on first use)."""
+        """The :class:`flexpkm.compiled.full.SymbolicDynamics` (built on first use):
+        one unrolled SX graph, for the sensors' derivatives and the modal function."""
         return symbolic_dynamics(self.model, self.dep, self.kept)
+
+    @cached_property
+    def kernels(self):
+        """The :class:`flexpkm.compiled.recursive.KernelDynamics` (built on first
+        use): the MX graph calling the per-structure kernels, for the full
+        model, the loops and the time step (code linear in the bodies)."""
+        return kernel_dynamics(self.model, self.dep, self.kept)
+
+    @cached_property
+    def graph(self):
+        """The model the simulation's functions are generated from: the
+        unrolled :attr:`symbolic` one up to :data:`UNROLLED_MAX` coordinates
+        (its code is smaller and ~3x faster there), else :attr:`kernels`."""
+        return self.symbolic if self.model.layout.n_tot <= UNROLLED_MAX else self.kernels
 
     def function(self, name, build, *options, opt=None, merge=True):
         """``build()`` (a casadi Function), compiled and cached on disk
         (:func:`flexpkm.compiled.codegen.compiled`), or itself without
-        ``compile``; kept in :attr:`functions`."""
+        ``compile``; kept in :attr:`functions`. ``opt`` default: ``-O2`` on
+        the kernel graph, the compiler driver's choice on the unrolled one."""
         done = self.functions
+        if opt is None and self.model.layout.n_tot > UNROLLED_MAX:
+            opt = "-O2"
         tag = repr((name, options, opt, merge))
         if tag in done:
             return done[tag]
@@ -82,7 +107,7 @@ class CompiledRobot:
     def full(self):
         """``(q, qd_r, g, friction, smoothing) -> (M, c, J, b, J_tot, residual)``."""
         def build():
-            sm = self.symbolic
+            sm = self.graph
             return sm.function("flexpkm_full", [sm.M, sm.c, sm.J, sm.b, sm.J_tot, sm.residual],
                                FULL_OUTPUTS)
         return self.function("flexpkm_full", build)
@@ -104,11 +129,12 @@ class CompiledRobot:
     def loops(self):
         """``q -> (residual (c,), d residual / d q (c, n_tot))``: the loop
         equations of :func:`flexpkm.algorithms.closure.closure_residual` and
-        their exact Jacobian (AD)."""
+        their exact Jacobian (the cut joints' velocity rows,
+        :class:`flexpkm.compiled.recursive.KernelDynamics`)."""
         def build():
-            sm = self.symbolic
-            return ca.Function("flexpkm_loops", [sm.q],
-                               [sm.residual, ca.jacobian(sm.residual, sm.q)], ["q"],
+            sm = self.graph
+            jac = ca.jacobian(sm.residual, sm.q) if sm.jacobian is None else sm.jacobian
+            return ca.Function("flexpkm_loops", [sm.q], [sm.residual, ca.densify(jac)], ["q"],
                                ["residual", "jacobian"])
         return self.function("flexpkm_loops", build)
 
@@ -120,7 +146,7 @@ class CompiledRobot:
         def build():
             sm = self.symbolic
             qdd = ca.SX.sym("qdd_r", sm.qd_r.shape[0])
-            a = point_acceleration(sm, self.model, qdd, frame, axis_frame, axis)
+            a = point_acceleration(self.model, sm, qdd, frame, axis_frame, axis)
             jac = [ca.jacobian(a, x) for x in (sm.q, sm.qd_r, qdd)]
             args = [sm.q, sm.qd_r, qdd, sm.g, sm.friction, sm.smoothing]
             return ca.Function("flexpkm_sensor", args, [a] + jac)
@@ -131,7 +157,7 @@ class CompiledRobot:
     def newton(self, prescribed, exact=False):
         """One Newton iteration of the step (:func:`flexpkm.compiled.step.newton_function`)."""
         return self.function(f"flexpkm_newton{int(prescribed)}{int(exact)}",
-                              lambda: steps.newton_function(self.symbolic, prescribed, exact),
+                              lambda: steps.newton_function(self.graph, prescribed, exact),
                               prescribed, exact)
 
     def step(self, prescribed, iterations, exact=False):
@@ -145,14 +171,14 @@ class CompiledRobot:
         name = f"flexpkm_step{int(prescribed)}{int(exact)}"
 
         def build():
-            newton = steps.newton_function(self.symbolic, prescribed, exact)
+            newton = steps.newton_function(self.graph, prescribed, exact)
             return steps.step_function(newton, dims, prescribed, iterations, name)
         return self.function(name, build, prescribed, iterations, exact)
 
     @cached_property
     def project(self):
         """``q -> (q_proj, drift)`` (:func:`flexpkm.compiled.step.project_function`)."""
-        return self.function("flexpkm_project", lambda: steps.project_function(self.symbolic))
+        return self.function("flexpkm_project", lambda: steps.project_function(self.graph))
 
     def record(self, prescribed, sensors=()):
         """``(x, u, par) -> [tau; energy; sensors]`` (:func:`flexpkm.compiled.step.record_function`)."""
@@ -160,7 +186,7 @@ class CompiledRobot:
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
         return self.function(f"flexpkm_record{int(prescribed)}",
-                              lambda: steps.record_function(self.symbolic, self.model,
+                              lambda: steps.record_function(self.graph, self.model,
                                                             prescribed, sensors),
                               prescribed, sensors)
 

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 import casadi as ca
 
 from flexpkm.compiled.full import SymbolicDynamics, point_acceleration
+from flexpkm.compiled.recursive import KernelDynamics
+from flexpkm.compiled.recursive import point_acceleration as kernel_acceleration
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,12 @@ class Dims:
     @classmethod
     def of(cls, sm):
         return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.indep))
+
+
+def _symbols(sm):
+    """``casadi.SX`` or ``casadi.MX``: the symbol type of a model's expressions
+    (:class:`SymbolicDynamics` or :class:`flexpkm.compiled.recursive.KernelDynamics`)."""
+    return type(sm.q)
 
 
 def layout(n_tot, n_r, n_a):
@@ -72,14 +80,14 @@ def model_function(sm: SymbolicDynamics, prescribed):
     (the effort of the drive input ``u``; none for a prescribed motion) and
     ``forces = [c, [tau; 0], J^T K_tot q]`` (n_r, 3), the terms that scale
     the residual."""
-    n_a, n_r = sm.n_a, sm.qd_r.shape[0]
-    u, par = ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", 2 * n_a + 8)
+    n_a, n_r, X = sm.n_a, sm.qd_r.shape[0], _symbols(sm)
+    u, par = X.sym("u", 3 * n_a), X.sym("par", 2 * n_a + 8)
     kp, kd = par[:n_a], par[n_a:2 * n_a]
-    tau = ca.SX.zeros(n_r)
+    tau = X.zeros(n_r)
     if not prescribed:
         qa, va = sm.q[[int(i) for i in sm.indep[:n_a]]], sm.qd_r[:n_a]
         tau[:n_a] = u[:n_a] + kp * (u[n_a:2 * n_a] - qa) + kd * (u[2 * n_a:] - va)
-    forces = ca.horzcat(sm.c, tau, sm.J.T @ (ca.SX(ca.sparsify(ca.DM(sm.model.K_tot))) @ sm.q))
+    forces = ca.horzcat(sm.c, tau, sm.J.T @ (X(ca.sparsify(ca.DM(sm.model.K_tot))) @ sm.q))
     outs = ca.substitute([sm.M, sm.c - tau, sm.J, sm.b, forces],   # in one call: the
                          [ca.vertcat(sm.g, sm.friction, sm.smoothing)],  # outputs share their
                          [par[2 * n_a + 2:2 * n_a + 7]])                  # subexpressions
@@ -91,12 +99,12 @@ def iteration_matrix(sm: SymbolicDynamics, M, J, v, par):
     ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``, ``D = J^T C J + K_d``
     (friction derivative C on ``qd_tot = J v``; PD gain), ``K = J^T K_tot J
     + K_p``."""
-    model, n_a = sm.model, sm.n_a
+    model, n_a, X = sm.model, sm.n_a, _symbols(sm)
     h, alpha = par[2 * n_a], par[2 * n_a + 1]
     fr, eps = par[2 * n_a + 5], ca.fmax(par[2 * n_a + 6], 1e-300)
     gamma, beta = 0.5 + alpha, 0.25 * (1 + alpha) ** 2
     qd = J @ v
-    C = ca.SX.zeros(sm.q.shape[0])
+    C = X.zeros(sm.q.shape[0])
     for name, fv in model.viscous_friction.items():
         C[model.layout.joint_index[name]] += fr * fv
     for name, fs in model.coulomb_friction.items():
@@ -104,9 +112,9 @@ def iteration_matrix(sm: SymbolicDynamics, M, J, v, par):
         C[col] += ca.if_else(par[2 * n_a + 6] > 0,            # none for the sign
                              fr * fs / eps * (1 - ca.tanh(qd[col] / eps) ** 2), 0)
     D = J.T @ ca.diag(C) @ J
-    K = J.T @ ca.SX(model.K_tot) @ J
-    gains = ca.vertcat(par[:n_a], ca.SX.zeros(J.shape[1] - n_a, 1))
-    dgain = ca.vertcat(par[n_a:2 * n_a], ca.SX.zeros(J.shape[1] - n_a, 1))
+    K = J.T @ X(ca.sparsify(ca.DM(model.K_tot))) @ J
+    gains = ca.vertcat(par[:n_a], X.zeros(J.shape[1] - n_a, 1))
+    dgain = ca.vertcat(par[n_a:2 * n_a], X.zeros(J.shape[1] - n_a, 1))
     return M + (1 - alpha) * (gamma * h * (D + ca.diag(dgain)) + beta * h * h * (K + ca.diag(gains)))
 
 
@@ -116,16 +124,16 @@ def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
     (J, b) give ``A1 = J a1 + b``, (J1, b1, g1) are the model at (q1, v1) and
     rho the relative residual of a1 (:func:`relative_residual`);
     ``S = dR/da`` (AD) when ``exact``, else :func:`iteration_matrix`."""
-    n_tot, n_r, n_a = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a
+    n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
     F = model_function(sm, prescribed)
-    x, u, par = ca.SX.sym("x", n_x), ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", n_par)
-    J, b = ca.SX.sym("J", n_tot, n_r), ca.SX.sym("b", n_tot)
+    x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
+    J, b = X.sym("J", n_tot, n_r), X.sym("b", n_tot)
     known = list(range(n_a)) if prescribed else []
     unk = [i for i in range(n_r) if i not in known]
-    a_u = ca.SX.sym("a_u", len(unk))
-    a1 = ca.SX.sym("a1", n_r)
-    acc = ca.SX(a1)
+    a_u = X.sym("a_u", len(unk))
+    a1 = X.sym("a1", n_r)
+    acc = X(a1)
     acc[unk] = a_u
     q1, v1 = newmark(Dims.of(sm), x, acc, J, b, u, par, prescribed)
     M, g, J1, b1, forces = F(q1, v1, u, par)
@@ -137,8 +145,11 @@ def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
         S = ca.jacobian(res, a_u)
     else:
         S = iteration_matrix(sm, M, J1, v1, par)[unk, unk]
-    da = ca.solve(S, res)
-    new = ca.SX(a1)
+    if X is ca.MX and not exact:       # symmetric positive definite: sparse LDL^T, generated
+        da = ca.solve(S, res, "ldl", {})
+    else:
+        da = ca.solve(S, res)
+    new = X(a1)
     new[unk] = a_u - da
     outs = ca.substitute([new, J1, b1, g, q1, v1, rho], [a_u], [a1[unk]])   # shared terms once
     return ca.Function("newton", [x, a1, J, b, u, par], ca.cse(outs))
@@ -149,7 +160,7 @@ def relative_residual(res, inertial, forces):
     ``|res|_inf / (|inertial|_inf + sum_k |forces[:, k]|_inf)`` (SX), 0 for
     a zero residual, inf for a positive one on a zero scale."""
     if res.shape[0] == 0:
-        return ca.SX(0)
+        return type(res)(0)
     r = ca.norm_inf(res)
     scale = ca.norm_inf(inertial) + sum(ca.norm_inf(forces[:, k]) for k in range(forces.shape[1]))
     return ca.if_else(scale > 0, r / ca.fmax(scale, 1e-300), ca.if_else(r > 0, ca.inf, 0))
@@ -196,7 +207,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step"):
         evaluations += go
     a1, J, b, g, q_ev, v_ev, rho = state
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed)
-    x1 = ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev)
+    x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev))
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
@@ -218,14 +229,19 @@ def project_function(sm: SymbolicDynamics, iterations=3):
     dependent columns ``sm.dep`` (the independent coordinates do not move);
     the drift over every row."""
     dep = [int(i) for i in sm.dep]
+    X = _symbols(sm)
     rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
-    res = ca.Function("res", [sm.q], [rows, ca.jacobian(rows, sm.q)[:, dep], sm.residual])
-    q = ca.SX.sym("q", sm.q.shape[0])
-    qk = ca.SX(q)
+    if sm.jacobian is not None:
+        jac = sm.jacobian if sm.kept is None else sm.jacobian[[int(i) for i in sm.kept], :]
+    else:
+        jac = ca.jacobian(rows, sm.q)
+    res = ca.Function("res", [sm.q], [rows, jac[:, dep], sm.residual])
+    q = X.sym("q", sm.q.shape[0])
+    qk = X(q)
     for _ in range(iterations if dep else 0):
         r, Jr, _ = res(qk)
         qk[dep] = qk[dep] - ca.solve(Jr, r)
-    drift = ca.mmax(ca.fabs(res(qk)[2])) if sm.residual.shape[0] else ca.SX(0)
+    drift = ca.mmax(ca.fabs(res(qk)[2])) if sm.residual.shape[0] else X(0)
     return ca.Function("project", [q], [qk, drift])
 
 
@@ -234,11 +250,12 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     state ``x``: ``[tau (n_a); kinetic + elastic energy; sensors]`` with the
     model of the last evaluation (q_ev, v_ev) as the numpy recorder.
     sensors : ``(frame, axis_frame, axis)`` point accelerations."""
-    n_tot, n_r, n_a = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a
+    n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
-    x, u, par = ca.SX.sym("x", n_x), ca.SX.sym("u", 3 * n_a), ca.SX.sym("par", n_par)
-    qdd = ca.SX.sym("qdd", n_r)
-    outs = [point_acceleration(sm, model, qdd, *s) for s in sensors]
+    x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
+    qdd = X.sym("qdd", n_r)
+    accel = kernel_acceleration if isinstance(sm, KernelDynamics) else point_acceleration
+    outs = [accel(model, sm, qdd, *s) for s in sensors]
     sens = ca.Function("sens", sm.inputs + [qdd], [sm.M, sm.c] + outs)
     a, v, q = x[sl["a"]], x[sl["v"]], x[sl["q"]]
     M, c, *vals = sens(x[sl["q_ev"]], x[sl["v_ev"]], par[2 * n_a + 2:2 * n_a + 5],
@@ -248,7 +265,7 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     else:
         qa = q[[int(i) for i in sm.indep[:n_a]]]
         tau = u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa) + par[n_a:2 * n_a] * (u[2 * n_a:] - v[:n_a])
-    energy = 0.5 * ca.bilin(M, v, v) + 0.5 * ca.bilin(ca.SX(model.K_tot), q, q)
+    energy = 0.5 * ca.bilin(M, v, v) + 0.5 * ca.bilin(X(ca.sparsify(ca.DM(model.K_tot))), q, q)
     return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])
 
 

@@ -151,22 +151,33 @@ def tree_lagrangian(model, q_t, qd_t, g, R, p):
     return T, V
 
 
-def tree_dynamics(model, q_t, qd_t, g, friction, smoothing, R, p):
+def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
+                  coulomb_smoothing=0.0):
     """``M_t`` (n_t, n_t) and ``c_t`` (n_t,) from Lagrange's equations of
-    :func:`tree_lagrangian`, plus viscous and (smoothed, ``smoothing`` > 0)
-    Coulomb friction times the scalar ``friction`` (0 or 1)."""
+    :func:`tree_lagrangian`, plus viscous and (smoothed, ``coulomb_smoothing``
+    > 0) Coulomb friction times ``friction`` (0 or 1): the twin of
+    :func:`flexpkm.algorithms.virtual_system.tree_dynamics`, same arguments
+    (SX or numbers; ``kin`` = ``(R, p)`` of :func:`frame_poses`, made when
+    None; ``gravity`` (3,) default the model's)."""
+    R, p = kin if kin is not None else frame_poses(model, q_t)
+    g = ca.SX(np.asarray(model.gravity, float)) if gravity is None else gravity
+    smoothing = ca.fmax(coulomb_smoothing, 1e-300)
     T, V = tree_lagrangian(model, q_t, qd_t, g, R, p)
     dT = ca.gradient(T, qd_t)
     M_t = ca.jacobian(dT, qd_t)
     c_t = ca.jtimes(dT, q_t, qd_t) - ca.gradient(T, q_t) + ca.gradient(V, q_t)
-    layout = model.layout
-    for name, fv in model.viscous_friction.items():
-        c = layout.joint_index[name]
-        c_t[c] = c_t[c] + friction * fv * qd_t[c]
-    for name, fs in model.coulomb_friction.items():
-        c = layout.joint_index[name]
-        c_t[c] = c_t[c] + friction * fs * ca.tanh(qd_t[c] / smoothing)
+    for c, force in joint_friction(model, qd_t, friction, smoothing):
+        c_t[c] = c_t[c] + force
     return M_t, c_t
+
+
+def joint_friction(model, qd, friction, smoothing):
+    """``[(column, force)]``: the viscous and (smoothed) Coulomb friction of
+    the joints at the rates ``qd`` (SX or MX), times ``friction`` (0 or 1)."""
+    index = model.layout.joint_index
+    return ([(index[n], friction * fv * qd[index[n]]) for n, fv in model.viscous_friction.items()]
+            + [(index[n], friction * fs * ca.tanh(qd[index[n]] / smoothing))
+               for n, fs in model.coulomb_friction.items()])
 
 
 def platform_dynamics(model, x_p, xd_p, g):
@@ -231,10 +242,21 @@ def closure_rows(model, R, p, vel, R_p, P, t_p):
     return ca.vertcat(*out) if out else ca.SX.zeros(0, 1)
 
 
-def closure_residual(model, R, p, R_p, P):
-    """Geometric loop equations (SX (c,), m and dimensionless), the rows of
-    :func:`flexpkm.algorithms.closure.closure_residual`: ``R_k^T (O_k -
-    O_g)`` and ``sign a_k . b_g`` (:mod:`flexpkm.algorithms.cut_joints`)."""
+def closure_residual(model, q_tot, kin=None):
+    """Geometric loop equations (SX (c,), m and dimensionless), the twin of
+    :func:`flexpkm.algorithms.closure.closure_residual` (same arguments and
+    rows): ``R_k^T (O_k - O_g)`` and ``sign a_k . b_g``
+    (:mod:`flexpkm.algorithms.cut_joints`). ``kin`` = ``(R, p, R_p, P)``, the
+    frames' and the platform's poses, made from ``q_tot`` when None."""
+    if kin is None:
+        n_t = model.layout.n_t
+        R, p = frame_poses(model, q_tot[:n_t])
+        R_p, P = ca.SX.eye(3), ca.SX.zeros(3, 1)
+        if model.platform is not None:
+            x_p = q_tot[n_t:]
+            R_p, P = platform_dynamics(model, x_p, ca.SX.zeros(x_p.shape[0], 1), ca.SX.zeros(3, 1))[2:4]
+        kin = (R, p, R_p, P)
+    R, p, R_p, P = kin
     out = []
     for c, rows in zip(model.closures, model.closure_rows):
         Ok, Rk, _, _, Og, Rg, _, _ = _cut_sides(model, c, R, p, None, R_p, P, None)
@@ -248,13 +270,18 @@ def rotation_vector_rate(r, w):
     turns with the base-frame angular velocity w: ``J_l(r)^-1 w`` with
     ``J_l = I + (1 - cos t)/t^2 hat(r) + (t - sin t)/t^3 hat(r)^2``, t = |r|
     (series below 1e-4 rad)."""
+    return ca.solve(left_jacobian(r), w)
+
+
+def left_jacobian(r):
+    """``J_l(r)`` (3, 3) SX of :func:`rotation_vector_rate` (``w = J_l dr/dt``)."""
     t2 = ca.dot(r, r)
     t = ca.sqrt(t2 + 1e-300)
     small = t2 < 1e-8
     a = ca.if_else(small, 0.5 - t2 / 24, (1 - ca.cos(t)) / (t2 + 1e-300))
     b = ca.if_else(small, 1.0 / 6 - t2 / 120, (t - ca.sin(t)) / (t2 * t + 1e-300))
     K = hat(r)
-    return ca.solve(ca.SX.eye(3) + a * K + b * (K @ K), w)
+    return ca.SX.eye(3) + a * K + b * (K @ K)
 
 
 def dependent_solve(model, J_f, rhs, dep, kept=None):

@@ -13,7 +13,11 @@ from flexpkm.io.run_files import atomic_write
 
 def write_idm(result, directory, title: str = "", run=None, plot: bool = True) -> list:
     """Write ``DIR/idm.npz`` (``t`` (n,) s, ``q_a`` (n, n_a), ``tau`` (n, n_a),
-    ``qd_a``, ``qdd_a``, ``x_p`` (n, n_p), ``names``) and ``DIR/idm.png`` (actuator
+    ``qd_a``, ``qdd_a``, ``x_p`` (n, n_p), ``names``; when the result has them,
+    ``wrench`` (n, 6) the external wrench on the platform, ``ground`` (n, 6)
+    the base's wrench on the robot at O (8.206) and ``ground_<leg>`` per leg,
+    ``kinetic``, ``gravity_energy``, ``elastic_energy``, ``energy`` (n,) J)
+    and ``DIR/idm.png`` (actuator
     positions and efforts against time) for an
     :class:`flexpkm.analysis.idm.IdmResult`; ``run`` (a
     :class:`flexpkm.io.run_files.Run`) records each complete file; no PNG
@@ -21,9 +25,17 @@ def write_idm(result, directory, title: str = "", run=None, plot: bool = True) -
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     files = [d / "idm.npz", d / "idm.png"]
+    data = dict(t=result.t, q_a=result.q_a, tau=result.tau, qd_a=result.qd_a,
+                qdd_a=result.qdd_a, x_p=result.x_p, names=np.array(result.names))
+    if result.ground is not None:
+        data.update(wrench=result.wrench, ground=result.ground.total,
+                    **{f"ground_{leg}": w for leg, w in result.ground.legs.items()})
+    if result.energy is not None:
+        e = result.energy
+        data.update(kinetic=e.kinetic, gravity_energy=e.gravity, elastic_energy=e.elastic,
+                    energy=e.total)
     with atomic_write(files[0]) as tmp, open(tmp, "wb") as f:
-        np.savez(f, t=result.t, q_a=result.q_a, tau=result.tau, qd_a=result.qd_a,
-                 qdd_a=result.qdd_a, x_p=result.x_p, names=np.array(result.names))
+        np.savez(f, **data)
     if run is not None:
         run.add(files[0])
     if not plot:

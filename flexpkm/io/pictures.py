@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.algorithms.reference import build_model
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.io.geometry import auto_scale, mode_geometries

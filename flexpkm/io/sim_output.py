@@ -14,11 +14,21 @@ import numpy as np
 def arrays(robot, res) -> dict:
     """The named arrays of a :class:`flexpkm.analysis.simulate.SimulationResult`:
     t (s), q_a (m or rad, (n, n_a)), tau ((n, n_a)), each sensor, q (all
-    coordinates (n, n_tot)), names, drift, energy."""
+    coordinates (n, n_tot)), names, drift, energy (kinetic + elastic) and,
+    when the result has them, kinetic, gravity_energy, elastic_energy,
+    total_energy (J), ground (n, 6) the base's wrench on the robot at O
+    (8.206) and ground_<leg> per leg (N, N m)."""
     layout = robot.layout
     qa = res.q[:, list(layout.actuated)]
     out = {"t": res.t, "q_a": qa, "tau": res.tau, "q": res.q,
            "names": np.array(res.names), "drift": res.drift, "energy": res.energy}
+    if getattr(res, "energies", None) is not None:
+        e = res.energies
+        out.update(kinetic=e.kinetic, gravity_energy=e.gravity, elastic_energy=e.elastic,
+                   total_energy=e.total)
+    if getattr(res, "ground", None) is not None:
+        out.update(ground=res.ground.total,
+                   **{f"ground_{leg}": w for leg, w in res.ground.legs.items()})
     out.update(res.sensors)
     return out
 

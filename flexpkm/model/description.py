@@ -162,6 +162,11 @@ class Robot:
                -> value (rad or m): a configuration near the assembly mode and
                working modes wanted, the start of :func:`flexpkm.assemble`
                (absent coordinates are 0).
+    reference_fixed : what :func:`flexpkm.algorithms.assembly.assemble_reference`
+               holds at the reference's values: ``"q_a"`` (default: the actuated
+               coordinates, the forward problem; the other values are a rough
+               guess) or ``"pose"`` (the commanded platform coordinates, the
+               inverse problem; the joint values are a rough guess).
     working_modes : leg name (or ``"assembly"``) -> +1 / -1: the working
                modes (assembly mode) :func:`flexpkm.assemble` keeps, the signs
                of :mod:`flexpkm.algorithms.modes` (Section 7.5); absent legs
@@ -182,6 +187,7 @@ class Robot:
     joint_stiffness: Mapping = field(default_factory=dict)
     reference: Mapping = field(default_factory=dict)
     working_modes: Mapping = field(default_factory=dict)
+    reference_fixed: str = "q_a"
 
     def __post_init__(self):
         validate(self)
@@ -253,6 +259,10 @@ def validate(robot: Robot) -> None:
         n = np.asarray(robot.plane_normal, float)
         if n.shape != (3,) or abs(np.linalg.norm(n) - 1) > 1e-9:
             raise InvalidDescriptionError("plane_normal must be a unit 3-vector")
+    if robot.reference_fixed not in ("q_a", "pose") or (
+            robot.reference_fixed == "pose" and robot.platform is None):
+        raise InvalidDescriptionError(f"reference_fixed must be 'q_a' or, with a platform, "
+                                      f"'pose'; got {robot.reference_fixed!r}")
     layout = robot.layout   # unique coordinate names (NameCollisionError)
     if robot.q_dep is not None or robot.reference:
         for nm in robot.q_dep or ():

@@ -14,9 +14,12 @@ A/Iy/Iz/J, material E, rho and nu or G, ``planar``, ``elements``)); the
 ``[platform]`` (dofs, dof_names, commanded, body); ``[[closures]]`` (frame, other or
 ``platform = true`` with ``platform_point``, joint, leg, name); ``gravity``,
 ``plane_normal``, ``q_dep``, a global ``elements`` override, a
-``[reference]`` table of joint coordinates (initial guess / working mode) and
-``[variants.NAME]`` tables of per-frame overrides (``"j" = {mu = 0}``) applied
-by ``loads(text, variant=NAME)``. Units SI.
+``[reference]`` table of joint coordinates (initial guess / working mode;
+``reference_fixed = "pose"``: its platform coordinates are held, not its
+actuated ones, :attr:`Robot.reference_fixed`) and
+``[variants.NAME]`` tables of overrides (:mod:`flexpkm.model.variants`:
+per frame ``"j" = {mu = 0}``, bodies, placements, the name) applied by
+``loads(text, variant=NAME)``. Units SI.
 
 Every error is an :class:`InvalidDescriptionError` naming the file, the key
 path and what is wrong.
@@ -41,6 +44,7 @@ from flexpkm.model.files_names import key_path, located, unique_legs
 from flexpkm.model.refine import refine
 from flexpkm.model.schema import JOINT_VALUES, ROBOT
 from flexpkm.model.toml_writer import to_toml
+from flexpkm.model.variants import apply_variant
 from flexpkm.spatial import rotation_matrix
 
 __all__ = ["load", "loads", "from_dict", "dump", "dumps", "reference", "analysis_options",
@@ -114,7 +118,7 @@ def from_dict(data: dict, source="<dict>", variant=None, elements=None) -> Robot
         raise where.error([], "arrays or tables nested too deeply to copy") from None
     data = check_schema(data, where)
     if variant is not None:
-        data = _apply_variant(data, variant, where)
+        data = check_schema(apply_variant(data, variant, where), where)
     return build(data, where, elements)
 
 
@@ -141,35 +145,6 @@ def check_schema(data, where) -> dict:
     if err is not None:
         raise where.error(list(err.absolute_path), err.message)
     return data
-
-
-def _apply_variant(data, variant, where):
-    """Apply ``[variants.NAME]``: ``"j" = {mu = ..., <joint values>}`` per
-    frame of ``legs``, and ``placements = [{actuated = [...]}, ...]`` (one
-    table per placement, in order)."""
-    variants = data.get("variants", {})
-    if variant not in variants:
-        raise where.error(["variants"], f"no variant {variant!r} (have {sorted(variants)})")
-    table = dict(variants[variant])
-    placements = table.pop("placements", None)
-    if placements is not None:
-        path = ["variants", variant, "placements"]
-        rows = data.get("placements", [])
-        if not isinstance(placements, list) or len(placements) != len(rows):
-            raise where.error(path, f"expected a list of {len(rows)} tables (one per placement)")
-        for i, (row, over) in enumerate(zip(rows, placements)):
-            if not isinstance(over, dict) or not set(over) <= {"actuated", "mount"}:
-                raise where.error(path + [i], "expected a table of actuated / mount")
-            row.update(over)
-    names = {fr["j"]: fr for leg in data.get("legs", ()) for fr in leg["frames"]}
-    for j, over in table.items():
-        path = ["variants", variant, j]
-        if j not in names:
-            raise where.error(path, f"unknown frame {j!r}")
-        if not isinstance(over, dict) or not set(over) <= {"mu", *JOINT_VALUES}:
-            raise where.error(path, "expected a table of mu / joint values")
-        names[j].update(over)
-    return check_schema(data, where)
 
 
 def build(data, where, elements=None) -> Robot:
@@ -200,6 +175,7 @@ def build(data, where, elements=None) -> Robot:
                       gravity=vec.get("gravity", (0.0, 0.0, 0.0)),
                       reference={k: angle(v, ["reference", k], where)
                                  for k, v in data.get("reference", {}).items()},
+                      reference_fixed=data.get("reference_fixed", "q_a"),
                       working_modes=_working_modes(data, frames, where), **joint)
         return refine(robot, counts) if counts else robot
     except InvalidDescriptionError as exc:
@@ -365,6 +341,8 @@ def dumps(robot: Robot) -> str:
         data["q_dep"] = list(robot.q_dep)
     if robot.reference:
         data["reference"] = {k: float(v) for k, v in robot.reference.items()}
+    if robot.reference_fixed != "q_a":
+        data["reference_fixed"] = robot.reference_fixed
     if robot.working_modes:
         data["working_modes"] = {k: "+" if v > 0 else "-" for k, v in robot.working_modes.items()}
     if robot.platform is not None:

@@ -1,6 +1,6 @@
 """Bodies in description files (:mod:`flexpkm.model.files`): a TOML table
 <-> a body model of :mod:`flexpkm.elements` (rigid body by Khalil's standard
-inertial parameters or mass/centre/inertia, point mass, planar or 3D
+inertial parameters or mass/centre/inertia, solid cylinder, point mass, planar or 3D
 clamped-free beam with a section by shape or by A/Iy/Iz/J and a material by
 E/nu or E/G and rho)."""
 from __future__ import annotations
@@ -55,6 +55,8 @@ def _body(table, path, where):
         return RigidBody.point_mass(m, pos, name=table.get("name", "point_mass")), None
     if kind == "rigid_centre":
         return _rigid_centre(table, path, where), None
+    if kind == "cylinder":
+        return _cylinder(table, path, where), None
     values = {k: _num(table, k, path, where, default=0.0) for k in _STANDARD}
     _check_mass(values["M"], path + ["M"], where)
     return RigidBody(**values, name=table.get("name", "rigid")), None
@@ -68,16 +70,38 @@ def _check_mass(m, path, where):
 def _rigid_centre(table, path, where):
     m = _num(table, "mass", path, where)
     _check_mass(m, path + ["mass"], where)
-    c = np.array([_num({"c": v}, "c", path + ["centre", i], where)
-                  for i, v in enumerate(table["centre"])])
     xx, yy, zz, xy, xz, yz = (_num({"i": v}, "i", path + ["inertia", i], where)
                               for i, v in enumerate(table.get("inertia", [0.0] * 6)))
     I_G = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     if np.linalg.eigvalsh(I_G).min() < -1e-12 * max(1.0, abs(I_G).max()):
         raise where.error(path + ["inertia"], "the inertia at the centre is not positive semi-definite")
+    return _at_frame(m, _centre(table, path, where), I_G, table.get("name", "rigid"))
+
+
+def _centre(table, path, where) -> np.ndarray:
+    return np.array([_num({"c": v}, "c", path + ["centre", i], where)
+                     for i, v in enumerate(table.get("centre", (0.0, 0.0, 0.0)))])
+
+
+def _cylinder(table, path, where):
+    """A solid cylinder (length L, diameter D, density rho, axis along x, y
+    or z of F_j, centre c in F_j): ``m = rho pi D^2 L / 4``, at its centre
+    ``m D^2 / 8`` about its axis and ``m (3 D^2 / 4 + L^2) / 12`` across."""
+    length, diameter, rho = (_num(table, k, path, where, positive=True)
+                             for k in ("length", "diameter", "rho"))
+    r = 0.5 * diameter
+    m = rho * math.pi * r ** 2 * length
+    I_G = np.full(3, m * (3 * r ** 2 + length ** 2) / 12)
+    I_G["xyz".index(table.get("axis", "x"))] = m * r ** 2 / 2
+    return _at_frame(m, _centre(table, path, where), np.diag(I_G), table.get("name", "cylinder"))
+
+
+def _at_frame(m, c, I_G, name) -> RigidBody:
+    """Khalil's standard parameters at the frame origin of mass m, centre c
+    (3,) and inertia I_G (3, 3) at the centre (Huygens-Steiner)."""
     I = I_G + m * (float(c @ c) * np.eye(3) - np.outer(c, c))
     return RigidBody(XX=I[0, 0], XY=I[0, 1], XZ=I[0, 2], YY=I[1, 1], YZ=I[1, 2], ZZ=I[2, 2],
-                     MX=m * c[0], MY=m * c[1], MZ=m * c[2], M=m, name=table.get("name", "rigid"))
+                     MX=m * c[0], MY=m * c[1], MZ=m * c[2], M=m, name=name)
 
 
 def _section(table, path, where) -> Section:

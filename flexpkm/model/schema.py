@@ -28,6 +28,15 @@ POINT = {
     "properties": {"type": {"const": "point"}, "name": {"type": "string"}, "mass": NUMBER,
                    "position": VEC3},
 }
+#: a solid cylinder of density rho along the carrying frame's x, y or z, its
+#: centre in F_j (its inertia computed, not written)
+CYLINDER = {
+    "type": "object", "additionalProperties": False,
+    "required": ["type", "length", "diameter", "rho"],
+    "properties": {"type": {"const": "cylinder"}, "name": {"type": "string"},
+                   "length": NUMBER, "diameter": NUMBER, "rho": NUMBER,
+                   "axis": {"enum": ["x", "y", "z"]}, "centre": VEC3},
+}
 SECTION = {
     "type": "object", "additionalProperties": False,
     "properties": {"shape": {"enum": ["rectangle", "circle", "tube"]},
@@ -49,10 +58,10 @@ BEAM = {
                    "section": SECTION, "material": MATERIAL},
 }
 BODY = {"type": "object", "required": ["type"],
-        "properties": {"type": {"enum": ["rigid", "rigid_centre", "point", "beam"]}},
+        "properties": {"type": {"enum": ["rigid", "rigid_centre", "point", "beam", "cylinder"]}},
         "allOf": [{"if": {"properties": {"type": {"const": t}}}, "then": s}
                   for t, s in (("rigid", RIGID), ("rigid_centre", RIGID_CENTRE),
-                               ("point", POINT), ("beam", BEAM))]}
+                               ("point", POINT), ("beam", BEAM), ("cylinder", CYLINDER))]}
 
 JOINT_VALUES = ("rotor_inertia", "viscous_friction", "coulomb_friction", "joint_stiffness")
 FRAME = {
@@ -86,7 +95,7 @@ PLATFORM = {
                    "dof_names": {"type": "array", "items": NAME},
                    "commanded": {"type": "array", "items": {"enum": [0, 1, 2, 3, 4, 5]},
                                  "minItems": 1, "maxItems": 6, "uniqueItems": True},
-                   "body": {"anyOf": [RIGID, RIGID_CENTRE, POINT]}},
+                   "body": {"anyOf": [RIGID, RIGID_CENTRE, POINT, CYLINDER]}},
 }
 #: a representative limb (Müller Section 7): local frame names; its root frames
 #: (no ``a``) sit on the mount frame of each placement
@@ -121,6 +130,7 @@ ROBOT = {
         "platform": PLATFORM,
         "closures": {"type": "array", "items": CLOSURE},
         "reference": {"type": "object", "additionalProperties": ANGLE},
+        "reference_fixed": {"enum": ["q_a", "pose"]},
         "working_modes": {"type": "object", "additionalProperties": {"enum": ["+", "-", 1, -1]}},
         "variants": {"type": "object"},
     },

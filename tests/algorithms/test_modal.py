@@ -7,7 +7,7 @@ import pytest
 from flexpkm.elements.beam import Beam3D, Material, PlanarBeam, Section
 from flexpkm.model.description import Frame, Robot
 from flexpkm.errors import SingularConfigurationError
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from tests.independent.analytic_beams import cantilever_frequencies, free_free_frequencies
 
 ALU = Material(E=70e9, rho=2700.0, nu=0.33)

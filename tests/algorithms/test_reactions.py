@@ -8,17 +8,17 @@ gravity, checked by Newton-Euler equations written here for single bodies:
   A_i2 (Khalil's Newton-Euler form), MS the first moment in the base frame.
 
 The kinematics (positions, accelerations of A_i2) are closed forms of the
-leg angles, the states come from the book-form model of test_five_bar.
+leg angles, the states come from the book-form model of test_rigid_five_bar.
 """
 import numpy as np
 import pytest
 
 import flexpkm as fp
 from flexpkm.algorithms.reactions import joint_reactions
-from flexpkm.cases import five_bar as F
+from flexpkm.cases import rigid_five_bar as F
 from flexpkm.errors import InvalidArgumentError
 
-from ..cases.test_five_bar import book_state, random_states
+from ..cases.test_rigid_five_bar import book_state, random_states
 
 G = np.array([0.0, -9.81, 0.0])
 

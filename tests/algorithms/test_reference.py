@@ -77,8 +77,8 @@ def test_compiled_modal_function_made_once_per_model(monkeypatch, tmp_path):
     assert model.compiled.modal is None
     q = dualemps.configuration(model, 0.05, 0.1)
     with pytest.warns(UserWarning):
-        modal.natural_frequencies(model, q)
+        modal.reduced_matrices(model, q)
     cm = model.compiled.modal
-    modal.natural_frequencies(model, q[None].repeat(2, axis=0))
+    modal.reduced_matrices(model, q[None].repeat(2, axis=0))
     assert model.compiled.modal is cm and set(cm.maps) == {1, 2}
     assert np.array_equal(cm.dep, model.reference_state.solution.dep)

@@ -94,7 +94,7 @@ def test_many_point_masses_of_one_frame_are_one_rigid_body():
     independently), and building the model costs no memory worth counting."""
     import dataclasses
     import resource
-    from flexpkm.cases import five_bar
+    from flexpkm.cases import rigid_five_bar as five_bar
     from flexpkm.elements.rigid import RigidBody
     from flexpkm.algorithms.virtual_system import tree_dynamics
     rob = five_bar.robot()

@@ -5,7 +5,8 @@ samples / poses in :class:`flexpkm.errors.Interrupted`."""
 import numpy as np
 import pytest
 
-from flexpkm.analysis.simulate import MAX_SAMPLES, MAX_SUBSTEPS, simulate
+from flexpkm.analysis.simulate import MAX_SAMPLES, simulate
+from flexpkm.analysis.simulation_options import MAX_SUBSTEPS
 from flexpkm.analysis.sweep import MAX_POSES, frequency_sweep, path_poses
 from flexpkm.cases import dualemps as D
 from flexpkm.errors import Interrupted, InvalidArgumentError

@@ -97,3 +97,46 @@ def test_drives_and_progress_callback():
     calls = []
     simulate(robot, q0, 0.003, drive, progress=lambda done, total: calls.append((done, total)))
     assert calls == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_free_motion_conserves_the_total_energy_with_gravity_and_a_wrench():
+    """Issue 20: a free rigid five-bar falling under in-plane gravity and a
+    constant force at P (its potential is ``-F . P``), no friction, Newmark
+    (alpha = 0): kinetic + gravity + elastic - F . P is constant."""
+    import flexpkm as fp
+    from ..algorithms import book_five_bar as bk
+    from flexpkm.cases import rigid_five_bar as five_bar
+    robot = fp.build_model(bk.robot(gravity=(0.0, -9.81, 0.0)))
+    q = five_bar.configuration(robot, 0.0, 0.24)
+    F = np.array([2.0, 1.0, 0, 0, 0, 0])
+    res = simulate(robot, q, 0.05, Free(), friction=False, hht_alpha=0.0, h=2.5e-4, tol=1e-9,
+                   wrench=F, backend="numpy")
+    e = res.energies
+    assert e.kinetic[-1] > 0.04                               # it moved (0.047 J)
+    H = e.total - res.q[:, -2:] @ F[:2]
+    assert np.abs(H - H[0]).max() < 1e-5 * e.kinetic.max()
+    np.testing.assert_allclose(e.kinetic + e.elastic, res.energy, rtol=1e-12)
+
+
+def test_wrench_in_time_and_the_compiled_backend_refuses_it():
+    """The power of a wrench f(t) goes into the energy (trapezoid rule over
+    the samples); the compiled backend refuses a wrench instead of ignoring it."""
+    import pytest
+    import flexpkm as fp
+    from ..algorithms import book_five_bar as bk
+    from flexpkm.cases import rigid_five_bar as five_bar
+    robot = fp.build_model(bk.robot(gravity=(0.0, -9.81, 0.0)))
+    q = five_bar.configuration(robot, 0.0, 0.24)
+    wrench = lambda t: [3.0 * np.cos(40 * t), 1.0, 0, 0, 0, 0]
+    res = simulate(robot, q, 0.04, Free(), friction=False, hht_alpha=0.0, h=1e-4, dt_out=1e-4,
+                   tol=1e-9, wrench=wrench)
+    full = [fp.full_dynamics(robot, res.q[k], res.qd_r[k]) for k in range(len(res.t))]
+    power = np.array([np.asarray(wrench(t))[:2] @ (m.J @ v)[-2:]
+                      for t, m, v in zip(res.t, full, res.qd_r)])
+    work = np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(res.t))
+    H = res.energies.total
+    assert H[-1] - H[0] == pytest.approx(work, rel=1e-4)
+    with pytest.raises(fp.BackendUnavailableError, match="does not take an external wrench"):
+        simulate(robot, q, 0.01, Free(), backend="compiled", wrench=[1.0, 0, 0, 0, 0, 0])
+    with pytest.raises(fp.InvalidArgumentError, match="Mz"):
+        simulate(robot, q, 0.01, Free(), wrench=[1.0, 0, 0, 0, 0, 0.5])

@@ -8,7 +8,7 @@ import pytest
 from flexpkm.cases import dualemps as D
 from flexpkm.cli.app import main
 from flexpkm.errors import FlexPKMError, SingularConfigurationError
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.analysis.sweep import frequency_sweep, path_poses
 from flexpkm.cli.progress import ProgressBar
 from flexpkm.io.plots import plot_sweep, x_axis

@@ -5,7 +5,8 @@ import pytest
 
 from flexpkm.cases import dualemps as D
 from flexpkm.errors import UnreachablePoseError
-from flexpkm.algorithms.modal import natural_frequencies, reduced_matrices
+from flexpkm.algorithms.modal import reduced_matrices
+from flexpkm.analysis.modal import natural_frequencies
 
 
 def freqs(q11=0.0, q21=0.0):

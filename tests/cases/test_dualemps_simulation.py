@@ -6,7 +6,6 @@ import pytest
 from scipy.signal import butter, filtfilt
 
 from flexpkm.cases import dualemps as D
-from flexpkm.elements.beam import Material
 from flexpkm.analysis.drives import PrescribedMotion
 from flexpkm.analysis.simulate import simulate
 
@@ -18,7 +17,9 @@ def lowpass(x, fs, fc=50.0):
 
 def test_rigid_limit_equals_rigid_inverse_dynamic_model():
     rigid = pytest.importorskip("tests.independent.rigid_dualemps")
-    robot = D.robot(gravity=(0.0, 0.0, 0.0), material=Material(E=74e13, rho=2800.0, nu=0.33))
+    from .edit import beams, edited_robot
+    robot = edited_robot("dualemps", lambda d: [b["material"].update(E=74e13) for b in beams(d)],
+                         gravity=(0.0, 0.0, 0.0))
     _, q0, drive, _ = D.simulation_setup("edge", gravity=(0.0, 0.0, 0.0))
     res = simulate(robot, q0, 0.3, drive, friction=False, iterations=10, tol=1e-14, project="step")
     tau_r = rigid.rigid_idm(*drive.trajectory(res.t))

@@ -212,11 +212,15 @@ def test_idm_with_first_moments_along_y(monkeypatch):
     checked with non-zero values."""
     import sys
     here = sys.modules[__name__]
-    monkeypatch.setattr(V, "LEG_PARAMETERS", (ZZ1R, ZZ2, MX2, 0.004))
-    monkeypatch.setattr(V, "PLATFORM", (M45, MX45, 0.03, ZZ45))
+    from .edit import edited_robot
+
+    def edit(data):
+        for leg in data["legs"]:
+            leg["frames"][1]["bodies"][0]["MY"] = 0.004
+        data["platform"]["body"]["MY"] = 0.03
     monkeypatch.setattr(here, "MY2", 0.004)
     monkeypatch.setattr(here, "MY45", 0.03)
-    model = fp.build_model(V.robot())
+    model = fp.build_model(edited_robot("dualv", edit))
     for p, t, td in random_states(5, 6):
         rhs, J_inv, legs, *_ = book_rhs(p, t, td)
         full, _, qdd_all = flexpkm_model(model, p, legs)

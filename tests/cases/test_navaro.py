@@ -9,7 +9,7 @@ from flexpkm.cases import navaro as N
 import flexpkm.cli.app as cli
 from flexpkm.errors import (InvalidDescriptionError, SingularConfigurationError,
                             UnreachablePoseError)
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.algorithms.tree import tree_kinematics
 
 PI = np.pi
@@ -156,12 +156,17 @@ def test_actuation_modes():
 def test_rejected_readings_of_the_book_miss_table_11_4(variant, expected):
     """The alternatives rejected in docs/navaro.md put f_4 (and f_5) far from
     Table 11.4 (60.63 Hz), while the settled reading is within 0.01 %."""
-    from flexpkm.elements.beam import Material, Section
-    kw = {"printed G = 28.9 GPa": {"material": Material(E=74e9, rho=2800.0, G=N.G_PRINTED)},
-          "i5 10 mm in the plane": {"section_i5": Section.rectangle(0.010, 0.040)},
-          "i5 printed Iy = 3.333e-8": {"section_i5": Section(A=4e-4, Iy=3.333e-8, Iz=5.333e-8,
-                                                             I0=1.123e-8)}}[variant]
-    f = freqs(N.robot(**kw), (0, 0, 0), n=5)
+    from .edit import beams, edited_robot
+
+    def i5(section):
+        return lambda data: data["limbs"]["RL"]["frames"][6]["bodies"][0].update(section=section)
+    edit = {"printed G = 28.9 GPa": lambda data: [b.update(material={"E": 74e9, "rho": 2800.0,
+                                                                     "G": N.G_PRINTED})
+                                                  for b in beams(data)],
+            "i5 10 mm in the plane": i5({"shape": "rectangle", "b_y": 0.010, "h_z": 0.040}),
+            "i5 printed Iy = 3.333e-8": i5({"A": 4e-4, "Iy": 3.333e-8, "Iz": 5.333e-8,
+                                            "J": 1.123e-8})}[variant]
+    f = freqs(edited_robot("navaro", edit), (0, 0, 0), n=5)
     np.testing.assert_allclose(f, expected, atol=0.006)
     assert abs(f[3] / N.TABLE_11_4_POSE_1[3] - 1) > 8e-3
 

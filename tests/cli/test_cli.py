@@ -121,3 +121,32 @@ def test_modal_backends_agree(capsys):
     f, g = (np.array(out[b]["frequencies_hz"]) for b in ("numpy", "compiled"))
     assert np.abs(f - g).max() < 1e-10 * f.max()
     assert out["numpy"]["dependent_coordinates"] == out["compiled"]["dependent_coordinates"]
+    assert [out[b]["backend"] for b in ("numpy", "compiled")] == ["numpy", "compiled"]
+    assert out["numpy"]["backend_reason"] == out["compiled"]["backend_reason"] == "asked"
+
+
+def test_backend_refusals_are_one_line(capsys, monkeypatch, tmp_path):
+    """``--backend compiled`` that cannot run: one line naming the analysis
+    and the reason, exit 2, nothing written; ``auto`` says it chose numpy."""
+    monkeypatch.setenv("FLEXPKM_CC", "")
+    for argv, why in ((["modal", "dualemps", "--backend", "compiled"], "no C compiler"),
+                      (["idm", "rigid_five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28",
+                        "--duration", "0.5", "--out", str(tmp_path / "idm"), "--backend",
+                        "compiled"], "no compiled path")):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("flexpkm: error:") and "\n" not in err and why in err
+        assert "backend='compiled' cannot run" in err
+    assert not (tmp_path / "idm").exists()
+    assert main(["modal", "dualemps", "--modes", "2"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.endswith("backend: numpy (auto: no C compiler found ($FLEXPKM_CC, $CC or cc))")
+
+
+def test_the_manifest_records_the_backend(capsys, tmp_path):
+    csv = tmp_path / "s.csv"
+    assert main(["sweep", "dualemps", "--from", "0", "0", "--to", "0.1", "0", "--steps", "3",
+                 "--csv", str(csv), "--backend", "numpy", "--no-progress"]) == 0
+    assert "backend: numpy (asked)" in capsys.readouterr().out
+    run = json.loads((tmp_path / "s.csv.run.json").read_text())
+    assert (run["backend"], run["backend_reason"]) == ("numpy", "asked")

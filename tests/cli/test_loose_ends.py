@@ -78,7 +78,7 @@ def test_a_stiff_joint_spring_on_the_numpy_path(tmp_path, capsys):
 
 
 def test_api_calls_raise_specific_errors():
-    model = fp.build_model(fp.cases.five_bar.robot())
+    model = fp.build_model(fp.cases.rigid_five_bar.robot())
     q = fp.reference_configuration(model)
     with pytest.raises(InvalidArgumentError, match="expected a Robot or a Model, got NoneType"):
         fp.natural_frequencies(None, q)

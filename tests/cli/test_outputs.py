@@ -124,7 +124,7 @@ def test_a_real_full_disk_fails_cleanly(tmp_path):
 
 SWEEP = ["sweep", "dualemps", "--from", "0", "0", "--to", "0.1", "0", "--steps", "3",
          "--no-progress"]
-IDM = ["idm", "five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28", "--duration", "0.02"]
+IDM = ["idm", "rigid_five_bar", "--from", "0", "0.22", "--to", "0.05", "0.28", "--duration", "0.02"]
 
 
 def test_dev_null_and_fifos_are_written_into_never_replaced(tmp_path, capsys):

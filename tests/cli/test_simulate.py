@@ -51,3 +51,26 @@ def test_bad_newton_options_are_refused_before_anything_is_written(tmp_path, cap
     err = capsys.readouterr().err.strip()
     assert err.startswith("flexpkm: error:") and "\n" not in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_simulate_wrench_and_energies(tmp_path, capsys):
+    """Issue 20: ``--wrench`` on a file's robot (numpy backend) deflects the
+    robot statically held by its actuators; the npz has the energies; the
+    compiled backend refuses the wrench in one line."""
+    hold = ["simulate", FIVE_BAR, "--to", "1.9", "1.2", "--duration", "0.01", "--t-end", "0.01",
+            "--no-xdmf", "--no-progress", "--no-friction"]
+    wrench = ["--wrench", "3", "-5", "0", "0", "0", "0"]
+    assert main(hold + wrench + ["--out", str(tmp_path / "a")]) == 0
+    d = np.load(tmp_path / "a" / "simulation.npz")
+    np.testing.assert_allclose(d["kinetic"] + d["elastic_energy"], d["energy"], rtol=1e-12)
+    np.testing.assert_allclose(d["total_energy"],
+                               d["kinetic"] + d["gravity_energy"] + d["elastic_energy"])
+    assert d["elastic_energy"].max() > 0
+    # the ground reactions of the samples: the legs sum to the total in the plane
+    assert d["ground"].shape == (len(d["t"]), 6)
+    np.testing.assert_allclose((d["ground_1"] + d["ground_2"])[:, [0, 1, 5]],
+                               d["ground"][:, [0, 1, 5]], atol=1e-9)
+    capsys.readouterr()
+    assert main(hold + wrench + ["--backend", "compiled", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "does not take an external wrench" in err and "\n" not in err

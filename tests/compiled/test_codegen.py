@@ -87,6 +87,28 @@ def test_built_once_then_loaded_after_checking_its_hash(folder, recwarn, monkeyp
     assert get(recwarn) == (pytest.approx(RIGHT, abs=1e-15), [])
 
 
+def test_a_build_is_announced_on_a_terminal_only(folder, recwarn, monkeypatch):
+    """``compiling <name> (<n> C lines, -O1) ... done in <t> s`` on a
+    terminal's stderr; nothing on a captured one, nothing when loaded."""
+    import io
+    import re
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    tty = Terminal()
+    monkeypatch.setattr(sys, "stderr", tty)
+    assert get(recwarn)[0] == pytest.approx(RIGHT, abs=1e-15)
+    assert re.fullmatch(rf"compiling {NAME} \(\d+ C lines, -O1\) \.\.\. done in \d+\.\d s\n",
+                        tty.getvalue()), tty.getvalue()
+    get(recwarn)                                           # loaded: no build, no line
+    assert tty.getvalue().count("compiling") == 1
+    plain = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", plain)
+    codegen.compiled(build(3.0), NAME, "j" * 24)
+    assert plain.getvalue() == ""
+
+
 def stat_mode(path):
     return os.stat(path).st_mode & 0o777
 

@@ -15,6 +15,12 @@ pytest.importorskip("casadi")
 FIELDS = ("M_r", "K_r", "J_d", "cond_closure", "scales")
 
 
+def _twin_modes(model, q, **options):
+    """The compiled twin's reduced matrices through the one eigen step (on
+    CasADi's virtual machine when the tests hide the compiler)."""
+    return fp.solve_modes(model, modal.reduced_matrices(model, q), **options)
+
+
 def _same_reduced(ours, ref, tol=1e-12):
     assert ours.names == ref.names and ours.dep.tolist() == ref.dep.tolist()
     assert ours.choice == ref.choice
@@ -27,12 +33,15 @@ def test_dualemps_reduced_model_and_modes_agree():
     model = fp.build_model(dualemps.robot())
     q = np.stack([dualemps.configuration(model, a, b) for a, b in [(0, 0), (0.05, 0.1), (0.2, 0.03)]])
     _same_reduced(modal.reduced_matrices(model, q), fp.reduced_matrices(model, q))
-    ours, ref = modal.natural_frequencies(model, q), fp.natural_frequencies(model, q)
+    ours = fp.natural_frequencies(model, q, backend="compiled")
+    ref = fp.natural_frequencies(model, q, backend="numpy")
+    assert (ours.backend, ours.reduced.backend, ref.backend) == ("compiled", "compiled", "numpy")
+    assert ours.backend_reason == ref.backend_reason == "asked"
     assert np.abs(ours.frequencies_hz - ref.frequencies_hz).max() < 1e-12 * ref.frequencies_hz.max()
     assert np.abs(ours.shapes_tot - ref.shapes_tot).max() < 1e-9 * np.abs(ref.shapes_tot).max()
     for name in ("cond_pencil", "singularity_measure"):
         assert np.allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9)
-    one = modal.natural_frequencies(model, q[1], n_modes=3, shapes=False)
+    one = fp.natural_frequencies(model, q[1], n_modes=3, shapes=False, backend="compiled")
     assert one.frequencies_hz.shape == (3,)
     assert np.allclose(one.frequencies_hz, ref.frequencies_hz[1, :3], rtol=1e-12)
 
@@ -42,20 +51,24 @@ def test_open_loop_is_refused_naming_the_closure():
     q = dualemps.configuration(model, 0.05, 0.1)
     q[model.layout.index("q11")] += 0.05
     with pytest.raises(OpenLoopError, match="closure"):
-        modal.natural_frequencies(model, q)
+        modal.reduced_matrices(model, q)
 
 
-def test_navaro_on_the_virtual_machine(monkeypatch, tmp_path):
+@pytest.mark.parametrize("graph", ["unrolled", "kernels"])
+def test_navaro_on_the_virtual_machine(monkeypatch, tmp_path, graph):
     """The compiler hidden: CasADi's virtual machine, with a warning. The
     lowest frequencies agree to a few 1e-12 relative: the round-off floor of
-    this eigenproblem (see test_round_off_floor_of_the_navaro_eigenproblem)."""
+    this eigenproblem (see test_round_off_floor_of_the_navaro_eigenproblem).
+    On the unrolled SX graph (the one-element NaVARo's) and on the kernel
+    graph of the refined robots (flexpkm.compiled.recursive)."""
+    monkeypatch.setattr(modal, "MODAL_UNROLLED_MAX", 1000 if graph == "unrolled" else 0)
     monkeypatch.setenv("FLEXPKM_CC", "")
     monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
     model = fp.build_model(navaro.robot())
     q = navaro.pose_configurations(model, [[0.0, 0.0, 0.0], [0.0, 0.02, -1.0]])
     with pytest.warns(UserWarning, match="no C compiler"):
-        ours = modal.natural_frequencies(model, q, shapes=False)
-    ref = fp.natural_frequencies(model, q, shapes=False)
+        ours = _twin_modes(model, q, shapes=False)
+    ref = fp.natural_frequencies(model, q, shapes=False, backend="numpy")
     _same_reduced(ours.reduced, ref.reduced)
     f, f_ref = ours.frequencies_hz, ref.frequencies_hz
     assert (np.abs(f - f_ref) / f_ref).max() < 3e-11
@@ -83,7 +96,8 @@ def test_sweep_on_the_compiled_backend():
     model = fp.build_model(dualemps.robot())
     args = (model, lambda p: dualemps.configuration(model, *p), [0.0, 0.0], [0.1, 0.05], 4)
     ours = fp.frequency_sweep(*args, backend="compiled")
-    ref = fp.frequency_sweep(*args)
+    ref = fp.frequency_sweep(*args, backend="numpy")
+    assert (ours.backend, ref.backend) == ("compiled", "numpy")
     assert np.abs(ours.frequencies_hz - ref.frequencies_hz).max() < 1e-12 * ref.frequencies_hz.max()
     with pytest.raises(fp.InvalidArgumentError, match="backend"):
         fp.frequency_sweep(*args, backend="fortran")
@@ -99,7 +113,7 @@ def test_flexible_delta_with_its_free_platform_on_the_virtual_machine(monkeypatc
     assert model.layout.n_p == 6
     q = np.stack([fp.assemble(model, pose=np.array(P)) for P in [(0, 0, -0.8), (0.2, 0.1, -0.95)]])
     with pytest.warns(UserWarning, match="no C compiler"):
-        ours = modal.natural_frequencies(model, q, shapes=False)
-    ref = fp.natural_frequencies(model, q, shapes=False)
+        ours = _twin_modes(model, q, shapes=False)
+    ref = fp.natural_frequencies(model, q, shapes=False, backend="numpy")
     _same_reduced(ours.reduced, ref.reduced)
     assert np.abs(ours.frequencies_hz / ref.frequencies_hz - 1).max() < 1e-11

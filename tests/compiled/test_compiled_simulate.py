@@ -74,11 +74,20 @@ def test_free_vibration_conserves_energy(backend):
     assert max(coarse.drift.max(), fine.drift.max()) < 1e-9
 
 
+def on_the_virtual_machine(monkeypatch, tmp_path):
+    """The compiler hidden (CasADi's virtual machine, no compile time) and
+    the backend rule told it is there: ``backend="compiled"`` runs the twin
+    uncompiled (the rule itself refuses it: tests/analysis/test_backend.py)."""
+    import flexpkm.analysis.backend as backend
+    monkeypatch.setenv("FLEXPKM_CC", "")
+    monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
+    monkeypatch.setattr(backend, "compiled_problem", lambda *a, **k: None)
+
+
 def test_exact_tangent_converges_to_the_same_motion(monkeypatch, tmp_path):
     """Newton with the exact tangent (AD; on CasADi's virtual machine here:
     its C takes ~30 s to compile)."""
-    monkeypatch.setenv("FLEXPKM_CC", "")
-    monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
+    on_the_virtual_machine(monkeypatch, tmp_path)
     robot, q0, drive, sensors = D.simulation_setup("fast")
     with pytest.warns(UserWarning, match="no C compiler"):
         exact = simulate(robot, q0, 0.01, drive, sensors=sensors, backend="compiled",
@@ -128,8 +137,7 @@ def test_overconstrained_rigid_delta_falls_alike_on_both_backends(monkeypatch, t
     import flexpkm as fp
     from flexpkm.cases import delta
     from tests.cases.test_delta import potential
-    monkeypatch.setenv("FLEXPKM_CC", "")
-    monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
+    on_the_virtual_machine(monkeypatch, tmp_path)
     model = fp.build_model(delta.robot(flexible=False))
     q0 = delta.configuration(model, np.array([0.05, -0.03, -0.85]))
     options = dict(h=5e-4, dt_out=1e-2, hht_alpha=0.0, tol=1e-10)
@@ -168,8 +176,10 @@ def test_fast_five_bar_move_is_converged_on_both_backends():
     T = 0.05
     ref = simulate(model, q0, T, drive, backend="numpy", tol=1e-11, iterations=40)
     scale = np.abs(ref.tau).max()
-    runs = {b: simulate(model, q0, T, drive, backend=b) for b in (None, "numpy")}
-    c, n = runs[None], runs["numpy"]
+    runs = {b: simulate(model, q0, T, drive, backend=b) for b in ("auto", "numpy")}
+    c, n = runs["auto"], runs["numpy"]
+    assert (c.backend, n.backend, n.backend_reason) == ("compiled", "numpy", "asked")
+    assert c.backend_reason.startswith("auto: ")
     assert np.abs(c.tau - n.tau).max() < 1e-5 * scale
     for r in (c, n):
         assert np.abs(r.tau - ref.tau).max() < 1e-5 * scale

@@ -45,13 +45,13 @@ def test_held_columns():
 def test_an_undetermined_configuration_is_refused():
     """The refined NaVARo has no actuators: holding q_a holds nothing, and a
     change of geometry has no unique configuration to follow."""
-    root = Path(__file__).resolve().parents[2]
-    data = parse((root / "cases" / "navaro_refined.toml").read_text(), Where("navaro_refined"))
+    from .test_sensitivity import refined_navaro_data
+    data = refined_navaro_data()
     model = fp.build_model(from_dict(data))
     from flexpkm.algorithms.assembly import assemble_reference
     q = assemble_reference(model)
     with pytest.raises(SingularConfigurationError, match="undetermined"):
-        frequency_sensitivities(data, ["legs[0].frames[3].d"], q, n_modes=2, hold="q_a")
+        frequency_sensitivities(data, ["limbs.RL.frames[3].d"], q, n_modes=2, hold="q_a")
 
 
 def _delta_data():

@@ -61,10 +61,9 @@ def _chain(ops, tags, a, b, n_el, label, counter):
         prev = nxt
 
 
-def five_bar_frequencies(q11: float, q21: float, n_el: int = 1, n_modes: int = 6):
-    """First ``n_modes`` natural frequencies (Hz) with locked actuators."""
-    import openseespy.opensees as ops
-
+def _build(ops, q11: float, q21: float, n_el: int):
+    """The frame model (actuators clamped) in a fresh OpenSees domain;
+    returns the node tags by name."""
     g = five_bar_geometry(q11, q21)
     ops.wipe()
     ops.model("basic", "-ndm", 2, "-ndf", 3)
@@ -84,8 +83,38 @@ def five_bar_frequencies(q11: float, q21: float, n_el: int = 1, n_modes: int = 6
         ops.mass(tags[f"B{leg}b"][0], M_ELBOW, M_ELBOW, 0.0)
     ops.equalDOF(tags["P1"][0], tags["P2"][0], 1, 2)
     ops.mass(tags["P1"][0], M_TOOL, M_TOOL, 0.0)
+    return tags
+
+
+def five_bar_frequencies(q11: float, q21: float, n_el: int = 1, n_modes: int = 6):
+    """First ``n_modes`` natural frequencies (Hz) with locked actuators."""
+    import openseespy.opensees as ops
+
+    _build(ops, q11, q21, n_el)
     K = assemble(ops, 0.0, 1.0)
     M = assemble(ops, 1.0, 0.0)
     ops.wipe()
     lam = sla.eigh(K, M, eigvals_only=True)
     return np.sqrt(lam[:n_modes]) / (2 * math.pi)
+
+
+def five_bar_static_deflection(q11: float, q21: float, force, n_el: int = 1):
+    """Displacement (2,) of P (m) under the in-plane force ``force`` (N) at P,
+    actuators locked: one linear static analysis (no gravity)."""
+    import openseespy.opensees as ops
+
+    tags = _build(ops, q11, q21, n_el)
+    ops.timeSeries("Constant", 1)
+    ops.pattern("Plain", 1, 1)
+    ops.load(tags["P1"][0], float(force[0]), float(force[1]), 0.0)
+    ops.constraints("Transformation")
+    ops.numberer("Plain")
+    ops.system("FullGeneral")
+    ops.algorithm("Linear")
+    ops.integrator("LoadControl", 1.0)
+    ops.analysis("Static")
+    if ops.analyze(1) != 0:
+        raise RuntimeError("OpenSees static analysis failed")
+    u = np.array(ops.nodeDisp(tags["P1"][0])[:2])
+    ops.wipe()
+    return u

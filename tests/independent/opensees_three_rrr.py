@@ -81,8 +81,10 @@ def _dofs(ops, tag):
     return [d for d in ops.nodeDOFs(tag)]
 
 
-def three_rrr_frequencies(x=0.0, y=0.0, phi=0.0, n_el=1, n_modes=8):
-    """First ``n_modes`` natural frequencies (Hz), actuators locked."""
+def _platform_model(x, y, phi, n_el):
+    """``(K, M, T, n)``: the legs' K and M with the platform's 6 DOFs
+    appended (the last six: u_P, theta_P) and the null-space basis T of the
+    revolutes at the elbows and at C_i (see the module)."""
     import openseespy.opensees as ops
 
     geo = three_rrr_geometry(x, y, phi)
@@ -113,6 +115,22 @@ def three_rrr_frequencies(x=0.0, y=0.0, phi=0.0, n_el=1, n_modes=8):
             rows.append(r)
         for k in range(2):              # theta_x,y(C) = theta_P x,y
             r = np.zeros(n + 6); r[c[3 + k]] = 1; r[n + 3 + k] = -1; rows.append(r)
-    T = sla.null_space(np.array(rows))
+    return Kt, Mt, sla.null_space(np.array(rows)), n
+
+
+def three_rrr_frequencies(x=0.0, y=0.0, phi=0.0, n_el=1, n_modes=8):
+    """First ``n_modes`` natural frequencies (Hz), actuators locked."""
+    Kt, Mt, T, _ = _platform_model(x, y, phi, n_el)
     lam = sla.eigh(T.T @ Kt @ T, T.T @ Mt @ T, eigvals_only=True)
     return np.sqrt(lam[:n_modes]) / (2 * math.pi)
+
+
+def three_rrr_static_deflection(wrench, x=0.0, y=0.0, phi=0.0, n_el=1):
+    """Displacement and small rotation of the platform (6,) (m, rad) under
+    the wrench ``[F; M]`` (6,) (N, N m) at P, actuators locked, linear
+    statics on the constrained stiffness ``T^T K T`` (no gravity)."""
+    Kt, _, T, n = _platform_model(x, y, phi, n_el)
+    f = np.zeros(Kt.shape[0])
+    f[n:] = wrench
+    u = T @ np.linalg.solve(T.T @ Kt @ T, T.T @ f)
+    return u[n:]

@@ -1,4 +1,4 @@
-"""The flexible Delta (cases/delta.py: upper arms and rods as Beam3D) against
+"""The flexible Delta (cases/delta.toml: upper arms and rods as Beam3D) against
 an independent OpenSeesPy frame model whose platform is FREE in all six
 directions (it does not share flexpkm's assumptions about the platform), at
 the two positions of docs/delta.md, with one and with sixteen elements per
@@ -11,7 +11,11 @@ elements (852 locked coordinates) the pencil's lambda_max / lambda_min is
 9e7-1.4e8 and a one-ulp relative perturbation of M_r and K_r moves the first
 ten frequencies by up to 1.7e-9 (test_round_off_floor_at_sixteen_elements):
 that is the floor of any two correct solutions of this eigenproblem, and the
-measured differences (1.2e-9, 1.7e-9) sit on it; the bound is 3e-9."""
+measured differences (1.2e-9, 1.7e-9) sit on it. Since the reference
+configuration is assembled from the file's rough guess (issue 17 item 1)
+rather than copied from the closed form, the same configuration differs by
+roundoff and one copy of the triple frequency at 31.24 Hz (P = (0, 0, -0.8))
+moves by 3.5e-9: the bound is 5e-9."""
 import numpy as np
 import pytest
 
@@ -24,7 +28,7 @@ from .opensees_delta import delta_frequencies  # noqa: E402
 
 POSITIONS = [(0.0, 0.0, -0.80), (0.20, 0.10, -0.95)]
 #: relative tolerance on the first ten frequencies per number of elements
-TOLERANCE = {1: 1e-9, 16: 3e-9}
+TOLERANCE = {1: 1e-9, 16: 5e-9}
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,8 @@ from flexpkm.cases import dualemps
 from flexpkm.model import files
 
 pytest.importorskip("openseespy")
-from .opensees_five_bar import five_bar_frequencies, five_bar_geometry  # noqa: E402
+from .opensees_five_bar import (five_bar_frequencies, five_bar_geometry,  # noqa: E402
+                                five_bar_static_deflection)
 
 FILE = Path(dualemps.__file__).parent / "examples" / "five_bar.toml"
 
@@ -72,3 +73,17 @@ def test_a_pose_keeps_the_reference_elbows_and_matches_opensees():
     f = fp.natural_frequencies(rob, q, shapes=False).frequencies_hz[:6]
     np.testing.assert_allclose(f, five_bar_frequencies(q11, q21, n_el=1), rtol=3e-4)
     assert f[0] == pytest.approx(14.497, abs=5e-4)
+
+
+@pytest.mark.parametrize("qa", [(1.9, 1.2), (1.7, 1.4)])
+@pytest.mark.parametrize("n", [1, 3])
+def test_static_deflection_matches_opensees(qa, n):
+    """Issue 20 item 3: a force at P, actuators locked: the K_r solution of
+    fp.static_deflection equals OpenSees' linear static analysis of the same
+    frame (the same Euler-Bernoulli stiffness: measured 5e-11 relative)."""
+    from flexpkm.algorithms.statics import static_deflection
+    model = fp.build_model(files.load(FILE, elements=n))
+    force = np.array([3.0, -5.0])
+    d = static_deflection(model, _configuration(model, *qa), np.r_[force, 0, 0, 0, 0])
+    u = five_bar_static_deflection(*qa, force, n_el=n)
+    np.testing.assert_allclose(d.dx_p, u, rtol=1e-6, atol=1e-6 * np.abs(u).max())

@@ -25,7 +25,7 @@ RTOL = 1e-6
 
 def flexpkm_frequencies(pose, modes=(-1, -1, -1), n=10, **kw):
     from flexpkm.cases import navaro
-    from flexpkm.algorithms.modal import natural_frequencies
+    from flexpkm.analysis.modal import natural_frequencies
 
     rob = navaro.robot(**kw)
     return natural_frequencies(rob, navaro.configuration(rob, *pose, modes), n).frequencies_hz

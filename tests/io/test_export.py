@@ -7,7 +7,7 @@ import pytest
 from flexpkm.cases import dualemps as D
 from flexpkm.io import export
 from flexpkm.io.geometry import KINDS, auto_scale, mode_geometry
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 from flexpkm.cases import dualemps as D
 from flexpkm.io.geometry import (KINDS, Style, auto_scale, mode_geometry, robot_geometry,
                               robot_size, rotation_vector)
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.algorithms.tree import tree_kinematics
 from tests.conftest import spatial_tree
 

@@ -9,7 +9,7 @@ from flexpkm.cases import dualemps as D  # noqa: E402
 from flexpkm.io import viz  # noqa: E402
 from flexpkm.cli.app import main  # noqa: E402
 from flexpkm.io.geometry import auto_scale, mode_geometry  # noqa: E402
-from flexpkm.algorithms.modal import natural_frequencies  # noqa: E402
+from flexpkm.analysis.modal import natural_frequencies  # noqa: E402
 
 SMALL = (320, 240)
 

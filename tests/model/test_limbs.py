@@ -9,7 +9,7 @@ from flexpkm.elements.rigid import RigidBody
 from flexpkm.model.description import FIXED, Closure, Frame, Platform, Robot
 from flexpkm.errors import InvalidDescriptionError
 from flexpkm.model.limbs import Limb, Mount, combine_limbs
-from flexpkm.algorithms.modal import natural_frequencies
+from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.spatial import mdh_transform
 from flexpkm.algorithms.tree import tree_kinematics
 

@@ -19,14 +19,19 @@ Virtual tree (Fig. 8.6 is missing; settled in docs/rigid.md):
 
 States are ``q_tot = [q11, q12, q21, q22, x, y]``. Working modes: elbows
 out (A12 left of A11 -> P, A22 right of A21 -> P), see :data:`WORKING_MODES`.
+
+The robot is its description file, cases/rigid_five_bar.toml (this module never
+builds it); this module holds the published data used by the tests' book
+models, the closed-form inverse geometric model (an oracle of the file's
+assembly, tests/cases/test_shipped.py) and the case's pose (P's x, y).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cases.planar_legs import fill_state, with_reference, planar_case, two_link_ik
-from flexpkm.elements.rigid import RigidBody
-from flexpkm.model.description import FIXED, REVOLUTE, Closure, Frame, Platform, Robot
+from flexpkm.cases.file_case import shipped_robot
+from flexpkm.cases.planar_legs import fill_state, planar_case, two_link_ik
+from flexpkm.model.description import Robot
 
 #: Section 8.4.3.1, m: d_i1 (base point on x_0), d_i2 = |A_i1 A_i2|, d_i3 = |A_i2 A_13|
 D = {"1": (-0.14, 0.213, 0.1878), "2": (0.14, 0.213, 0.1878)}
@@ -41,31 +46,10 @@ WORKING_MODES = (1, -1)
 HOME = (0.0, 0.25)
 
 
-def robot(gravity=(0.0, 0.0, -9.81)) -> Robot:
-    """The rigid five-bar description (see the module docstring)."""
-    frames, bodies, fv, fs = [], {}, {}, {}
-    for leg, (d1, d2, d3) in D.items():
-        zz1, zz2, mx2, my2, fv1, fs1 = PARAMETERS[leg]
-        frames += [Frame(f"{leg}1", None, sigma=REVOLUTE, mu=1, d=d1, leg=leg),
-                   Frame(f"{leg}2", f"{leg}1", sigma=REVOLUTE, d=d2, leg=leg),
-                   Frame(f"{leg}3", f"{leg}2", sigma=FIXED, d=d3, leg=leg)]
-        bodies[f"{leg}1"] = (RigidBody(ZZ=zz1, name=f"body {leg}1"),)
-        bodies[f"{leg}2"] = (RigidBody(ZZ=zz2, MX=mx2, MY=my2, name=f"body {leg}2"),)
-        fv[f"{leg}1"], fs[f"{leg}1"] = fv1, fs1
-    rob = Robot(
-        name="five-bar",
-        frames=tuple(frames),
-        bodies=bodies,
-        platform=Platform(body=RigidBody.point_mass(M4, name="end effector"), dofs=(0, 1),
-                          dof_names=("x", "y")),
-        closures=(Closure("13", None, "revolute", leg="1", name="A13 (leg 1)"),
-                  Closure("23", None, "revolute", leg="2", name="A13 (leg 2)")),
-        plane_normal=(0.0, 0.0, 1.0),
-        gravity=tuple(gravity),
-        viscous_friction=fv,
-        coulomb_friction=fs,
-    )
-    return with_reference(rob, configuration(rob, *HOME))
+def robot(gravity=None) -> Robot:
+    """The robot read from its description file (cases/rigid_five_bar.toml, the only
+    source); ``gravity`` (3,) m/s^2 replaces the file's (normal to the plane)."""
+    return shipped_robot("rigid_five_bar", gravity=gravity)
 
 
 def inverse_geometric_model(x, y, working_modes=WORKING_MODES):
@@ -89,5 +73,7 @@ def configuration(model, x=HOME[0], y=HOME[1], working_modes=WORKING_MODES):
     return fill_state(model.layout, {**q, "x": x, "y": y}, x.shape)
 
 
-CASE = planar_case("five_bar", "rigid five-bar mechanism of IFMA (Sections 7.1.2.1, 8.4.3.1)",
-                   robot, configuration, HOME)
+def extend(case):
+    """The case of the file cases/rigid_five_bar.toml with the closed-form pose
+    parametrisation (P's x, y in m)."""
+    return planar_case(case, "rigid five-bar mechanism of IFMA (Sections 7.1.2.1, 8.4.3.1)", robot, configuration, HOME)

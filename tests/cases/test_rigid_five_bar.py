@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import flexpkm as fp
-from flexpkm.cases import five_bar as F
+from flexpkm.cases import rigid_five_bar as F
 
 from .book_legs import leg_idm, leg_mass_matrix
 
@@ -188,12 +188,16 @@ def test_power_balance_along_a_trajectory(model):
 
 def test_idm_with_first_moments_along_y(monkeypatch):
     """The data have my_i2 = 0; the my terms of (8.116)-(8.121) checked with my_i2 != 0."""
+    from .edit import edited_robot
     for leg, my in (("1", 0.005), ("2", -0.004)):
         p = list(F.PARAMETERS[leg])
         p[3] = my
-        monkeypatch.setitem(F.PARAMETERS, leg, tuple(p))
         monkeypatch.setitem(PAR, int(leg), tuple(p))
-    model = fp.build_model(F.robot())
+
+    def edit(data):
+        for k, my in enumerate((0.005, -0.004)):
+            data["legs"][k]["frames"][1]["bodies"][0]["MY"] = my
+    model = fp.build_model(edited_robot("rigid_five_bar", edit))
     for x, xd, xdd in random_states(5, 9):
         tau_book, st = book_idm(x, xd, xdd)
         q, qd_a, qdd_a = flexpkm_state(model, x, st)

@@ -1,0 +1,134 @@
+"""How the generated code scales with refinement (issue 18), side by side in
+one run: per number of elements per flexible body N, the coordinates, the
+first-use time (model graph, C generation and gcc, empty cache), the
+simulation's cost per simulated second (compiled and numpy backends, the
+DualEMPS ``square`` maneuver, prescribed) and the modal analysis' cost per
+pose (compiled, numpy, the bare dense eigensolver on the same M_r, K_r);
+then the fitted exponents of the simulation cost in the coordinates and of
+the first-use time in the bodies.
+
+Run: ``python benchmarks/bench_scaling.py [--quick] [N ...]`` (default N =
+1 2 4 8 for the DualEMPS, those <= 2 for the NaVARo's modal analysis;
+``--quick``: short runs, the NaVARo at N = 2 only, to check that it runs). CPU seconds (the process and
+the compiler it waits for), BLAS on one thread, medians of ``REPEATS``: on
+the shared 2-core machine the wall clock depends on the other sessions'
+load (3-5x the CPU time at a load average of 7-10). Exudyn's test model of
+the DualEMPS has one element per link: the refined comparison is not made.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from flexpkm.analysis.modal import natural_frequencies       # noqa: E402
+from flexpkm.algorithms.eigen import dense_generalized_eigh  # noqa: E402
+from flexpkm.analysis.simulate import simulate               # noqa: E402
+from flexpkm.cases import dualemps as D                      # noqa: E402
+from flexpkm.cases import navaro as NV                       # noqa: E402
+from flexpkm.cli.simulate import _refined                    # noqa: E402
+from flexpkm.compiled import modal as compiled_modal         # noqa: E402
+from flexpkm.model.refine import refine                      # noqa: E402
+from flexpkm.algorithms.reference import build_model         # noqa: E402
+
+QUICK = "--quick" in sys.argv[1:]
+REPEATS = 1 if QUICK else 3
+#: simulated seconds per run (compiled, numpy)
+SPAN = (0.02, 0.01) if QUICK else (0.5, 0.05)
+
+
+def cpu():
+    """CPU seconds of this process (ns resolution) and of the compilers it
+    waited for (os.times: 10 ms ticks, enough for a build)."""
+    t = os.times()
+    return time.process_time() + t.children_user + t.children_system
+
+
+def median_cpu(fn, repeats=REPEATS):
+    times = []
+    for _ in range(repeats):
+        t0 = cpu()
+        fn()
+        times.append(cpu() - t0)
+    return statistics.median(times)
+
+
+def dualemps(n):
+    """(n_tot, bodies, first use s, compiled s/s, numpy s/s)."""
+    model, q0, drive, sensors = D.simulation_setup("square")
+    if n > 1:
+        model, q0 = _refined(model, q0, n)
+
+    def run(backend, T):
+        return simulate(model, q0, T, drive, h=2.5e-4, dt_out=1e-3, coulomb_smoothing=1e-3,
+                        sensors=sensors, backend=backend)
+    first = median_cpu(lambda: run("compiled", 0.002), 1)
+    compiled = median_cpu(lambda: run("compiled", SPAN[0])) / SPAN[0]
+    numpy = median_cpu(lambda: run("numpy", SPAN[1]), 1) / SPAN[1]
+    return model.layout.n_tot, len(build_model(model).body_entries), first, compiled, numpy
+
+
+def navaro(n):
+    """(n_tot, first use s, ms/pose compiled, numpy, bare eigensolver)."""
+    model = build_model(refine(NV.robot(), n) if n > 1 else NV.robot())
+    rng = np.random.default_rng(0)
+    B = 8 if QUICK else 40
+    poses = np.column_stack([rng.uniform(-0.05, 0.05, B), rng.uniform(-0.05, 0.05, B),
+                             rng.uniform(-0.55, -0.45, B)])
+    qs = NV.pose_configurations(model, poses)
+    first = median_cpu(lambda: natural_frequencies(model, qs[:2], shapes=False,
+                                                   backend="compiled"), 1)
+    ours = median_cpu(lambda: natural_frequencies(model, qs, shapes=False,
+                                                  backend="compiled")) / B
+    ref = median_cpu(lambda: natural_frequencies(model, qs, shapes=False, backend="numpy"), 1) / B
+    red = compiled_modal.reduced_matrices(model, qs)
+    eig = median_cpu(lambda: dense_generalized_eigh(red.K_r, red.M_r, vectors=False)) / B
+    return model.layout.n_tot, first, 1e3 * ours, 1e3 * ref, 1e3 * eig
+
+
+def exponent(x, y):
+    """The slope of log y over log x (least squares)."""
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def main():
+    args = [int(a) for a in sys.argv[1:] if a.isdigit()]
+    ns = args or ([1, 2] if QUICK else [1, 2, 4, 8])
+    os.environ["FLEXPKM_CACHE"] = tempfile.mkdtemp(prefix="flexpkm-bench-")   # first use: empty
+    warnings.simplefilter("ignore")
+    rows = []
+    with threadpool_limits(1):
+        print(f"{'DualEMPS square':<16s} {'n_tot':>6s} {'bodies':>6s} {'first use s':>12s} "
+              f"{'compiled s/s':>13s} {'numpy s/s':>10s}   (CPU)")
+        for n in ns:
+            rows.append(dualemps(n))
+            n_tot, bodies, first, comp, nump = rows[-1]
+            print(f"{'N = %d' % n:<16s} {n_tot:6d} {bodies:6d} {first:12.1f} {comp:13.3f} "
+                  f"{nump:10.2f}", flush=True)
+        if len(rows) > 2:            # from N = 2 on: N = 1 runs the unrolled SX graph
+            x = [r[0] for r in rows[1:]]
+            print(f"exponents from N = {ns[1]}: compiled s/s ~ n^"
+                  f"{exponent(x, [r[3] for r in rows[1:]]):.2f}, numpy ~ n^"
+                  f"{exponent(x, [r[4] for r in rows[1:]]):.2f}, first use ~ bodies^"
+                  f"{exponent([r[1] for r in rows[1:]], [r[2] for r in rows[1:]]):.2f}")
+        print(f"\n{'NaVARo modal':<16s} {'n_tot':>6s} {'first use s':>12s} {'compiled':>9s} "
+              f"{'numpy':>9s} {'eig':>9s}   (ms/pose, CPU)")
+        for n in [2] if QUICK else [n for n in ns if n <= 2]:
+            n_tot, first, ours, ref, eig = navaro(n)
+            print(f"{'N = %d' % n:<16s} {n_tot:6d} {first:12.1f} {ours:9.3f} {ref:9.3f} "
+                  f"{eig:9.3f}   ({ours / eig:.2f}x the eigensolver)", flush=True)
+    print(f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+          f"{os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+"""The full model (10.123) of one robot as a CasADi ``MX`` graph that CALLS
+the kernels of :mod:`flexpkm.compiled.kernels` frame by frame (Steps 1-3
+of Section 10.6 with the recursion's structure): the generated C holds
+each kernel once and one call per frame, body and cut joint, so that its
+size and compile time grow linearly with the number of bodies, and the
+products run on the sparse structure of the Jacobians (a frame's columns
+are its ancestors').
+
+1. pose pass, frame by frame: ``R_0j``, ``O_j`` and the Jacobians ``Jv_j``,
+   ``Jw_j`` (3, n_tot): ``Jv_j = Jv_a - hat(O_j - O_a) Jw_a + L_v E_j``,
+   ``Jw_j = Jw_a + L_w E_j`` (E_j selects ``[qd_j; qd_ea]``); the cut
+   joints' residual and rows ``J_tot`` (10.107);
+2. ``J_d = -(J_t^f)^-1 J_t^0`` (10.110) limb by limb (numeric sparse
+   solves at run time, not symbolic ones), ``qd_tot = J qd_r`` (10.114);
+3. motion pass: twists and accelerations at ``qdd = 0`` (base acceleration
+   ``-g``), ``b'`` and ``b`` (10.117)-(10.119);
+4. ``M_tot = sum_j J_xj^T M_j J_xj`` and ``c_tot = sum_j J_xj^T F_j + K q
+   + friction`` with ``J_xj = [R_0j^T Jv_j; R_0j^T Jw_j; E_ej]`` (10.80),
+   (10.99)-(10.103), the platform's Newton-Euler model (10.101); ``M = J^T
+   M_tot J``, ``c = J^T (M_tot b + c_tot)`` (10.123).
+
+The result is a :class:`KernelDynamics`, which the step functions of
+:mod:`flexpkm.compiled.step` use like the SX
+:class:`flexpkm.compiled.full.SymbolicDynamics` (that one, unrolled, stays for
+the design sensitivities).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from flexpkm.algorithms.closure import row_labels
+from flexpkm.algorithms.dependent import limb_blocks
+from flexpkm.algorithms.dynamics import r_ordering
+from flexpkm.compiled import symbolic as sym
+from flexpkm.compiled.full import SymbolicDynamics
+from flexpkm.compiled.kernels import Kernels, frame_constants, invariant_vector
+from flexpkm.model.build import build_structure
+from flexpkm.model.description import PRISMATIC, REVOLUTE
+from flexpkm.spatial import rotation_matrix
+
+FIXED = 2
+
+
+@dataclass
+class KernelDynamics(SymbolicDynamics):
+    """A :class:`flexpkm.compiled.full.SymbolicDynamics` of MX expressions, with
+    per frame the Jacobians ``Jv``, ``Jw`` (3, n_tot) and the acceleration
+    ``a_bias`` of O_j at ``qdd_r = 0`` (including ``-g``, m/s^2); its
+    ``jacobian``, the exact Jacobian of the loop equations (all rows, n_tot
+    columns), is the velocity rows of every cut joint, whose columns of a
+    platform's rotation vector are multiplied by ``J_l``."""
+
+    Jv: list = None
+    Jw: list = None
+    a_bias: list = None
+
+
+@dataclass
+class _Frame:
+    """One frame of the graph: pose ``R`` (3, 3), ``O`` (3,), Jacobians ``Jv``,
+    ``Jw`` (3, n_tot), the inputs ``args`` of its motion kernel ``motion``
+    besides the antecedent's, and (motion pass) its twist ``v``, ``w`` and
+    acceleration ``a``, ``al`` at ``qdd = 0``, base frame."""
+
+    R: ca.MX
+    O: ca.MX
+    Jv: ca.MX
+    Jw: ca.MX
+    args: tuple = ()
+    motion: ca.Function = None
+    v: ca.MX = None
+    w: ca.MX = None
+    a: ca.MX = None
+    al: ca.MX = None
+
+
+def _selection(n_tot, cols):
+    """Constant (len(cols), n_tot) selecting the columns ``cols`` (-1: a zero row)."""
+    E = ca.DM(len(cols), n_tot)
+    for i, c in enumerate(cols):
+        if c >= 0:
+            E[i, int(c)] = 1.0
+    return ca.sparsify(E)
+
+
+def _child(ks, parent, sigma, n_e, q_j, q_e, const, cols):
+    """The pose of a frame from its antecedent ``parent`` (:meth:`Kernels.frame`)."""
+    pose, motion = ks.frame(sigma, n_e)
+    zero3 = ca.MX.zeros(3)
+    args = (q_j, q_e, const)
+    R, O, d, L_v, L_w = pose(parent.R, parent.O, zero3, zero3, zero3, zero3, q_j, 0, q_e,
+                             ca.MX.zeros(n_e), const)
+    E = _selection(parent.Jv.shape[1], cols)
+    Jv = parent.Jv - ca.skew(d) @ parent.Jw + L_v @ E
+    Jw = parent.Jw + L_w @ E
+    return _Frame(R, O, Jv, Jw, args + (cols,), motion)
+
+
+def _move(child, parent, qd):
+    """The motion (twist, acceleration at qdd = 0) of ``child`` from its parent's."""
+    q_j, q_e, const, cols = child.args
+    qd_j = qd[int(cols[0])] if cols[0] >= 0 else 0
+    qd_e = qd[[int(c) for c in cols[1:]]] if len(cols) > 1 else ca.MX.zeros(0)
+    child.v, child.w, child.a, child.al = child.motion(
+        parent.R, parent.O, parent.v, parent.w, parent.a, parent.al, q_j, qd_j, q_e, qd_e, const)
+
+
+def tree_poses(model, ks, q, base):
+    """The frames of the tree (list of :class:`_Frame`), pose pass."""
+    frames = []
+    for fc in model.frame_constants:
+        parent = base if fc.antecedent < 0 else frames[fc.antecedent]
+        col = fc.col if fc.sigma in (REVOLUTE, PRISMATIC) else -1
+        q_j = q[col] if col >= 0 else 0
+        ecols = list(range(fc.shapes[0].start, fc.shapes[0].stop)) if fc.shapes is not None else []
+        q_e = q[ecols] if ecols else ca.MX.zeros(0)
+        frames.append(_child(ks, parent, fc.sigma if col >= 0 else FIXED, len(ecols), q_j, q_e,
+                             ca.DM(frame_constants(fc)), [col] + ecols))
+    return frames
+
+
+def _platform(model, q, qd, g):
+    """``(frame of P (pose, Jacobians), M_p, c_p, T)`` or None without a
+    platform (:func:`flexpkm.compiled.symbolic.platform_dynamics`, one small
+    kernel); ``T`` (n_tot, n_tot) maps d/dq_tot to the velocity coordinates:
+    identity but for the rotation-vector block ``J_l``
+    (:func:`flexpkm.compiled.symbolic.left_jacobian`)."""
+    pl, n_t, n_tot = model.platform, model.layout.n_t, model.layout.n_tot
+    if pl is None:
+        return None
+    n = len(pl.dofs)
+    xs, xds, gs = ca.SX.sym("x_p", n), ca.SX.sym("xd_p", n), ca.SX.sym("g", 3)
+    M_p, c_p, R, P, (v, w) = sym.platform_dynamics(model, xs, xds, gs)
+    rot = [k for k, d in enumerate(pl.dofs) if d >= 3]
+    r = [ca.SX(0)] * 3
+    for k in rot:
+        r[pl.dofs[k] - 3] = xs[k]
+    axes = [pl.dofs[k] - 3 for k in rot]
+    J_l = sym.left_jacobian(ca.vertcat(*r))[axes, axes]
+    fn = ca.Function("fk_platform", [xs, xds, gs], ca.cse([M_p, c_p, R, P, v, w, J_l]))
+    M_p, c_p, R, P, v, w, J_l = fn(q[n_t:], qd[n_t:], g)
+    S = np.zeros((6, n_tot))
+    for k, d in enumerate(pl.dofs):
+        S[d, n_t + k] = 1.0
+    frame = _Frame(R, P, ca.MX(ca.sparsify(ca.DM(S[:3]))), ca.MX(ca.sparsify(ca.DM(S[3:]))),
+                   v=v, w=w, a=-g, al=ca.MX.zeros(3))     # base acceleration -g
+    rates = ca.MX.eye(n_tot)                 # d q_tot / d(velocity coordinates)
+    if rot:
+        cols = [n_t + k for k in rot]
+        P_rot = ca.MX(_selection(n_tot, cols).T)
+        rates = ca.MX(ca.sparsify(ca.DM(np.diag([0.0 if i in cols else 1.0
+                                                 for i in range(n_tot)])))) + P_rot @ J_l @ P_rot.T
+    return frame, M_p, c_p, rates
+
+
+def _cut_frames(model, ks, frames, plat):
+    """Per closure ``(k side, g side)`` frames; a platform side is a fixed
+    frame on the platform (pose kernel)."""
+    out = []
+    for c in model.closures:
+        k = frames[model.frame_index[c.frame]]
+        if c.other is not None:
+            out.append((k, frames[model.frame_index[c.other]]))
+            continue
+        const = np.concatenate([np.ravel(rotation_matrix(np.asarray(c.platform_rotation, float)),
+                                         "F"), np.asarray(c.platform_point, float), [0.0]])
+        out.append((k, _child(ks, plat, FIXED, 0, 0, ca.MX.zeros(0), ca.DM(const), [-1])))
+    return out
+
+
+def _state(f, moving):
+    return (f.R, f.O, f.v, f.w, f.a, f.al) if moving else (f.R, f.O) + (ca.MX.zeros(3),) * 4
+
+
+def _closures(model, ks, cuts, moving):
+    """``(residual, J_tot rows)`` (pose pass) or ``b'`` (``moving``), all rows."""
+    res, rows, bias = [], [], []
+    for c, r, (k, g) in zip(model.closures, model.closure_rows, cuts):
+        pose, motion = ks.closure(c.joint, r)
+        args = _state(k, moving) + _state(g, moving)
+        if moving:
+            bias.append(motion(*args))
+            continue
+        e, C_k, C_g = pose(*args)
+        res.append(e)
+        rows.append(C_k @ ca.vertcat(k.Jv, k.Jw) + C_g @ ca.vertcat(g.Jv, g.Jw))
+    if moving:
+        return ca.vertcat(*bias)
+    return ca.vertcat(*res), ca.vertcat(*rows)
+
+
+def dependent_solve(model, J_f, rhs, dep, kept=None):
+    """``J_f^-1 rhs`` limb by limb (:func:`flexpkm.algorithms.dependent.limb_blocks`;
+    one solve otherwise), MX: sparse numeric solves at run time."""
+    labels = row_labels(model)
+    labels = labels if kept is None else [labels[i] for i in kept]
+    blocks = limb_blocks(model, labels, dep) or [(np.arange(len(dep)),) * 2]
+    out = 0
+    for rows, cols in blocks:
+        rows, cols = [int(i) for i in rows], [int(i) for i in cols]
+        part = ca.solve(J_f[rows, cols], rhs[rows, :])
+        out = out + ca.MX(ca.sparsify(_selection(len(dep), cols)).T) @ part
+    return out
+
+
+def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
+    """``(M_t, c_t)`` over the q_tot columns (n_tot, n_tot), (n_tot,): the
+    bodies' terms (:meth:`Kernels.body`) projected, rotor inertia, springs,
+    friction."""
+    n_t, n_tot = model.layout.n_t, model.layout.n_tot
+    Js, Ms, Fs = [], [], []
+    for e in model.body_entries:
+        f = frames[e.frame]
+        ecols = list(range(e.elastic.start, e.elastic.stop)) if e.elastic is not None else []
+        n_e = len(ecols)
+        q_e, qd_e = (q[ecols], qd[ecols]) if n_e else (ca.MX.zeros(0), ca.MX.zeros(0))
+        Mj, Fj = ks.body(n_e)(f.R, f.v, f.w, f.a, f.al, q_e, qd_e,
+                              ca.DM(invariant_vector(e.body.invariants)))
+        Js.append(ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(_selection(n_tot, ecols))))
+        Ms.append(Mj)
+        Fs.append(Fj)
+    J = ca.vertcat(*Js)                   # the stacked bodies (10.80): two sparse products
+    M = J.T @ (ca.diagcat(*Ms) @ J)
+    c = J.T @ ca.vertcat(*Fs)
+    K = np.zeros((n_tot, n_tot))
+    K[:n_t, :n_t] = model.K_tot[:n_t, :n_t]
+    c = c + ca.MX(ca.sparsify(ca.DM(K.T))) @ q
+    layout = model.layout
+    diag = np.zeros(n_tot)
+    for name, inertia in model.rotor_inertia.items():
+        diag[layout.joint_index[name]] += inertia
+    if diag.any():
+        M = M + ca.MX(ca.sparsify(ca.DM(np.diag(diag))))
+    forces = sym.joint_friction(model, qd, friction, smoothing)
+    if forces:
+        cols, values = zip(*forces)
+        c = c + ca.MX(_selection(n_tot, cols).T) @ ca.vertcat(*values)
+    return M, c
+
+
+def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
+    """The full model (10.123) as MX expressions for the dependent columns
+    ``dep`` and the independent constraint rows ``kept`` (as
+    :func:`flexpkm.compiled.full.symbolic_dynamics`, same symbols and outputs)."""
+    model = build_structure(model)
+    layout = model.layout
+    n_t, n_tot = layout.n_t, layout.n_tot
+    dep = np.asarray(dep, dtype=int)
+    indep, n_a = r_ordering(model, [i for i in range(n_tot) if i not in set(dep.tolist())])
+    n_r = len(indep)
+    X = ca.MX
+    q, qd_r = X.sym("q", n_tot), X.sym("qd_r", n_r)
+    g, friction, smoothing = X.sym("g", 3), X.sym("friction"), X.sym("smoothing")
+    ks = Kernels()
+    zeroJ = X(3, n_tot)
+    base = _Frame(X.eye(3), X.zeros(3), zeroJ, zeroJ, v=X.zeros(3), w=X.zeros(3), a=-g,
+                  al=X.zeros(3))
+    frames = tree_poses(model, ks, q, base)
+    plat = _platform(model, q, X.zeros(n_tot), X.zeros(3))   # its pose (its motion later)
+    cuts = _cut_frames(model, ks, frames, plat[0] if plat else None)
+    residual, J_tot = _closures(model, ks, cuts, moving=False)
+    jacobian = J_tot if plat is None else J_tot @ plat[3]      # d residual / d q_tot
+    if kept is not None:
+        kept = [int(i) for i in kept]
+    J_k = J_tot if kept is None else J_tot[kept, :]
+    J = X(_selection(n_tot, indep).T)
+    J_d = None
+    if len(dep):
+        P_dep = X(ca.sparsify(_selection(n_tot, dep).T))
+        J_d = -dependent_solve(model, J_k[:, dep.tolist()], J_k[:, [int(i) for i in indep]],
+                               dep, kept)
+        J = J + P_dep @ J_d
+    qd_tot = J @ qd_r
+    for k, fc in enumerate(model.frame_constants):
+        _move(frames[k], base if fc.antecedent < 0 else frames[fc.antecedent], qd_tot)
+    if plat is not None:
+        plat = _platform(model, q, qd_tot, g)
+        for c, (_, gside) in zip(model.closures, cuts):
+            if c.other is None:
+                _move(gside, plat[0], qd_tot)
+    bprime = _closures(model, ks, cuts, moving=True)
+    bprime = bprime if kept is None else bprime[kept]
+    b = X(n_tot, 1)
+    if len(dep):
+        b = -P_dep @ dependent_solve(model, J_k[:, dep.tolist()], bprime, dep, kept)
+    M_tot, c_tot = tree_dynamics(model, ks, frames, q, qd_tot, friction, ca.fmax(smoothing, 1e-300))
+    if plat is not None:
+        _, M_p, c_p, _ = plat
+        P_p = X(ca.sparsify(_selection(n_tot, list(range(n_t, n_tot))).T))
+        M_tot = M_tot + P_p @ M_p @ P_p.T
+        c_tot = c_tot + P_p @ c_p
+    M = J.T @ M_tot @ J
+    c = J.T @ (M_tot @ b + c_tot)
+    return KernelDynamics(q, qd_r, g, friction, smoothing, M, c, J, b, J_k, residual, qd_tot,
+                       [f.R for f in frames], [f.O for f in frames], M_tot, c_tot,
+                       np.asarray(indep), dep, n_a, model, kept,
+                       Jv=[f.Jv for f in frames], Jw=[f.Jw for f in frames],
+                       a_bias=[f.a for f in frames], jacobian=jacobian)
+
+
+def point_acceleration(model, full: KernelDynamics, qdd_r, frame, axis_frame=None, axis=None):
+    """Absolute acceleration (MX (3,) base frame, m/s^2) of the origin of
+    ``frame`` for ``qdd_r`` (n_r,): ``Jv_j (J qdd_r + b) + a_j + g``
+    (:func:`flexpkm.algorithms.dynamics.point_acceleration`, same arguments;
+    ``full`` the kernel graph), or its component along ``axis`` of
+    ``axis_frame``."""
+    km = full
+    j = model.frame_index[frame]
+    a = km.Jv[j] @ (km.J @ qdd_r + km.b) + km.a_bias[j] + km.g
+    if axis_frame is None:
+        return a
+    return ca.dot(a, km.R[model.frame_index[axis_frame]] @ ca.DM(np.asarray(axis, float)))
