@@ -85,8 +85,10 @@ def navaro(n):
     poses = np.column_stack([rng.uniform(-0.05, 0.05, B), rng.uniform(-0.05, 0.05, B),
                              rng.uniform(-0.55, -0.45, B)])
     qs = NV.pose_configurations(model, poses)
-    first = median_cpu(lambda: natural_frequencies(model, qs[:2], shapes=False, backend="compiled"), 1)
-    ours = median_cpu(lambda: natural_frequencies(model, qs, shapes=False, backend="compiled")) / B
+    first = median_cpu(lambda: natural_frequencies(model, qs[:2], shapes=False,
+                                                   backend="compiled"), 1)
+    ours = median_cpu(lambda: natural_frequencies(model, qs, shapes=False,
+                                                  backend="compiled")) / B
     ref = median_cpu(lambda: natural_frequencies(model, qs, shapes=False, backend="numpy"), 1) / B
     red = compiled_modal.reduced_matrices(model, qs)
     eig = median_cpu(lambda: dense_generalized_eigh(red.K_r, red.M_r, vectors=False)) / B

@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib
 
 from flexpkm.cases.case import Case, Option  # noqa: F401  (re-exported)
-from flexpkm.cases.file_case import from_file
 from flexpkm.cases.shipped import CASES, FILES, MODULES, file_of  # noqa: F401  (re-exported)
 
 
@@ -27,6 +26,7 @@ def get(name: str) -> Case:
     module), or of the description file ``name`` (ending in ``.toml``).
     Raises :class:`InvalidArgumentError` naming the available cases, and
     what :func:`flexpkm.cases.file_case.from_file` raises."""
+    from flexpkm.cases.file_case import from_file
     if name.endswith(".toml"):
         return from_file(name)
     case = from_file(file_of(name), name=name)
@@ -35,4 +35,9 @@ def get(name: str) -> Case:
     return case
 
 
-from flexpkm.cases import delta, dualemps, dualv, navaro, rigid_five_bar  # noqa: E402  (as fp.cases.dualemps ...)
+def __getattr__(name: str):
+    """The case modules as attributes (``fp.cases.dualemps``), imported on
+    first use: running one case imports no other (start-up time)."""
+    if name in MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

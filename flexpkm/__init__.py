@@ -12,50 +12,104 @@ One namespace::
     modes = fp.natural_frequencies(model, q_tot)     # Ch. 11: (9,) Hz
 
 One pose in gives one pose out, a batch (B, ...) gives a batch.
+
+The names are imported on first use (PEP 562): ``import flexpkm`` and the
+command line's start-up load neither scipy nor the analyses until they are
+needed (docs/design.md, "Start-up"). The imports below are the one list of
+where each name lives; they run only for type checkers.
 """
+from __future__ import annotations
+
+import ast
+import importlib
+import types
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from flexpkm.version import __version__
-from flexpkm.errors import (BackendUnavailableError, FlexPKMError, IndefiniteMassMatrixError,
-                            Interrupted,
-                            InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
-                            OutputError, SingularConfigurationError, UnreachablePoseError,
-                            WorkingModeError)
-from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
-                              Section, ShapeFunctionBody)
-from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
-                           MDHParameters, Model, Mount, Platform, Robot, combine_limbs,
-                           refine, load_robot, loads_robot, dump_robot, dumps_robot)
-from flexpkm.algorithms.reference import build_model
-from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
-from flexpkm.algorithms.platform import PlatformPose, platform_pose
-from flexpkm.algorithms.assembly import assemble, reference_configuration
-from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
-from flexpkm.algorithms.mobility import Mobility, mobility
-from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
-                                        constraint_jacobian, project_on_loops, with_platform)
-from flexpkm.algorithms.modal import Modes, ReducedMatrices, reduced_matrices, solve_modes
-from flexpkm.algorithms.dynamics import (FullDynamics, direct_dynamics, full_dynamics,
-                                         inverse_dynamics, point_acceleration)
-from flexpkm.algorithms.reactions import JointReactions, joint_reactions
-from flexpkm.algorithms.redundancy import actuation_matrix, is_redundant
-from flexpkm.algorithms.energy import Energy, energy
-from flexpkm.algorithms.ground import GroundReactions, ground_reactions
-from flexpkm.algorithms.statics import StaticDeflection, static_deflection, static_efforts
-from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, choose_backend
-from flexpkm.analysis.modal import natural_frequencies
-from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
-from flexpkm.analysis.ground_history import simulation_ground_reactions
-from flexpkm.analysis.trajectories import Trajectory, quintic
-from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
-from flexpkm.analysis.simulate import SimulationResult, simulate
-from flexpkm.analysis.simulation_options import SimulationOptions
-from flexpkm.analysis.sweep import SweepResult, frequency_sweep
-from flexpkm import cases
+
+if TYPE_CHECKING:
+    from flexpkm.errors import (BackendUnavailableError, FlexPKMError, IndefiniteMassMatrixError,
+                                Interrupted, MissingDependencyError,
+                                InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
+                                OutputError, SingularConfigurationError, UnreachablePoseError,
+                                WorkingModeError)
+    from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
+                                  Section, ShapeFunctionBody)
+    from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
+                               MDHParameters, Model, Mount, Platform, Robot, combine_limbs,
+                               refine, load_robot, loads_robot, dump_robot, dumps_robot)
+    from flexpkm.algorithms.reference import build_model
+    from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
+    from flexpkm.algorithms.platform import PlatformPose, platform_pose
+    from flexpkm.algorithms.assembly import assemble, reference_configuration
+    from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
+    from flexpkm.algorithms.mobility import Mobility, mobility
+    from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
+                                            constraint_jacobian, project_on_loops, with_platform)
+    from flexpkm.algorithms.modal import Modes, ReducedMatrices, reduced_matrices, solve_modes
+    from flexpkm.algorithms.dynamics import (FullDynamics, direct_dynamics, full_dynamics,
+                                             inverse_dynamics, point_acceleration)
+    from flexpkm.algorithms.reactions import JointReactions, joint_reactions
+    from flexpkm.algorithms.redundancy import actuation_matrix, is_redundant
+    from flexpkm.algorithms.energy import Energy, energy
+    from flexpkm.algorithms.ground import GroundReactions, ground_reactions
+    from flexpkm.algorithms.statics import StaticDeflection, static_deflection, static_efforts
+    from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, choose_backend
+    from flexpkm.analysis.modal import natural_frequencies
+    from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
+    from flexpkm.analysis.ground_history import simulation_ground_reactions
+    from flexpkm.analysis.trajectories import Trajectory, quintic
+    from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
+    from flexpkm.analysis.simulate import SimulationResult, simulate
+    from flexpkm.analysis.simulation_options import SimulationOptions
+    from flexpkm.analysis.sweep import SweepResult, frequency_sweep
+    from flexpkm.io.pictures import plot_mode, plot_sweep
+    from flexpkm import cases
+
+
+def _sources() -> types.MappingProxyType:
+    """{public name: (module, attribute)}, read from the ``TYPE_CHECKING``
+    imports of this file (one list, no copy); the attribute is None for a
+    sub-package (``from flexpkm import cases``)."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If)
+                 and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    out = {}
+    for node in block.body:
+        for alias in node.names:
+            out[alias.asname or alias.name] = ((f"flexpkm.{alias.name}", None)
+                                               if node.module == "flexpkm"
+                                               else (node.module, alias.name))
+    return types.MappingProxyType(out)
+
+
+#: public name -> (module, attribute) (read-only)
+SOURCES = _sources()
+
+
+def __getattr__(name: str):
+    """A public name on first use: its module is imported then."""
+    if name not in SOURCES:
+        raise AttributeError(f"module 'flexpkm' has no attribute {name!r}")
+    module, attribute = SOURCES[name]
+    value = importlib.import_module(module)
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value                 # later uses skip __getattr__
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     # errors
     "FlexPKMError", "InvalidDescriptionError", "UnreachablePoseError",
     "SingularConfigurationError", "IndefiniteMassMatrixError", "InvalidArgumentError",
-    "OpenLoopError", "OutputError", "Interrupted", "WorkingModeError", "BackendUnavailableError",
+    "OpenLoopError", "OutputError", "Interrupted", "WorkingModeError", "MissingDependencyError",
+    "BackendUnavailableError",
     # bodies (Section 10.2, Appendix F)
     "Body", "BodyInvariants", "RigidBody", "Beam3D", "PlanarBeam", "Section", "Material",
     "ShapeFunctionBody",
@@ -82,6 +136,8 @@ __all__ = [
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "SimulationOptions",
     "frequency_sweep", "SweepResult",
+    # pictures (the viz extra)
+    "plot_mode", "plot_sweep",
     # shipped robots (10.7, 11.6)
     "cases",
     "__version__",

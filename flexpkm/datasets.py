@@ -7,7 +7,7 @@ reprs and HTML tables of :class:`flexpkm.algorithms.modal.Modes`,
 
 xarray and pandas are the optional extra ``flexpkm[data]``: they are imported
 inside the functions that need them, and a missing one raises
-:class:`MissingExtraError` naming the extra. The module sits in the lowest
+:class:`flexpkm.errors.MissingDependencyError` naming the extra. The module sits in the lowest
 layer and reads the results and the model by their attributes (no import of
 the layers above).
 
@@ -23,11 +23,9 @@ when the model is given. Provenance attributes: ``flexpkm_version``,
 from __future__ import annotations
 
 import html
-import importlib
 
 import numpy as np
 
-from flexpkm.errors import FlexPKMError
 from flexpkm.version import __version__
 
 #: base-frame wrench components ``[f; m]`` (N, N m)
@@ -35,17 +33,12 @@ WRENCH = ("f_x", "f_y", "f_z", "m_x", "m_y", "m_z")
 _WRENCH_UNITS = ("N",) * 3 + ("N m",) * 3
 
 
-class MissingExtraError(FlexPKMError, ImportError):
-    """An optional package of an extra (``pip install flexpkm[data]``) is missing."""
-
-
 def _require(name: str):
     """Import the optional module ``name`` (xarray, pandas) or raise
-    :class:`MissingExtraError` in one line naming the extra."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        raise MissingExtraError(f"{name} is needed for this: pip install 'flexpkm[data]'") from None
+    :class:`flexpkm.errors.MissingDependencyError` in one line naming the
+    extra ``data`` (:func:`flexpkm.optional.require`)."""
+    from flexpkm.optional import require
+    return require(name, "results as xarray Datasets / pandas DataFrames")
 
 
 # -- units ----------------------------------------------------------------
@@ -100,7 +93,7 @@ def modes_dataset(modes, model=None):
     ``frequencies_hz`` (pose, mode) Hz, ``shapes_q`` (pose, coordinate_r,
     mode) over q_r, ``shapes_tot`` (pose, coordinate, mode) over q_tot (the
     layout's names with ``model``), the conditioning measures (pose,);
-    one pose has no ``pose`` dimension. Raises :class:`MissingExtraError`."""
+    one pose has no ``pose`` dimension. Raises :class:`flexpkm.errors.MissingDependencyError`."""
     xr = _require("xarray")
     f = np.asarray(modes.frequencies_hz)
     one = f.ndim == 1
@@ -139,7 +132,7 @@ def sweep_dataset(sweep, model=None):
     """xarray.Dataset of :class:`flexpkm.analysis.sweep.SweepResult`:
     ``s`` (pose,) the path parameter, ``poses`` (pose, component),
     ``frequencies_hz`` (pose, mode) Hz (NaN where a pose failed),
-    ``status`` (pose,) and the measures (pose,). Raises :class:`MissingExtraError`."""
+    ``status`` (pose,) and the measures (pose,). Raises :class:`flexpkm.errors.MissingDependencyError`."""
     xr = _require("xarray")
     f = np.asarray(sweep.frequencies_hz)
     N, n = f.shape
@@ -163,7 +156,7 @@ def simulation_dataset(res, model=None):
     coordinate_r), ``tau`` (time, actuator) N or N m, ``drift``, ``energy``,
     ``residual`` and, when present, ``kinetic``, ``gravity_energy``,
     ``elastic_energy``, ``total_energy`` (J), ``ground`` (time, axis) and
-    each sensor. Raises :class:`MissingExtraError`."""
+    each sensor. Raises :class:`flexpkm.errors.MissingDependencyError`."""
     xr = _require("xarray")
     names, r_names = list(res.names), list(res.r_names)
     act = r_names[:res.tau.shape[1]]
@@ -200,7 +193,7 @@ def idm_dataset(res, model=None):
     """xarray.Dataset of :class:`flexpkm.analysis.idm.IdmResult` over
     ``time`` (s): ``x_p`` (time, platform), ``q_a``, ``qd_a``, ``qdd_a``,
     ``tau`` (time, actuator), ``ground`` and ``wrench`` (time, axis) N,
-    N m, the energies (time,) J. Raises :class:`MissingExtraError`."""
+    N m, the energies (time,) J. Raises :class:`flexpkm.errors.MissingDependencyError`."""
     xr = _require("xarray")
     act = list(res.names)
     a_units = _units(model, act, "?")
@@ -229,7 +222,7 @@ def idm_dataset(res, model=None):
 def modes_frame(modes):
     """pandas.DataFrame, one row per pose: ``f1_hz .. fn_hz`` and the
     conditioning measures (the shapes are in :func:`modes_dataset`). Raises
-    :class:`MissingExtraError`."""
+    :class:`flexpkm.errors.MissingDependencyError`."""
     pd = _require("pandas")
     f = np.atleast_2d(modes.frequencies_hz)
     cols = {f"f{i + 1}_hz": f[:, i] for i in range(f.shape[1])}
@@ -242,7 +235,7 @@ def modes_frame(modes):
 def sweep_frame(sweep):
     """pandas.DataFrame, one row per pose: ``s``, the pose components,
     ``f1_hz .. fn_hz``, the measures, ``status`` (the columns of
-    :meth:`SweepResult.to_csv`). Raises :class:`MissingExtraError`."""
+    :meth:`SweepResult.to_csv`). Raises :class:`flexpkm.errors.MissingDependencyError`."""
     pd = _require("pandas")
     f = np.asarray(sweep.frequencies_hz)
     cols = {"s": sweep.parameter}
@@ -256,7 +249,7 @@ def sweep_frame(sweep):
 def simulation_frame(res):
     """pandas.DataFrame, one row per sample: ``t``, ``tau_<actuator>``, the
     sensors, ``drift``, ``energy``, then every coordinate of ``q`` by name.
-    Raises :class:`MissingExtraError`."""
+    Raises :class:`flexpkm.errors.MissingDependencyError`."""
     pd = _require("pandas")
     cols = {"t": res.t}
     cols.update({f"tau_{n}": res.tau[:, i] for i, n in enumerate(res.r_names[:res.tau.shape[1]])})
@@ -272,7 +265,7 @@ def idm_frame(res):
     """pandas.DataFrame, one row per sample: ``t``, ``<actuator>``,
     ``qd_<actuator>``, ``qdd_<actuator>``, ``tau_<actuator>``, the total
     energy and the ground wrench (``ground_f_x`` ..) when present. Raises
-    :class:`MissingExtraError`."""
+    :class:`flexpkm.errors.MissingDependencyError`."""
     pd = _require("pandas")
     cols = {"t": res.t}
     for prefix, v in (("", res.q_a), ("qd_", res.qd_a), ("qdd_", res.qdd_a), ("tau_", res.tau)):
@@ -350,14 +343,14 @@ class ResultViews:
         variable, provenance attributes (:func:`modes_dataset`,
         :func:`sweep_dataset`, :func:`simulation_dataset`, :func:`idm_dataset`);
         ``model`` (the Model or Robot it comes from) adds the coordinates'
-        units and the robot's name. Raises :class:`MissingExtraError`
+        units and the robot's name. Raises :class:`flexpkm.errors.MissingDependencyError`
         without ``flexpkm[data]``."""
         return globals()[self._views[0]](self, model)
 
     def to_dataframe(self):
         """This result as a ``pandas.DataFrame``, one row per pose or sample
         (:func:`modes_frame`, :func:`sweep_frame`, :func:`simulation_frame`,
-        :func:`idm_frame`). Raises :class:`MissingExtraError` without
+        :func:`idm_frame`). Raises :class:`flexpkm.errors.MissingDependencyError` without
         ``flexpkm[data]``."""
         return globals()[self._views[1]](self)
 

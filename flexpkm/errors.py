@@ -1,12 +1,36 @@
 """Exceptions of flexpkm: one base class, one subclass per kind of bad input.
 
 Every exception says *what* is wrong and *where* (which frame, leg, closure,
-matrix) so that a command-line user reads one meaningful line.
+matrix) so that a command-line user reads one meaningful line. Its class
+attribute ``exit_status`` is the command line's exit status for it: 2 for
+bad input (a description, an argument, an output path, a missing optional
+dependency), 3 for a numerical refusal (a singular configuration, open
+loops, an indefinite mass matrix, a step that does not converge).
 """
 
 
 class FlexPKMError(Exception):
     """Base class of every error raised on purpose by flexpkm."""
+
+    #: the command line's exit status (2: bad input; 3: numerical refusal)
+    exit_status = 2
+
+
+class MissingDependencyError(FlexPKMError, ImportError):
+    """An optional dependency is not installed (:func:`flexpkm.optional.require`);
+    the message names the extra that brings it, e.g. ``pip install
+    'flexpkm[viz]'``. An ImportError too: code that falls back on one keeps
+    doing so.
+
+    Attributes
+    ----------
+    module : str    the missing module (``"pyvista"``)
+    extra : str     the extra of flexpkm that installs it (``"viz"``)
+    """
+
+    def __init__(self, message, module="", extra=""):
+        super().__init__(message, name=module)
+        self.module, self.extra = module, extra
 
 
 class InvalidDescriptionError(FlexPKMError, ValueError):
@@ -71,6 +95,8 @@ class SingularConfigurationError(FlexPKMError, ArithmeticError):
     cond : float    its condition number (``inf`` when rank deficient)
     """
 
+    exit_status = 3
+
     def __init__(self, message, matrix="", where="", cond=float("inf")):
         super().__init__(message)
         self.matrix = matrix
@@ -88,6 +114,8 @@ class OpenLoopError(FlexPKMError, ValueError):
     gap : float     its largest residual component (m or rad)
     """
 
+    exit_status = 3
+
     def __init__(self, message, closure="", gap=float("nan")):
         super().__init__(message)
         self.closure = closure
@@ -96,6 +124,8 @@ class OpenLoopError(FlexPKMError, ValueError):
 
 class IndefiniteMassMatrixError(FlexPKMError, ArithmeticError):
     """A mass matrix that must be symmetric positive definite is not."""
+
+    exit_status = 3
 
 
 class InvalidArgumentError(FlexPKMError, ValueError):
@@ -137,6 +167,8 @@ class StepConvergenceError(FlexPKMError, ArithmeticError):
     partial           the samples computed before it (a
                       :class:`flexpkm.analysis.simulate.SimulationResult`), or None
     """
+
+    exit_status = 3
 
     def __init__(self, message, t=float("nan"), residual=float("nan"), tol=float("nan"),
                  partial=None):

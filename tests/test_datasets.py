@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import flexpkm as fp
-from flexpkm.datasets import MissingExtraError, coordinate_units, effort_unit
+from flexpkm.datasets import coordinate_units, effort_unit
+from flexpkm.errors import MissingDependencyError as MissingExtraError
 
 xr = pytest.importorskip("xarray")
 pd = pytest.importorskip("pandas")

@@ -9,7 +9,7 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: package sub-folder (as installed) -> rank; lower ranks never import higher.
 #: The package root ``flexpkm`` (``flexpkm/__init__.py``, the front door) is the top.
-LAYERS = {"errors": 0, "spatial": 0, "datasets": 0, "threads": 0, "version": 0, "checksums": 0, "signals": 0, "settings": 0, "elements": 1, "model": 2,
+LAYERS = {"errors": 0, "spatial": 0, "threads": 0, "version": 0, "checksums": 0, "signals": 0, "settings": 0, "datasets": 0, "optional": 0, "stopwatch": 0, "elements": 1, "model": 2,
           "algorithms": 3, "compiled": 3.5, "analysis": 4, "io": 5, "cases": 6, "cli": 7,
           "__main__": 8}
 TOP = 8

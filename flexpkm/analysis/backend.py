@@ -59,6 +59,10 @@ class BackendChoice:
     reason: str
 
 
+#: the reason of :func:`compiled_problem` without CasADi
+NO_CASADI = "CasADi is not installed"
+
+
 def check_backend(backend, where: str) -> str:
     """``backend`` if it is one of :data:`BACKENDS`, else
     :class:`InvalidArgumentError` naming ``where``."""
@@ -77,7 +81,7 @@ def compiled_problem(analysis: str, model, drive=None, q_dep=None, wrench=None) 
     try:
         import casadi  # noqa: F401
     except ImportError:
-        return "CasADi is not installed"
+        return NO_CASADI
     from flexpkm.compiled.codegen import find_compiler
     if find_compiler() is None:
         return "no C compiler found ($FLEXPKM_CC, $CC or cc)"
@@ -102,7 +106,9 @@ def choose_backend(backend, analysis: str, model, drive=None, q_dep=None,
     analysis.
     Raises :class:`InvalidArgumentError` for another ``backend``,
     :class:`BackendUnavailableError` (with the reason) when ``"compiled"``
-    is asked and cannot run."""
+    is asked and cannot run; :class:`flexpkm.errors.MissingDependencyError`
+    (naming the ``compiled`` extra) when that is because CasADi is not
+    installed."""
     backend = check_backend(backend, analysis)
     if backend == "numpy":
         return BackendChoice(name="numpy", asked=backend, reason="asked")
@@ -116,6 +122,9 @@ def choose_backend(backend, analysis: str, model, drive=None, q_dep=None,
                                     "to compile")
     problem = compiled_problem(analysis, model, drive, q_dep, wrench)
     if backend == "compiled":
+        if problem == NO_CASADI:            # the extra to install, in one line (flexpkm.optional)
+            from flexpkm.optional import require
+            require("casadi", f"backend='compiled' ({analysis})")
         if problem is not None:
             raise BackendUnavailableError(analysis, problem)
         return BackendChoice(name="compiled", asked=backend, reason="asked")

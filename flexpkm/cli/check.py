@@ -13,12 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.modal import reduced_matrices
-from flexpkm.algorithms.assembly import assemble, reference_configuration
-from flexpkm.algorithms.mobility import mobility
-from flexpkm.algorithms.modes import mode_signature, mode_text, parse_modes
-from flexpkm.cli.common import add_case_parsers, model_of, options_of, resolve
-from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
+from flexpkm.cli.common import add_case_parsers, emit, model_of, options_of, resolve
+from flexpkm.errors import InvalidArgumentError
 
 
 def register(subparsers, files=()):
@@ -58,6 +54,8 @@ def mobility_line(model, n_c=None) -> str:
     configurations, :func:`flexpkm.algorithms.mobility.mobility`), and, for
     a rigid model, a warning when this configuration's independent rows
     ``n_c`` are fewer than the generic rank (a singular configuration)."""
+    from flexpkm.algorithms.mobility import mobility
+    from flexpkm.errors import SingularConfigurationError
     try:
         m = mobility(model)
     except SingularConfigurationError as e:     # loops closed at < 2 random configurations
@@ -83,6 +81,9 @@ def platform_line(model):
 
 
 def run(args) -> int:
+    from flexpkm.algorithms.assembly import assemble, reference_configuration
+    from flexpkm.algorithms.modal import reduced_matrices
+    from flexpkm.algorithms.modes import mode_signature, mode_text, parse_modes
     if getattr(args, "modes_wanted", None):
         if args.pose is None:
             raise InvalidArgumentError(f"--working-modes needs --{args.case.pose_option}")
@@ -93,30 +94,24 @@ def run(args) -> int:
     else:
         case, model, options, pose, q = resolve(args)
     red = reduced_matrices(model, q)
-    print(f"{model.name}: the description is valid and its configuration assembles")
-    print(f"checked: {checked(case)}")
     n_c = len(red.rows.kept) if red.rows is not None else None
-    print(", ".join(f"{k} {v}" for k, v in counts(model, n_c).items()))
-    print(mobility_line(model, n_c))
-    if platform_line(model):
-        print(platform_line(model))
     dep = red.dep_names
-    if red.rows is not None:
-        print(red.rows.summary())
-    print(f"dependent coordinates ({red.choice}, {len(dep)}): {', '.join(dep)}")
+    mobility = mobility_line(model, n_c)
+    lines = [f"{model.name}: the description is valid and its configuration assembles",
+             f"checked: {checked(case)}",
+             ", ".join(f"{k} {v}" for k, v in counts(model, n_c).items()), mobility]
+    lines += [platform_line(model)] if platform_line(model) else []
+    lines += [red.rows.summary()] if red.rows is not None else []
+    lines.append(f"dependent coordinates ({red.choice}, {len(dep)}): {', '.join(dep)}")
+    data = {"case": case.name, "robot": model.name, "valid": True, "checked": checked(case),
+            "counts": counts(model, n_c), "mobility": mobility, "dependent_choice": red.choice,
+            "dependent_coordinates": list(dep)}
     if pose is not None and case.extra.get("file"):
-        print(f"modes at this pose: {mode_text(mode_signature(model, q).at(0))}")
-        print(reference_table(model, q))
+        data["working_modes"] = mode_text(mode_signature(model, q).at(0))
+        data["reference"] = reference_table(model, q)
+        lines += [f"modes at this pose: {data['working_modes']}", data["reference"]]
+    emit(args, data, lines)
     return 0
-
-
-def checked(case) -> str:
-    """Which robot ``check`` checked: the file named on the command line,
-    or the shipped case's name and its file in the package."""
-    from flexpkm.cases.shipped import FILES, file_of
-    if case.name in FILES and case.source == str(file_of(case.name)):
-        return f"the shipped case {case.name} (flexpkm/cases/{FILES[case.name]})"
-    return f"the description file {case.source}"
 
 
 def reference_table(model, q_tot) -> str:
@@ -133,3 +128,12 @@ def reference_table(model, q_tot) -> str:
             v = float(np.pi - (np.pi - v) % (2 * np.pi))
         lines.append(f"{layout.names[c]} = {v!r}")
     return "\n".join(lines)
+
+
+def checked(case) -> str:
+    """Which robot ``check`` checked: the file named on the command line,
+    or the shipped case's name and its file in the package."""
+    from flexpkm.cases.shipped import FILES, file_of
+    if case.name in FILES and case.source == str(file_of(case.name)):
+        return f"the shipped case {case.name} (flexpkm/cases/{FILES[case.name]})"
+    return f"the description file {case.source}"

@@ -5,15 +5,15 @@ resolution of the parsed arguments into a model and a configuration."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import math
+import os
 import re
 import sys
 
 import numpy as np
 
-from flexpkm.algorithms.reference import build_model
-from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, DEFAULT_BACKEND
-from flexpkm.model.refine import refine
 
 #: a value that starts with "-" but is a number (-1, -1.5, -.5, -1e-3)
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
@@ -31,6 +31,23 @@ class Parser(argparse.ArgumentParser):
         where = "" if self.prog == "flexpkm" else f"{self.prog}: "
         print(f"flexpkm: error: {where}{message}", file=sys.stderr)
         sys.exit(2)
+
+
+class Headlines:
+    """The sub-parsers action of the commands, for a command line that runs
+    ``command`` on ``case``: every command is listed (``flexpkm --help``),
+    only ``command``'s parser gets its case parsers (:func:`add_case_parsers`),
+    and those of ``case`` only when it names a shipped case or a file
+    (:func:`flexpkm.cli.app.named_cases`), so that a run imports the modules
+    of one command and one case."""
+
+    def __init__(self, action, command=None, case=None):
+        self.action, self.command, self.case = action, command, case
+
+    def add_parser(self, name, **kwargs):
+        p = self.action.add_parser(name, **kwargs)
+        p.headline_only = name != self.command
+        return p
 
 
 def finite(text: str) -> float:
@@ -69,7 +86,11 @@ def add_case_parsers(subparsers, command: str, add_options, pose: bool = True,
     the description files named on the command line by their path): the
     case's pose option (when ``pose``) and model options, ``--elements N``,
     then the command's own options ``add_options(parser, case)``. The case
-    is stored in ``args.case``."""
+    is stored in ``args.case``. A command parser made by :class:`Headlines`
+    gets none when another command is run, and ``files`` is then never read
+    (start-up time, docs/design.md)."""
+    if getattr(subparsers, "headline_only", False):
+        return None
     sub = subparsers.add_subparsers(dest="case", required=True, metavar="CASE|FILE.toml",
                                     parser_class=Parser)
     for name, case in files:
@@ -84,6 +105,7 @@ def add_case_parsers(subparsers, command: str, add_options, pose: bool = True,
                        help="clamped-free beam elements per flexible body (default 1, the "
                             "book's model)")
         add_options(p, case)
+        add_output_options(p)
         p.set_defaults(case=case)
     return sub
 
@@ -121,6 +143,8 @@ def options_of(args) -> dict:
 def model_of(args):
     """The model of the parsed arguments: the case's robot with its options,
     each flexible body split into ``--elements`` elements (Step 0)."""
+    from flexpkm.algorithms.reference import build_model
+    from flexpkm.model.refine import refine
     robot = args.case.robot(options_of(args))
     return build_model(refine(robot, args.elements) if args.elements > 1 else robot)
 
@@ -144,10 +168,92 @@ def pose_text(case, pose, options) -> str:
                      for k, v in case.pose_dict(pose, options).items())
 
 
+def add_output_options(p, top: bool = False):
+    """``--json`` (one JSON object on stdout instead of the text),
+    ``-q/--quiet`` (nothing on stdout but the JSON, only errors on stderr),
+    ``-v/--verbose`` (timings and versions on stderr, every warning). Given
+    to the top parser (``top``: defaults False) and to each command's
+    parsers (defaults suppressed, so that ``flexpkm -q modal ...`` and
+    ``flexpkm modal ... -q`` both work)."""
+    default = False if top else argparse.SUPPRESS
+    p.add_argument("--json", action="store_true", default=default,
+                   help="one JSON object on stdout instead of the text")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", action="store_true", default=default,
+                   help="print nothing but errors (and the JSON of --json)")
+    g.add_argument("-v", "--verbose", action="store_true", default=default,
+                   help="also print timings, versions and every warning on stderr")
+
+
+def emit(args, data: dict, lines) -> None:
+    """The result of a command on stdout: ``data`` as one JSON object with
+    ``--json`` (NaN and infinities as null), else the text ``lines``."""
+    if getattr(args, "json", False):
+        print(json.dumps(json_safe(data), allow_nan=False))
+    else:
+        for line in lines:
+            print(line)
+
+
+def json_safe(x):
+    """``x`` with numpy scalars and arrays as Python numbers and lists,
+    paths as text, NaN and infinities as None."""
+    if isinstance(x, dict):
+        return {str(k): json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim):
+        return [json_safe(v) for v in x]
+    if isinstance(x, (np.generic, np.ndarray)):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (str, int, float, bool)) or x is None:
+        return x
+    return str(x)
+
+
+@contextlib.contextmanager
+def compilation_timer(name: str):
+    """``with compilation_timer(robot name) as built: ...``: after the block,
+    ``built["seconds"]`` is the wall time spent building compiled models in
+    it (:mod:`flexpkm.stopwatch`) when a C compiler ran (a first run), else
+    0; a first run's time is announced on stderr. Commands subtract it from
+    their speed figures."""
+    from flexpkm.stopwatch import counting
+    built, c0 = {"seconds": 0.0}, children_seconds()
+    with counting() as building:
+        yield built
+    if children_seconds() > c0:
+        built["seconds"] = building()
+        print(f"flexpkm: note: the one-time compilation of {name}'s models took "
+              f"{built['seconds']:.1f} s (cached; not in the speed figure)", file=sys.stderr)
+
+
+def can_plot(picture: str) -> bool:
+    """Whether matplotlib (the ``viz`` extra) is installed to draw
+    ``picture`` (e.g. ``"simulation.png"``); if not, a note on stderr naming
+    the extra, and the command writes its other files."""
+    from flexpkm.errors import MissingDependencyError
+    from flexpkm.optional import require
+    try:
+        require("matplotlib.figure", "the plot")
+    except MissingDependencyError as e:
+        print(f"flexpkm: note: no {picture}: {e}", file=sys.stderr)
+        return False
+    return True
+
+
+def children_seconds() -> float:
+    """CPU seconds of the finished child processes so far (they grow when
+    the C compiler ran)."""
+    t = os.times()
+    return t.children_user + t.children_system
+
+
 def progress_callback(args, label: str):
     """A ``progress(done, total)`` bar on stderr when it is a terminal and
-    ``--no-progress`` was not given; else None."""
-    if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+    neither ``--no-progress`` nor ``--quiet`` was given; else None."""
+    if getattr(args, "no_progress", False) or getattr(args, "quiet", False) \
+            or not sys.stderr.isatty():
         return None
     from flexpkm.cli.progress import ProgressBar
     return ProgressBar(label, enabled=True)
@@ -175,6 +281,7 @@ def add_wrench(p):
 def add_backend(p):
     """``--backend auto|numpy|compiled`` (``args.backend``), the one rule of
     :mod:`flexpkm.analysis.backend` on every analysing command."""
+    from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, DEFAULT_BACKEND
     p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
                    help="generated C code (compiled once per robot, cached in ~/.cache/flexpkm), "
                         "the numpy reference, or auto (default): compiled when CasADi and a C "

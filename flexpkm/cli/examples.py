@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flexpkm import cases
+from flexpkm.cli.common import add_output_options, emit
 from flexpkm.errors import InvalidArgumentError
 
 
@@ -17,6 +17,7 @@ def register(subparsers, files=()):
                                                "into a folder", description=__doc__.splitlines()[0])
     p.add_argument("folder", metavar="DIR", help="where to copy them (created if absent)")
     p.add_argument("--force", action="store_true", help="overwrite files that exist in DIR")
+    add_output_options(p)
     p.set_defaults(func=run)
 
 
@@ -26,6 +27,7 @@ def copy_examples(folder, force=False) -> list:
     :class:`InvalidArgumentError` when ``folder`` is a file or its parent
     does not exist, or (without ``force``) naming the files that exist,
     before writing anything."""
+    from flexpkm import cases
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise InvalidArgumentError(f"examples: {folder} exists and is not a folder")
@@ -43,6 +45,7 @@ def copy_examples(folder, force=False) -> list:
 
 
 def run(args) -> int:
-    for path in copy_examples(args.folder, args.force):
-        print(f"wrote {path}")
+    written = copy_examples(args.folder, args.force)
+    emit(args, {"folder": str(args.folder), "written": written},
+         [f"wrote {path}" for path in written])
     return 0

@@ -13,9 +13,8 @@ from __future__ import annotations
 import time
 
 from flexpkm.cli.common import (add_backend, add_case_parsers, add_path_options, add_wrench,
-                                backend_text, options_of, positive)
+                                backend_text, can_plot, emit, options_of, positive)
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
-from flexpkm.algorithms.reference import build_model
 
 #: the files of ``idm`` in its output folder (replaced with --force)
 OWNED = ("idm.*",)
@@ -46,11 +45,13 @@ def _options(p, case):
 
 
 def run(args) -> int:
+    from flexpkm.algorithms.reference import build_model
     from flexpkm.analysis.idm import path_inverse_dynamics
     from flexpkm.io.idm_output import write_idm
     case = args.case
     options = {**options_of(args), **case.extra.get("idm_options", {})}
     robot = case.robot(options)
+    plot = can_plot("idm.png")
     run_ = start_run(args.out, args, robot, OWNED)          # before computing
     try:
         model = build_model(robot)
@@ -63,15 +64,16 @@ def run(args) -> int:
         wall = time.perf_counter() - t0
         run_.note(samples=len(res.t), backend=res.backend, backend_reason=res.backend_reason)
         with interrupts_deferred():
-            files = write_idm(res, args.out, model.name, run=run_)
+            files = write_idm(res, args.out, model.name, run=run_, plot=plot)
     except BaseException as e:
         run_.fail(e)
         raise
     run_.finish("completed")
-    peak = ", ".join(f"{n} {abs(v):.4g}" for n, v in zip(res.names, abs(res.tau).max(axis=0)))
-    print(f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
-          f"max |tau|: {peak}")
-    print(backend_text(res))
-    for f in files:
-        print(f"wrote {f}")
+    tau_max = abs(res.tau).max(axis=0)
+    peak = ", ".join(f"{n} {v:.4g}" for n, v in zip(res.names, tau_max))
+    emit(args, {"case": case.name, "samples": len(res.t), "duration_s": args.duration,
+                "seconds": wall, "tau_max": dict(zip(res.names, tau_max)),
+                "backend": res.backend, "backend_reason": res.backend_reason, "written": files},
+         [f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
+          f"max |tau|: {peak}", backend_text(res)] + [f"wrote {f}" for f in files])
     return 0

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
-                                add_case_parsers, backend_text, count, pose_text, positive,
+                                add_case_parsers, backend_text, count, emit, pose_text, positive,
                                 resolve)
 from flexpkm.cli.runs import add_force, interrupts_deferred
 from flexpkm.errors import InvalidArgumentError
@@ -75,6 +74,7 @@ def _options(p, case):
 
 
 def run(args) -> int:
+    from flexpkm.analysis.modal import natural_frequencies
     if not (args.png or args.vtu or args.xdmf):
         raise InvalidArgumentError("nothing to write: give --png DIR, --vtu DIR and/or --xdmf FILE")
     if args.gif and not args.png:
@@ -99,11 +99,14 @@ def run(args) -> int:
         run_.fail(e)
         raise
     run_.finish("completed")
-    print(f"{model.name} at {pose_text(case, pose, options)}; {backend_text(modes)}")
-    for k in numbers:
-        print(f"  mode {k}: {modes.frequencies_hz[k - 1]:.3f} Hz")
-    for path in written:
-        print(f"wrote {path}")
+    f = modes.frequencies_hz
+    emit(args, {"case": case.name, "pose": case.pose_dict(pose, options),
+                "modes": {str(k): f[k - 1] for k in numbers},
+                "backend": modes.backend, "backend_reason": modes.backend_reason,
+                "written": written},
+         [f"{model.name} at {pose_text(case, pose, options)}; {backend_text(modes)}"]
+         + [f"  mode {k}: {f[k - 1]:.3f} Hz" for k in numbers]
+         + [f"wrote {path}" for path in written])
     return 0
 
 

@@ -10,12 +10,14 @@ the reference configuration to ``--to`` with the quintic law (D.13), or
 along the samples of a CSV file (``t, q_a...``)."""
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
 import numpy as np
 
-from flexpkm.cli.common import (add_backend, add_case_parsers, add_wrench, backend_text, count,
+from flexpkm.cli.common import (add_backend, add_case_parsers, add_wrench, backend_text, can_plot,
+                                compilation_timer, count, emit,
                                 finite, model_of, positive, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
@@ -60,7 +62,10 @@ def _options(p, case):
     add_wrench(p)
     add_backend(p)
     p.add_argument("--out", default="out", help="output directory (default out)")
-    p.add_argument("--no-xdmf", action="store_true", help="skip the XDMF time series")
+    p.add_argument("--xdmf", action="store_true",
+                   help="also write the XDMF time series of the deformed robot (ParaView; "
+                        "h5py; 100 frames per simulated second, ~0.07 s each)")
+    p.add_argument("--no-xdmf", dest="xdmf", action="store_false", help=argparse.SUPPRESS)
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (default: a bar when stderr is a terminal)")
     add_force(p)
@@ -134,43 +139,61 @@ def run(args) -> int:
         model, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         if args.elements > 1:
             model, q0 = _refined(model, q0, args.elements)
+    plot = _optional_outputs(args)                         # before the simulation
     run_ = start_run(args.out, args, model, OWNED)
     if abs(n_sub * args.step - DT_OUT) > 1e-9 * DT_OUT:
         print(f"flexpkm: note: step {args.step:g} s -> {DT_OUT / n_sub:.6g} s "
               f"(a divisor of the {DT_OUT * 1e3:g} ms output period)", file=sys.stderr)
     t0 = time.perf_counter()
     try:
-        res = simulate(model, q0, t_end, drive, options=settings, backend=args.backend,
-                       sensors=sensors, progress=progress_callback(args, "simulate"),
-                       wrench=args.wrench)
-        wall = time.perf_counter() - t0
+        with compilation_timer(model.name) as built:
+            res = simulate(model, q0, t_end, drive, options=settings, backend=args.backend,
+                           sensors=sensors, progress=progress_callback(args, "simulate"),
+                           wrench=args.wrench)
+        build = built["seconds"]
+        wall = max(time.perf_counter() - t0 - build, 0.0)
         res = _with_ground(model, res, args)
     except Interrupted as e:
-        _write(model, e.partial, args, run_)
+        _write(model, e.partial, args, run_, plot)
         return interrupted(run_, f"{e}; wrote the samples so far to {args.out}", e)
     except StepConvergenceError as e:
-        _write(model, e.partial, args, run_)
+        _write(model, e.partial, args, run_, plot)
         run_.finish("failed")
         print(f"flexpkm: error: {e}; wrote the samples up to t = {e.partial.t[-1]:g} s to "
               f"{args.out}", file=sys.stderr)
-        return 2
+        return e.exit_status
     except BaseException as e:
         run_.fail(e)
         raise
-    files = _write(model, res, args, run_)
+    files = _write(model, res, args, run_, plot)
     run_.finish("completed")
-    print(f"{model.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
-          f"({wall / max(t_end, 1e-12):.2f} s per simulated second), "
+    speed = wall / max(t_end, 1e-12)
+    emit(args, {"robot": model.name, "motion": label, "drive": args.drive, "t_end_s": t_end,
+                "seconds": wall, "seconds_per_simulated_second": speed, "compile_seconds": build,
+                **{k: res.cost[k] for k in ("steps", "h", "newton_iterations")},
+                "newton_residual_max": res.residual.max(), "retried_steps": res.retried_steps,
+                "drift_max": res.drift.max(), "tau_max": abs(res.tau).max(axis=0),
+                "backend": res.backend, "backend_reason": res.backend_reason, "written": files},
+         [f"{model.name}: {label}, {args.drive}, {t_end:g} s simulated in {wall:.1f} s "
+          f"({speed:.2f} s per simulated second), "
           f"{res.cost['steps']} steps of {res.cost['h']:.6g} s, "
-          f"{res.cost['newton_iterations']} Newton iterations")
-    print(f"largest Newton residual {res.residual.max():.2e} (relative to the step's forces), "
-          f"{res.retried_steps} steps retried with a smaller step")
-    print(f"max loop-closure drift {res.drift.max():.2e}; "
-          f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)")
-    print(backend_text(res))
-    for f in files:
-        print(f"wrote {f}")
+          f"{res.cost['newton_iterations']} Newton iterations",
+          f"largest Newton residual {res.residual.max():.2e} (relative to the step's forces), "
+          f"{res.retried_steps} steps retried with a smaller step",
+          f"max loop-closure drift {res.drift.max():.2e}; "
+          f"max |tau| = {abs(res.tau).max(axis=0)} (N or N m)", backend_text(res)]
+         + [f"wrote {f}" for f in files])
     return 0
+
+
+def _optional_outputs(args) -> bool:
+    """Whether the PNG is written (:func:`flexpkm.cli.common.can_plot`);
+    ``--xdmf`` without h5py: MissingDependencyError, before anything is
+    computed."""
+    from flexpkm.optional import require
+    if args.xdmf:
+        require("h5py", "the XDMF time series (--xdmf)")
+    return can_plot("simulation.png")
 
 
 def _with_ground(model, res, args):
@@ -182,7 +205,7 @@ def _with_ground(model, res, args):
         model, res, friction=not args.no_friction, coulomb_smoothing=1e-3, wrench=args.wrench))
 
 
-def _write(model, res, args, run_) -> list:
+def _write(model, res, args, run_, plot=True) -> list:
     """The output files of ``res`` (Ctrl-C deferred until they are complete)."""
     from flexpkm.io.sim_output import write_outputs
     run_.note(samples=len(res.t), t_end_s=float(res.t[-1]), step_s=res.cost.get("h"),
@@ -190,7 +213,7 @@ def _write(model, res, args, run_) -> list:
               backend=res.backend, backend_reason=res.backend_reason)
     try:
         with interrupts_deferred():
-            return write_outputs(model, res, args.out, xdmf=not args.no_xdmf, run=run_)
+            return write_outputs(model, res, args.out, xdmf=args.xdmf, run=run_, plot=plot)
     except BaseException as e:               # a full disk...: the manifest says which files are whole
         run_.fail(e)
         raise

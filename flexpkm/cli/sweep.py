@@ -7,16 +7,12 @@ from __future__ import annotations
 from collections import Counter
 
 
-from flexpkm.analysis.sweep import frequency_sweep
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
-                                add_case_parsers, add_path_options, backend_text, count,
+                                add_case_parsers, add_path_options, backend_text, count, emit,
                                 options_of, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
-from flexpkm.io.plots import image_format, plot_sweep
 from flexpkm.io.run_files import atomic_write
-from flexpkm.algorithms.reference import build_model
-from flexpkm.model.refine import refine
 
 
 def register(subparsers, files=()):
@@ -43,6 +39,10 @@ def _options(p, case):
 
 
 def run(args) -> int:
+    from flexpkm.algorithms.reference import build_model
+    from flexpkm.analysis.sweep import frequency_sweep
+    from flexpkm.io.plots import image_format
+    from flexpkm.model.refine import refine
     if not (args.plot or args.csv):
         raise InvalidArgumentError("nothing to write: give --plot FILE.png and/or --csv FILE")
     if args.steps < 2:
@@ -63,24 +63,29 @@ def run(args) -> int:
                                  progress=progress_callback(args, "sweep"),
                                  backend=args.backend, actuator_stiffness=stiffness)
     except Interrupted as e:
-        _write(e.partial, args, case, model, run_)
+        written = _write(e.partial, args, case, model, run_)
+        emit(args, {"case": case.name, "complete": False, "poses": len(e.partial.status),
+                    "written": written}, [f"wrote {p}" for p in written])
         return interrupted(run_, f"{e}; wrote the finished poses", e)
     except BaseException as e:
         run_.fail(e)
         raise
-    _write(result, args, case, model, run_)
+    written = _write(result, args, case, model, run_)
     run_.finish("completed")
-    print(backend_text(result))
     counts = Counter(s.split(":")[0] for s in result.status)
     bad = [k for k, s in enumerate(result.status) if s not in ("ok", "near-singular")]
     summary = (f"{len(bad)} of {len(result.status)} poses failed (masked rows, see the status "
                f"column), {counts.get('near-singular', 0)} near-singular: "
                + ", ".join(f"{n} {k}" for k, n in counts.items())
                + (f"; e.g. pose {bad[0]}: {result.status[bad[0]]}" if bad else ""))
-    if len(bad) == len(result.status):
+    failed = len(bad) == len(result.status)
+    emit(args, {"case": case.name, "complete": True, "poses": len(result.status),
+                "failed": len(bad), "status": dict(counts), "backend": result.backend,
+                "backend_reason": result.backend_reason, "written": written},
+         [f"wrote {p}" for p in written] + [backend_text(result)]
+         + ([summary] if (len(counts) > 1 or "ok" not in counts) and not failed else []))
+    if failed:
         raise SweepFailed(f"no pose of the sweep could be computed: {summary}")
-    if len(counts) > 1 or "ok" not in counts:
-        print(summary)
     return 0
 
 
@@ -100,21 +105,28 @@ def continuing(case, model, options):
 class SweepFailed(FlexPKMError):
     """Every pose of a sweep failed (the CSV is written all the same)."""
 
+    exit_status = 3
+
 
 def _write(result, args, case, model, run_):
-    """The CSV first, then the plot (Ctrl-C deferred until both are complete)."""
+    """The CSV first, then the plot (Ctrl-C deferred until both are
+    complete); returns the written paths."""
+    from flexpkm.io.plots import plot_sweep
     run_.note(rows=len(result.status), poses_failed=sum(s not in ("ok", "near-singular")
                                                         for s in result.status),
               backend=result.backend, backend_reason=result.backend_reason)
+    written = []
     try:
         with interrupts_deferred():
             if args.csv:
                 with atomic_write(args.csv) as tmp:      # a FIFO or /dev/null: written into
                     result.to_csv(tmp)
-                print(f"wrote {run_.add(args.csv)}")
+                written.append(run_.add(args.csv))
             if args.plot and len(result.status):
                 units = dict(zip(case.pose_names, case.pose_units))
-                print(f"wrote {run_.add(plot_sweep(result, args.plot, args.modes, model.name, units))}")
+                written.append(run_.add(plot_sweep(result, args.plot, args.modes, model.name,
+                                                   units)))
     except BaseException as e:               # a full disk...: the manifest says which files are whole
         run_.fail(e)
         raise
+    return written

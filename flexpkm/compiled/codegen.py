@@ -37,6 +37,7 @@ from flexpkm.compiled import cache
 from flexpkm.compiled.cache import cache_dir  # noqa: F401  (the cache folder, re-exported)
 from flexpkm.errors import FlexPKMError
 from flexpkm.signals import stop_on_signals
+from flexpkm.stopwatch import timed
 from flexpkm.version import __version__
 
 #: seconds spent compiling in this process (C generation + compiler), for the benchmarks
@@ -127,6 +128,7 @@ def _merged(fn, name):
 LARGE = 300_000
 
 
+@timed                                  # its time is kept out of the CLI's speed figures
 def compiled(build, name, key, opt=None, merge=True):
     """The function ``build()`` returns (a ``casadi.Function``), compiled:
     loaded from the cache (:mod:`flexpkm.compiled.cache`) when a library of

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from matplotlib.figure import Figure
 
+from flexpkm.io.plots import figure
 from flexpkm.io.run_files import atomic_write
 
 
-def write_idm(result, directory, title: str = "", run=None) -> list:
+def write_idm(result, directory, title: str = "", run=None, plot: bool = True) -> list:
     """Write ``DIR/idm.npz`` (``t`` (n,) s, ``q_a`` (n, n_a), ``tau`` (n, n_a),
     ``qd_a``, ``qdd_a``, ``x_p`` (n, n_p), ``names``; when the result has them,
     ``wrench`` (n, 6) the external wrench on the platform, ``ground`` (n, 6)
@@ -20,8 +20,8 @@ def write_idm(result, directory, title: str = "", run=None) -> list:
     and ``DIR/idm.png`` (actuator
     positions and efforts against time) for an
     :class:`flexpkm.analysis.idm.IdmResult`; ``run`` (a
-    :class:`flexpkm.io.run_files.Run`) records each complete file. Returns
-    the two paths."""
+    :class:`flexpkm.io.run_files.Run`) records each complete file; no PNG
+    when not ``plot`` (matplotlib not installed). Returns the paths."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     files = [d / "idm.npz", d / "idm.png"]
@@ -38,7 +38,9 @@ def write_idm(result, directory, title: str = "", run=None) -> list:
         np.savez(f, **data)
     if run is not None:
         run.add(files[0])
-    fig = Figure(figsize=(7.5, 5.6), dpi=110)
+    if not plot:
+        return files[:1]
+    fig = figure(figsize=(7.5, 5.6), dpi=110)
     top, bottom = fig.subplots(2, 1, sharex=True)
     top.plot(result.t, result.q_a)
     top.set_ylabel("q_a (rad or m)")

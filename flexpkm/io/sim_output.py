@@ -34,9 +34,11 @@ def arrays(robot, res) -> dict:
     return out
 
 
-def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None) -> list:
-    """Write ``simulation.npz``, ``.csv``, ``.png`` (and ``.xdmf`` + ``.h5``)
-    into ``directory``; return the paths. Each file is written under a
+def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None,
+                  plot=True) -> list:
+    """Write ``simulation.npz``, ``.csv``, ``.png`` (when ``plot``; matplotlib)
+    and ``.xdmf`` + ``.h5`` (when ``xdmf``; h5py) into ``directory``; return
+    the paths. Each file is written under a
     temporary name and renamed when complete
     (:func:`flexpkm.io.run_files.atomic_write`); ``run`` (a
     :class:`flexpkm.io.run_files.Run`) records each complete file."""
@@ -51,7 +53,7 @@ def write_outputs(robot, res, directory, xdmf=True, xdmf_rate=100.0, run=None) -
                                                        header=",".join(cols), comments="")),
                ("simulation.png", lambda f: plot_simulation(res, data, act, f, a_units))]
     files = []
-    for name, write in writers:
+    for name, write in writers[:None if plot else 2]:
         with atomic_write(d / name) as tmp, open(tmp, "wb") as f:
             write(f)
         files.append(_record(run, d / name))
@@ -94,6 +96,8 @@ def write_xdmf(robot, res, path, rate=100.0):
     (:class:`flexpkm.io.xdmf.XdmfSeries`: memory independent of the length)."""
     from flexpkm.io.export import point_data
     from flexpkm.io.geometry import robot_geometry
+    from flexpkm.algorithms.reference import build_model
+    robot = build_model(robot)              # once, not per frame: 4.4 s -> 2.0 s (DualEMPS, 31 frames)
     dt = res.t[1] - res.t[0] if len(res.t) > 1 else 1.0
     idx = np.arange(0, len(res.t), max(1, int(round(1.0 / (rate * dt)))))
     ref = res.q[0]

@@ -11,6 +11,9 @@ normal; a spatial one from an isometric-ish point above (``-gravity`` up, or
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +37,31 @@ ISO_DIRECTION = (1.0, -1.4, 1.3)
 
 
 def pyvista():
-    """Import pyvista (an optional heavy dependency, imported on first use).
-    Nothing process-wide is changed: plotters are created with
-    ``off_screen=True``."""
-    import pyvista as pv
-    return pv
+    """Import pyvista (the ``viz`` extra, imported on first use; a
+    :class:`flexpkm.errors.MissingDependencyError` naming the extra when it
+    is not installed). Nothing process-wide is changed."""
+    from flexpkm.optional import require
+    return require("pyvista", "mode pictures")
+
+
+@contextlib.contextmanager
+def headless_window(off_screen: bool):
+    """While a plotter is made: without a display (no ``DISPLAY`` or
+    ``WAYLAND_DISPLAY``), an off-screen render window is EGL's
+    (``VTK_DEFAULT_OPENGL_WINDOW=vtkEGLRenderWindow``, unless the user set
+    it), so that VTK does not first try X and print "bad X server
+    connection" on stderr (its logger, vtkXOpenGLRenderWindow). The variable
+    is restored afterwards."""
+    key = "VTK_DEFAULT_OPENGL_WINDOW"
+    headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if not (off_screen and headless) or key in os.environ or not ctypes.util.find_library("EGL"):
+        yield
+        return
+    os.environ[key] = "vtkEGLRenderWindow"
+    try:
+        yield
+    finally:
+        os.environ.pop(key, None)
 
 
 def to_pyvista(geometry: RobotGeometry, scale: float = 1.0, deformed: bool = True,
@@ -111,9 +134,10 @@ def camera_view(robot, view="auto") -> View:
     raise InvalidArgumentError(f"unknown view {view!r} (use 'auto', 'normal' or 'iso')")
 
 
-def _plotter(window_size):
+def _plotter(window_size, off_screen=True):
     pv = pyvista()
-    pl = pv.Plotter(off_screen=True, window_size=list(window_size))
+    with headless_window(off_screen):
+        pl = pv.Plotter(off_screen=off_screen, window_size=list(window_size))
     pl.set_background(BACKGROUND)
     return pl
 
@@ -189,12 +213,14 @@ def _texts(pl, title: str, subtitle: str):
         pl.add_text(subtitle, position="lower_left", font_size=9, color="black")
 
 
-def _setup(robot, geometry, scale, title, subtitle, view, ghost, window_size, shrink=1.0):
+def scene_plotter(robot, geometry, scale, title, subtitle, view, ghost, window_size, shrink=1.0,
+           off_screen=True):
     """Plotter with the scene, texts and camera; returns (plotter, body
     mesh, joint mesh). The default window (:func:`window_for`) is
     multiplied by ``shrink``."""
     cam, pts = camera_view(robot, view), _frame_points(geometry, scale)
-    pl = _plotter(window_size or tuple(int(shrink * x) for x in window_for(cam, pts)))
+    pl = _plotter(window_size or tuple(int(shrink * x) for x in window_for(cam, pts)),
+                  off_screen)
     body, joints = _scene(pl, geometry, scale, ghost)
     _texts(pl, title, subtitle)
     _place_camera(pl, cam, pts)
@@ -218,7 +244,7 @@ def render_mode(robot, geometry: RobotGeometry, scale: float, path, title: str =
     :func:`window_for`. Returns the path (parent folders made).
     """
     path = _output(path)
-    pl, _, _ = _setup(robot, geometry, scale, title, subtitle, view, ghost, window_size)
+    pl, _, _ = scene_plotter(robot, geometry, scale, title, subtitle, view, ghost, window_size)
     with atomic_write(path) as tmp:
         pl.screenshot(str(tmp))
     pl.close()
@@ -234,7 +260,7 @@ def animate_mode(robot, geometry: RobotGeometry, scale: float, path, title: str 
     identical frames). Default window: 70 % of :func:`render_mode`'s."""
     from PIL import Image
     path = _output(path)
-    pl, body, joints = _setup(robot, geometry, scale, title, subtitle, view, ghost,
+    pl, body, joints = scene_plotter(robot, geometry, scale, title, subtitle, view, ghost,
                               window_size, shrink=0.7)
     refs = [(m, m.points - m.point_data["displacement"], np.array(m.point_data["displacement"]),
              np.array(m.point_data["relative |u|"])) for m in (body, joints)]

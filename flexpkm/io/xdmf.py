@@ -47,7 +47,8 @@ class XdmfSeries:
     """
 
     def __init__(self, path, points, cells, cell_data=None):
-        import h5py
+        from flexpkm.optional import require
+        h5py = require("h5py", "XDMF time series")
         self.path = Path(path)
         self.h5path = self.path.with_suffix(".h5")
         self._tmp_h5 = self.h5path.with_name(f"{PART}{os.getpid()}-{self.h5path.name}")

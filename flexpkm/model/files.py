@@ -29,10 +29,12 @@ from __future__ import annotations
 import copy
 import math
 import re
-import tomllib
 from pathlib import Path
 
-import jsonschema
+try:
+    import tomllib
+except ModuleNotFoundError:        # Python 3.10: tomllib is the tomli package, added to 3.11
+    import tomli as tomllib
 
 from flexpkm.errors import InvalidArgumentError, InvalidDescriptionError, with_context
 from flexpkm.model.description import Closure, Frame, Platform, Robot
@@ -135,6 +137,7 @@ def parse(text, where) -> dict:
 def check_schema(data, where) -> dict:
     """``data`` if it matches the schema, else the best-matching error."""
     try:
+        import jsonschema               # on use: 0.1 s of start-up (docs/design.md)
         err = jsonschema.exceptions.best_match(
             jsonschema.Draft202012Validator(ROBOT).iter_errors(data))
     except RecursionError:

@@ -46,7 +46,8 @@ def test_interrupted_simulation_keeps_its_samples(tmp_path, sig, status):
     # the numpy backend: the compiled one runs 'square' in ~1 s (or is still
     # compiling after 4 s on a cold cache)
     code, out, err, run = interrupt(["simulate", "dualemps", "--maneuver", "square",
-                                     "--backend", "numpy", "--out", str(d), "--no-progress"],
+                                     "--backend", "numpy", "--xdmf", "--out", str(d),
+                                     "--no-progress"],
                                     d, after=4.0, sig=sig)
     assert code == status and out == ""
     by = "" if sig == signal.SIGINT else f" ({sig.name})"

@@ -4,8 +4,12 @@ missing frames. Every outcome is a Robot or an InvalidDescriptionError (never
 another exception), and removing a required key always raises (no silent
 default)."""
 import math
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:            # Python 3.10
+    import tomli as tomllib
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
