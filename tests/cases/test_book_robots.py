@@ -4,6 +4,7 @@ rigid file and its flexible variant in cases/examples/ run through
 closed forms are checked in test_orthoglide.py, test_three_rpr.py,
 test_tripteron.py and test_gough_stewart.py. (tests/cli/test_every_robot.py
 also runs check, modal, modes --png and sweep on every file.)"""
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -59,3 +60,18 @@ def test_flexible_variant_keeps_the_rigid_coordinates(name):
     for k, coordinate in enumerate(rigid.layout.names):
         q[flexible.layout.index(coordinate)] = q_rigid[k]
     assert np.abs(fp.closure_residual(flexible, q)).max() < 1e-12
+
+
+#: robot -> (its closed-form module, a reference pose, the spread of the test poses)
+IGM_POSES = {"three_rpr": ((0.03, 0.02, 0.4), 0.05), "tripteron": ((0.15, 0.12, 0.35), 0.04)}
+
+
+@pytest.mark.parametrize("name", sorted(IGM_POSES))
+def test_inverse_geometric_model_is_the_assembly(name):
+    """The book's IGM (3-RPR (7.20)-(7.22), Tripteron (9.60)-(9.62)) equals
+    the file's assembly at random poses, to 1e-10."""
+    from .closed_forms import assert_igm_is_assembly, file_model, poses_near
+    reference, spread = IGM_POSES[name]
+    module = importlib.import_module(f"flexpkm.cases.{name}")
+    assert_igm_is_assembly(file_model(f"{name}.toml"), module.igm,
+                           poses_near(reference, spread, 5, 0))

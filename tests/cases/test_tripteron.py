@@ -2,7 +2,6 @@
 book's closed forms (cases/tripteron.py): IGM (9.60)-(9.66) and FGM (9.60),
 to 1e-10; its mobility (Appendix A.4.4) is 3, where the loop count (A.2)
 would not give it."""
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,36 +9,20 @@ import pytest
 import flexpkm as fp
 from flexpkm.algorithms.mobility import mobility
 from flexpkm.cases import tripteron as tri
-from flexpkm.model import files
 
-FILE = Path(fp.cases.__file__).parent / "tripteron.toml"
+from .closed_forms import file_model, poses_near, wrap
+
 REFERENCE = np.array([0.15, 0.12, 0.35])
 
 
 @pytest.fixture(scope="module")
-def model():
-    return fp.build_model(files.load(FILE))
-
-
-def _poses(n, seed):
-    return REFERENCE + np.random.default_rng(seed).uniform(-0.04, 0.04, (n, 3))
-
-
-def _wrap(a):
-    return (np.asarray(a) + np.pi) % (2 * np.pi) - np.pi
-
-
-def test_inverse_geometric_model_is_the_assembly(model):
-    L = model.layout
-    for pose in _poses(5, 0):
-        q = fp.assemble(model, pose=pose)
-        for name, value in tri.igm(pose).items():
-            assert abs(_wrap(q[L.index(name)] - value)) < 1e-10, name
+def model():  # the file, built once
+    return file_model("tripteron.toml")
 
 
 def test_forward_geometric_model_is_the_assembly(model):
     L = model.layout
-    for pose in _poses(5, 1):
+    for pose in poses_near(REFERENCE, 0.04, 5, 1):
         igm = tri.igm(pose)
         q_a = [igm["q11"], igm["q21"], igm["q31"]]
         q = fp.assemble(model, q_a=q_a)
@@ -52,8 +35,8 @@ def test_unreachable_pose_is_refused():
         tri.igm((0.4, 0.0, 0.35))
 
 
-def test_mobility_is_three():
+def test_mobility_is_three(model):
     """Appendix A.4.4: N_dof = 3 = L - sum dim E(x_j) + dim of their
     intersection = 12 - 12 + 3; (A.2) with B = 2 loops of 6 would give 0."""
-    m = mobility(files.load(FILE))
+    m = mobility(model)
     assert (m.n_dof, m.n_platform, m.n_rigid) == (3, 3, 15)
