@@ -29,11 +29,13 @@ TOL = 1e-11
 @pytest.fixture(scope="module", params=sorted(ROBOTS))
 def state(request, tmp_path_factory):
     mp = pytest.MonkeyPatch()
-    mp.setenv("FLEXPKM_CC", "")                 # the twin on CasADi's virtual machine
-    mp.setenv("FLEXPKM_CACHE", str(tmp_path_factory.mktemp("cache")))
-    model = flexpkm.build_model(ROBOTS[request.param]())
-    yield model, parity.random_state(model, np.random.default_rng(17))
-    mp.undo()
+    try:                                        # undone even when the set-up fails
+        mp.setenv("FLEXPKM_CC", "")             # the twin on CasADi's virtual machine
+        mp.setenv("FLEXPKM_CACHE", str(tmp_path_factory.mktemp("cache")))
+        model = flexpkm.build_model(ROBOTS[request.param]())
+        yield model, parity.random_state(model, np.random.default_rng(17))
+    finally:
+        mp.undo()
 
 
 @pytest.mark.parametrize("pair", parity.PAIRS, ids=lambda p: p.numpy.__name__)
