@@ -54,3 +54,22 @@ def test_the_changelog_and_file_format_pages_are_built(site):
     changelog = (site / "changelog" / "index.html").read_text(encoding="utf-8")
     assert "Changelog" in changelog and "--8&lt;--" not in changelog
     assert "plane_normal" in (site / "file-format" / "index.html").read_text(encoding="utf-8")
+
+
+def test_docstrings_become_markdown_lists_and_code():
+    """The griffe extension of the site: reST roles -> code, ``name : meaning``
+    lines -> one list item each, the text after the list a paragraph."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "griffe_docstrings", ROOT / "docs" / "scripts" / "griffe_docstrings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = ("Frequencies of :class:`Modes`.\n"
+            "model : the Model\n"
+            "q_tot : (n_tot,) a configuration\n"
+            "        in m and rad\n"
+            "Raises :exc:`~flexpkm.errors.OpenLoopError`.")
+    assert module.markdown(text).splitlines() == [
+        "Frequencies of `Modes`.", "", "* `model`: the Model",
+        "* `q_tot`: (n_tot,) a configuration", "        in m and rad", "",
+        "Raises `flexpkm.errors.OpenLoopError`."]
