@@ -244,10 +244,11 @@ def homogenised_jacobian(model, q_tot):
     return D_r[:, None] * J * D_c
 
 
-def block_measures(model, q_tot, which=None):
+def block_measures(model, q_tot, which=None, zero=SINGULAR):
     """``{block name: (distance (B,), sign (B,), vector (B, k))}`` at the
     configurations ``q_tot`` (B, n_tot); ``which``: the block names wanted
-    (default all). The vectors are in SI units (``D_c`` applied, or the row
+    (default all); the sign of a square block's determinant is 0 where the
+    distance is at most ``zero``. The vectors are in SI units (``D_c`` applied, or the row
     weights of a constraint block) with unit norm."""
     H = homogenised_jacobian(model, q_tot)
     _, D_c, _ = scales(model)
@@ -269,7 +270,7 @@ def block_measures(model, q_tot, which=None):
         vec = vec * np.where(np.take_along_axis(vec, k[:, None], 1) < 0, -1.0, 1.0)
         sign = (np.sign(np.linalg.det(A)).astype(int) if blk.square
                 else np.zeros(A.shape[0], dtype=int))
-        out[blk.name] = (dist, np.where(dist > SINGULAR, sign, 0), vec)
+        out[blk.name] = (dist, np.where(dist > zero, sign, 0), vec)
     return out
 
 
@@ -361,7 +362,8 @@ def check_samples(model, q_tot, t=None, near=NEAR, singular=SINGULAR, what="path
     at the first sample at or below ``singular``, or where the sign of a
     square block's determinant changes between two samples (the motion
     crosses the singularity between them, where its efforts are unbounded
-    unless planned for it: Chapter 9). ``singular = 0`` refuses nothing."""
+    unless planned for it: Chapter 9). ``singular = 0`` refuses nothing: a
+    crossing is then in the warning."""
     import warnings
     from flexpkm.errors import NearSingularWarning
     wanted = [b.name for b in blocks(model) if b.kind in ("type 2", "LPJTS")]
@@ -370,25 +372,28 @@ def check_samples(model, q_tot, t=None, near=NEAR, singular=SINGULAR, what="path
     d = np.stack([raw[n][0] for n in names], axis=1) if names else np.zeros((len(q_tot), 0))
     t = np.arange(len(d)) if t is None else np.asarray(t)
     unit = " s" if t.dtype.kind == "f" else ""
-    if singular > 0:
-        for n in names:
-            sign = raw[n][1]
-            flips = np.flatnonzero(sign[:-1] * sign[1:] < 0)
-            hit = np.flatnonzero(raw[n][0] <= singular)
-            first = min([*flips, *hit], default=None)
-            if first is None:
-                continue
-            where = (f"at t = {t[first]:g}{unit} (distance {raw[n][0][first]:.3g} <= {singular:g})"
-                     if first in hit else f"between t = {t[first]:g}{unit} and "
-                     f"{t[first + 1]:g}{unit} (the sign of its determinant changes)")
+    crossed = None
+    for j, n in enumerate(names):
+        sign = raw[n][1]
+        flips = np.flatnonzero(sign[:-1] * sign[1:] < 0)
+        hit = np.flatnonzero(raw[n][0] <= singular) if singular > 0 else []
+        first = min([*flips, *hit], default=None)
+        if first is None:
+            continue
+        where = (f"at t = {t[first]:g}{unit} (distance {raw[n][0][first]:.3g} <= {singular:g})"
+                 if first in hit else f"between t = {t[first]:g}{unit} and "
+                 f"{t[first + 1]:g}{unit} (the sign of its determinant changes)")
+        if singular > 0:
             raise SingularConfigurationError(
                 f"{what} reaches a {n} singularity {where}: the inverse dynamic model "
                 f"degenerates there (Section 9.2), its efforts are unbounded", matrix=n,
                 where=where)
-    if d.size and d.min() < near:
-        k, j = np.unravel_index(np.argmax(d < near), d.shape)
+        crossed = crossed or f"; it crosses the {n} singularity {where}"
+    if (d.size and d.min() < near) or crossed:
+        k, j = np.unravel_index(np.argmin(d) if crossed and not d.min() < near
+                                else np.argmax(d < near), d.shape)
         warnings.warn(NearSingularWarning(
             f"{what} comes near a {names[j]} singularity from t = {t[k]:g}{unit} (distance "
-            f"{d[k, j]:.3g} < {near:g}; smallest {d.min():.3g} at t = {t[np.argmin(d.min(1))]:g}"
-            f"{unit})"), stacklevel=2)
+            f"{d[k, j]:.3g}; smallest {d.min():.3g} at t = {t[np.argmin(d.min(1))]:g}{unit})"
+            + (crossed or "")), stacklevel=2)
     return names, d
