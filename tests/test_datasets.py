@@ -117,6 +117,8 @@ def test_idm_round_trip_and_table(idm, tmp_path):
     np.testing.assert_array_equal(back.ground, res.ground.total)
     assert back.tau.dims == ("time", "actuator") and list(back.unit.values) == ["rad", "rad"]
     assert list(back.platform.values) == ["x", "y"] and back.attrs["result"] == "IdmResult"
+    assert back.distance.dims == ("time", "singularity") and back.singularity.values[0] == "type 2"
+    np.testing.assert_array_equal(back.distance, res.distances)
     df = res.to_dataframe()
     assert df.shape == (len(res.t), 1 + 4 * 2 + 1 + 6)
     np.testing.assert_array_equal(df["tau_q21"], res.tau[:, 1])

@@ -18,7 +18,8 @@ from flexpkm.analysis.trajectories import quintic
 from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
-from flexpkm.algorithms.singularity import NEAR, SINGULAR, check_samples
+from flexpkm.algorithms.singular_flags import check_samples
+from flexpkm.algorithms.singularity import NEAR, SINGULAR
 from flexpkm.datasets import ResultViews
 
 
@@ -89,7 +90,7 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
         :class:`flexpkm.errors.BackendUnavailableError` (no compiled path;
         :mod:`flexpkm.analysis.backend`).
     near, singular : thresholds of the distances to the singularities
-        (:func:`flexpkm.algorithms.singularity.check_samples`): a
+        (:func:`flexpkm.algorithms.singular_flags.check_samples`): a
         :class:`flexpkm.errors.NearSingularWarning` below ``near``, a refusal
         at or below ``singular`` or where the path crosses a Type 2 or LPJTS
         singularity between two samples (``singular=0``: none).

@@ -3,9 +3,7 @@ against the closed forms of Section 7.5.6.1 (written again here from the
 geometry: A_i2 by two-circle intersection, the locus where A12, P, A22 are
 aligned), its serial singularity against the null vector of a stretched
 2R leg, the Tripteron's LPJTS (Section 9.5) against the null vector of a
-stretched planar 3R chain, the distances' scale invariance, and the rigid
-IDM flagging then refusing along the book's 9.4 quintic."""
-import warnings
+stretched planar 3R chain, the distances' scale invariance."""
 from dataclasses import replace
 
 import numpy as np
@@ -13,15 +11,9 @@ import pytest
 from scipy.optimize import brentq
 
 import flexpkm as fp
-from flexpkm.algorithms.singularity import check_samples
 from flexpkm.cases import rigid_five_bar as F
 from flexpkm.cases import tripteron as T
-from flexpkm.errors import (InvalidArgumentError, NearSingularWarning,
-                            SingularConfigurationError)
-
-#: the book's 9.4 path of P (m) and duration (s)
-P0, PF, TF = np.array([0.0, 0.338]), np.array([0.1, 0.1]), 1.5
-
+from flexpkm.errors import InvalidArgumentError
 
 @pytest.fixture(scope="module")
 def five_bar():
@@ -137,32 +129,8 @@ def test_distances_do_not_depend_on_the_robot_scale(five_bar):
         assert b[m.name].distance == pytest.approx(m.distance, rel=1e-10)
 
 
-def test_idm_along_the_book_quintic_flags_then_refuses(five_bar):
-    """Issue 19: along 9.4's quintic through the Type 2 singularity the IDM
-    returned 12 or 165 N m with no flag. 100 Hz sampling (151 samples)."""
-    model, state = five_bar
-    with pytest.raises(SingularConfigurationError, match="type 2 singularity between t = "):
-        fp.path_inverse_dynamics(model, state, P0, PF, TF, rate=100.0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = fp.path_inverse_dynamics(model, state, P0, PF, TF, rate=100.0, singular=0.0)
-    flags = [w for w in caught if issubclass(w.category, NearSingularWarning)]
-    assert len(flags) == 1
-    t_flag = float(str(flags[0].message).split("from t = ")[1].split(" s")[0])
-    d = res.distances[:, res.distance_names.index("type 2")]
-    crossing = np.flatnonzero(np.diff(np.sign(np.array([aligned(*p) for p in res.x_p]))))[0]
-    assert t_flag <= res.t[crossing] < res.t[crossing + 1] and d[crossing] < 1e-2
-    assert "crosses the type 2 singularity between" in str(flags[0].message)
-    assert np.all(d[:3] > 0.3) and res.distances.shape == (151, 3)
-
-
-def test_check_samples_threshold_and_arguments(five_bar):
-    model, state = five_bar
-    q = state(np.array([[0.03, 0.22], [0.035, 0.22]]))
-    names, d = check_samples(model, q, near=1e-3)
-    assert names[0] == "type 2" and d.shape == (2, 3)
-    with pytest.raises(SingularConfigurationError, match="at t = 0"):
-        check_samples(model, q, near=1.0, singular=0.5)
+def test_arguments_are_checked(five_bar):
+    model, _ = five_bar
     with pytest.raises(InvalidArgumentError):
         fp.singularity(model, pose=[0.0, 0.25], q_a=[1.0, 2.0])
     with pytest.raises(InvalidArgumentError):
