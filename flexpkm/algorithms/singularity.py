@@ -45,7 +45,7 @@ from flexpkm.algorithms.closure import constraint_jacobian, row_labels
 from flexpkm.algorithms.constraint_rows import select_rows
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import as_batch, tree_kinematics
-from flexpkm.errors import InvalidArgumentError, SingularConfigurationError
+from flexpkm.errors import InvalidArgumentError
 
 #: a distance at or below this is a singularity (refused by the rigid IDM)
 SINGULAR = 1e-6
@@ -111,6 +111,7 @@ class Singularity:
     t_s : (n_p,) the uncontrollable platform twist of the Type 2 block
         (platform coordinate rates, unit norm), None without a platform
     near, singular : the thresholds used
+    names : the platform coordinates' names (the components of t_s)
     """
 
     q_tot: np.ndarray
@@ -281,13 +282,15 @@ def uncontrollable_twist(model, state) -> np.ndarray:
     the Type 2 block (7.5.6.1, 9.2.1; exact at a Type 2 singularity, the
     nearest direction elsewhere), scaled to unit norm, largest component
     positive. ``state`` : an assembled ``q_tot`` (m, rad). Raises
-    :class:`InvalidArgumentError` for a robot without platform coordinates."""
+    :class:`InvalidArgumentError` for a robot without platform coordinates
+    or closures."""
     from flexpkm.algorithms.reference import build_model
     model = build_model(model)
     layout = model.layout
-    if layout.n_p == 0:
-        raise InvalidArgumentError(f"{model.name}: no platform coordinates, no twist t_s")
-    blk = next(b for b in blocks(model) if b.kind == "type 2")
+    blk = next((b for b in blocks(model) if b.kind == "type 2"), None)
+    if layout.n_p == 0 or blk is None:
+        raise InvalidArgumentError(f"{model.name}: no platform coordinates or no closure, "
+                                   "no twist t_s")
     vec = block_measures(model, state, which=("type 2",))["type 2"][2]
     t_s = vec[:, np.isin(blk.cols, np.arange(layout.n_t, layout.n_tot))]
     t_s = t_s / np.maximum(np.linalg.norm(t_s, axis=1, keepdims=True), 1e-300)
@@ -309,7 +312,7 @@ def singularity(model, q_a=None, pose=None, q_tot=None, near=NEAR,
     Returns :class:`Singularity`. Raises :class:`InvalidArgumentError`
     (arguments), :class:`flexpkm.errors.OpenLoopError` (a ``q_tot`` whose
     loops are open), what :func:`flexpkm.assemble` raises (an unreachable
-    pose; :class:`SingularConfigurationError` when q_a gives no locally
+    pose; :class:`flexpkm.errors.SingularConfigurationError` when q_a gives no locally
     unique assembly, i.e. at a Type 2 singularity: give the pose)."""
     from flexpkm.algorithms.assembly import assemble
     from flexpkm.algorithms.closure import check_loops
