@@ -33,7 +33,7 @@ if TYPE_CHECKING:
                                 Interrupted, MissingDependencyError,
                                 InvalidArgumentError, InvalidDescriptionError, OpenLoopError,
                                 OutputError, SingularConfigurationError, UnreachablePoseError,
-                                WorkingModeError)
+                                WorkingModeError, FlexPKMWarning, NearSingularWarning)
     from flexpkm.elements import (Beam3D, Body, BodyInvariants, Material, PlanarBeam, RigidBody,
                                   Section, ShapeFunctionBody)
     from flexpkm.model import (FIXED, PRISMATIC, REVOLUTE, Closure, CoordinateLayout, Frame, Limb,
@@ -58,6 +58,8 @@ if TYPE_CHECKING:
     from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, choose_backend
     from flexpkm.analysis.modal import natural_frequencies
     from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
+    from flexpkm.algorithms.singularity import Singularity, singularity, uncontrollable_twist
+    from flexpkm.analysis.singular_loci import SingularLoci, singular_loci
     from flexpkm.analysis.ground_history import simulation_ground_reactions
     from flexpkm.analysis.trajectories import Trajectory, quintic
     from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
@@ -128,6 +130,9 @@ __all__ = [
     # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path
     "joint_reactions", "JointReactions", "actuation_matrix", "is_redundant",
     "path_inverse_dynamics", "IdmResult",
+    # singularities (7.5, 9.2): classification, t_s, loci over the workspace
+    "singularity", "Singularity", "uncontrollable_twist", "singular_loci", "SingularLoci",
+    "FlexPKMWarning", "NearSingularWarning",
     # other models (8.6, 6.4): energy, ground reactions, statics under a wrench
     "energy", "Energy", "ground_reactions", "GroundReactions", "static_efforts",
     "static_deflection", "StaticDeflection", "simulation_ground_reactions",

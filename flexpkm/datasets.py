@@ -193,7 +193,9 @@ def idm_dataset(res, model=None):
     """xarray.Dataset of :class:`flexpkm.analysis.idm.IdmResult` over
     ``time`` (s): ``x_p`` (time, platform), ``q_a``, ``qd_a``, ``qdd_a``,
     ``tau`` (time, actuator), ``ground`` and ``wrench`` (time, axis) N,
-    N m, the energies (time,) J. Raises :class:`flexpkm.errors.MissingDependencyError`."""
+    N m, the energies (time,) J, ``distance`` (time, singularity) to the
+    singularities (:mod:`flexpkm.algorithms.singularity`). Raises
+    :class:`flexpkm.errors.MissingDependencyError`."""
     xr = _require("xarray")
     act = list(res.names)
     a_units = _units(model, act, "?")
@@ -211,9 +213,13 @@ def idm_dataset(res, model=None):
     if res.wrench is not None:
         data["wrench"] = (("time", "axis"), res.wrench, {"units": "N, N m"})
     data.update(_energies(res.energy))
+    if getattr(res, "distances", None) is not None:
+        data["distance"] = (("time", "singularity"), res.distances, {"units": "1 (scale-free)"})
     coords = {"time": ("time", res.t, {"units": "s"}), "actuator": ("actuator", act),
               "unit": ("actuator", a_units), "platform": ("platform", plat),
               "unit_p": ("platform", _units(model, plat, "?")), "axis": ("axis", list(WRENCH))}
+    if "distance" in data:
+        coords["singularity"] = ("singularity", list(res.distance_names))
     return xr.Dataset(_vars(data), coords=coords, attrs=_attrs(res, model, "IdmResult"))
 
 

@@ -204,3 +204,15 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, message="interrupted", partial=None):
         super().__init__(message)
         self.partial = partial
+
+
+class FlexPKMWarning(UserWarning):
+    """Base class of the warnings of flexpkm (the command line prints each as
+    one line ``flexpkm: warning: ...``)."""
+
+
+class NearSingularWarning(FlexPKMWarning):
+    """A configuration or a sampled motion comes near a singularity (its
+    distance below the warning threshold of
+    :mod:`flexpkm.algorithms.singularity`); the results there are still
+    computed but lose accuracy as the distance goes to 0."""

@@ -34,8 +34,9 @@ def idm():
     from flexpkm.cases import rigid_five_bar
     m = fp.build_model(rigid_five_bar.robot())
     case = fp.cases.get("rigid_five_bar")
-    res = fp.path_inverse_dynamics(m, lambda p: case.configure(m, p, {}), [-0.02, 0.2],
-                                   [0.05, 0.27], 0.3, rate=100.0)
+    with pytest.warns(fp.errors.NearSingularWarning):    # crosses Type 2: issue 19
+        res = fp.path_inverse_dynamics(m, lambda p: case.configure(m, p, {}), [-0.02, 0.2],
+                                       [0.05, 0.27], 0.3, rate=100.0, singular=0.0)
     return m, res
 
 
@@ -116,6 +117,8 @@ def test_idm_round_trip_and_table(idm, tmp_path):
     np.testing.assert_array_equal(back.ground, res.ground.total)
     assert back.tau.dims == ("time", "actuator") and list(back.unit.values) == ["rad", "rad"]
     assert list(back.platform.values) == ["x", "y"] and back.attrs["result"] == "IdmResult"
+    assert back.distance.dims == ("time", "singularity") and back.singularity.values[0] == "type 2"
+    np.testing.assert_array_equal(back.distance, res.distances)
     df = res.to_dataframe()
     assert df.shape == (len(res.t), 1 + 4 * 2 + 1 + 6)
     np.testing.assert_array_equal(df["tau_q21"], res.tau[:, 1])

@@ -18,6 +18,8 @@ from flexpkm.analysis.trajectories import quintic
 from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.errors import FlexPKMError, InvalidArgumentError, with_context
 from flexpkm.algorithms.reference import build_model
+from flexpkm.algorithms.singular_flags import check_samples
+from flexpkm.algorithms.singularity import NEAR, SINGULAR
 from flexpkm.datasets import ResultViews
 
 
@@ -33,6 +35,9 @@ class IdmResult(ResultViews):
         of the samples (n,) (8.218)-(8.220);  wrench : (n, 6) the external
         wrench on the platform (zeros without one)
     backend, backend_reason : ``"numpy"`` (the IDM has no compiled path) and why
+    distances : (n, k) scale-free distances to the singularities named by
+        ``distance_names`` (the Type 2 block, each leg's LPJTS block;
+        :mod:`flexpkm.algorithms.singularity`) at each sample
     """
 
     _views = ("idm_dataset", "idm_frame")   # flexpkm.datasets
@@ -49,6 +54,8 @@ class IdmResult(ResultViews):
     wrench: np.ndarray = None
     backend: str = "numpy"
     backend_reason: str = ""
+    distances: np.ndarray = None
+    distance_names: tuple = ()
 
 
 
@@ -67,7 +74,7 @@ def straight_path(start, stop, duration, rate=1000.0):
 
 def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weights=None,
                           friction=True, wrench=None,
-                          backend=DEFAULT_BACKEND) -> IdmResult:
+                          backend=DEFAULT_BACKEND, near=NEAR, singular=SINGULAR) -> IdmResult:
     """Inverse dynamics along the straight path of poses ``start -> stop``.
 
     model : Model or Robot (rigid, or with the state fixed by the platform).
@@ -82,9 +89,15 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
     backend : ``"auto"`` (default) or ``"numpy"``; ``"compiled"`` raises
         :class:`flexpkm.errors.BackendUnavailableError` (no compiled path;
         :mod:`flexpkm.analysis.backend`).
+    near, singular : thresholds of the distances to the singularities
+        (:func:`flexpkm.algorithms.singular_flags.check_samples`): a
+        :class:`flexpkm.errors.NearSingularWarning` below ``near``, a refusal
+        at or below ``singular`` or where the path crosses a Type 2 or LPJTS
+        singularity between two samples (``singular=0``: none).
     Returns :class:`IdmResult`. Raises :class:`flexpkm.errors.UnreachablePoseError`
     (from ``state``), :class:`flexpkm.errors.SingularConfigurationError`
-    (naming the first singular sample), :class:`InvalidArgumentError` when
+    (naming the first singular sample, or the two samples around a crossed
+    singularity), :class:`InvalidArgumentError` when
     the platform coordinates do not determine the independent velocities.
     """
     model = build_model(model)
@@ -96,6 +109,7 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
         q = state(start + s[:, None] * (stop - start))
     except FlexPKMError as e:
         raise with_context(e, f"path from {start.tolist()} to {stop.tolist()}") from None
+    names, dist = check_samples(model, q, t, near, singular, f"{model.name}'s path")
     plat = np.arange(layout.n_t, layout.n_tot)
     dx = state(stop[None])[0, plat] - state(start[None])[0, plat]
     xd, xdd = sd[:, None] * dx, sdd[:, None] * dx
@@ -122,4 +136,5 @@ def path_inverse_dynamics(model, state, start, stop, duration, rate=1000.0, weig
                      ground=ground_reactions(model, full, q, qd_r, qdd_r, tau),
                      energy=energy(model, q, qd_tot),
                      wrench=np.zeros((len(t), 6)) if w is None else w,
-                     backend=choice.name, backend_reason=choice.reason)
+                     backend=choice.name, backend_reason=choice.reason,
+                     distances=dist, distance_names=names)

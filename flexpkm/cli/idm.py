@@ -4,7 +4,9 @@
 quintic law (rigid models, Sections 8.4-8.5; minimum-norm efforts with
 actuation redundancy, Eq. 8.148), under an optional constant wrench on the
 platform (at P, base frame; Section 6.4), with the ground reactions (8.206)
-and the energies (8.218)-(8.220) in ``idm.npz``. A case
+and the energies (8.218)-(8.220) in ``idm.npz``, with the distances to the
+singularities (:mod:`flexpkm.algorithms.singularity`) per sample: a warning
+line near one, exit status 3 at one or across one. A case
 may fix options for it (``extra["idm_options"]``: the Delta's rigid model).
 The output folder follows the rules of every writing command (its
 ``run.json``, lock, ``--force``: docs/robustness.md)."""
@@ -71,9 +73,14 @@ def run(args) -> int:
     run_.finish("completed")
     tau_max = abs(res.tau).max(axis=0)
     peak = ", ".join(f"{n} {v:.4g}" for n, v in zip(res.names, tau_max))
+    near = {n: float(d) for n, d in zip(res.distance_names, res.distances.min(axis=0))}
     emit(args, {"case": case.name, "samples": len(res.t), "duration_s": args.duration,
                 "seconds": wall, "tau_max": dict(zip(res.names, tau_max)),
+                "smallest_distance": near,
                 "backend": res.backend, "backend_reason": res.backend_reason, "written": files},
          [f"{model.name}: {len(res.t)} samples over {args.duration:g} s in {wall:.2f} s; "
-          f"max |tau|: {peak}", backend_text(res)] + [f"wrote {f}" for f in files])
+          f"max |tau|: {peak}",
+          "smallest distance to a singularity: "
+          + (", ".join(f"{n} {d:.3g}" for n, d in near.items()) or "none measured"),
+          backend_text(res)] + [f"wrote {f}" for f in files])
     return 0

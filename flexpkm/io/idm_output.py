@@ -16,7 +16,8 @@ def write_idm(result, directory, title: str = "", run=None, plot: bool = True) -
     ``qd_a``, ``qdd_a``, ``x_p`` (n, n_p), ``names``; when the result has them,
     ``wrench`` (n, 6) the external wrench on the platform, ``ground`` (n, 6)
     the base's wrench on the robot at O (8.206) and ``ground_<leg>`` per leg,
-    ``kinetic``, ``gravity_energy``, ``elastic_energy``, ``energy`` (n,) J)
+    ``kinetic``, ``gravity_energy``, ``elastic_energy``, ``energy`` (n,) J,
+    ``distances`` (n, k) to the singularities ``distance_names``)
     and ``DIR/idm.png`` (actuator
     positions and efforts against time) for an
     :class:`flexpkm.analysis.idm.IdmResult`; ``run`` (a
@@ -34,6 +35,8 @@ def write_idm(result, directory, title: str = "", run=None, plot: bool = True) -
         e = result.energy
         data.update(kinetic=e.kinetic, gravity_energy=e.gravity, elastic_energy=e.elastic,
                     energy=e.total)
+    if result.distances is not None:
+        data.update(distances=result.distances, distance_names=np.array(result.distance_names))
     with atomic_write(files[0]) as tmp, open(tmp, "wb") as f:
         np.savez(f, **data)
     if run is not None:

@@ -67,7 +67,7 @@ def test_idm_has_no_compiled_path():
     from flexpkm.cases import rigid_five_bar as five_bar
     model = fp.build_model(five_bar.robot())
     state = lambda poses: fp.cases.get("rigid_five_bar").configure(model, poses, {})
-    args = (model, state, [-0.02, 0.2], [0.05, 0.27], 0.3)
+    args = (model, state, [0.0, 0.22], [0.05, 0.28], 0.3)     # clear of Type 2 (issue 19)
     with pytest.raises(fp.BackendUnavailableError, match="no compiled path"):
         fp.path_inverse_dynamics(*args, backend="compiled")
     res = fp.path_inverse_dynamics(*args, rate=100.0)

@@ -1,4 +1,4 @@
-"""Every shipped robot and example file through ``check``, ``modal``,
+"""Every shipped robot and example file through ``check``, ``singularity``, ``modal``,
 ``modes --png`` and a three-pose ``sweep`` (issue 16 item 8: ``modes
 navaro --png`` ended in a traceback and no test ran ``modes`` on every
 robot). In-process through ``main(argv)``, 2 modes, small pictures: about
@@ -47,7 +47,7 @@ def test_every_robot_runs_every_command(name, tmp_path, capsys, monkeypatch):
     start = _start_pose(case)
     stop = start.copy()
     stop[0] += 0.002                      # m or rad: a short path near the start
-    runs = [["check", name],
+    runs = [["check", name], ["singularity", name],
             ["modal", name, "--modes", "2", *stiff],
             ["modes", name, "--modes", "1", "--png", str(tmp_path / "png"), *stiff],
             ["sweep", name, "--from", *(repr(float(x)) for x in start), "--to",
