@@ -41,6 +41,8 @@ EXIT_STATUSES = ((0, "success"),
 
 #: the sub-command modules, each with ``register(subparsers)``
 COMMANDS = (modal, modes, sweep, simulate, idm, check, examples, cache)
+from flexpkm.cli import map as map_command, study as study_command  # noqa: E402 (issue 21)
+COMMANDS += (map_command, study_command)
 
 
 def build_parser(files=(), argv=None) -> Parser:

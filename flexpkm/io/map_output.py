@@ -1,0 +1,105 @@
+"""A workspace map as an xarray Dataset, a NetCDF file and a picture
+(:class:`flexpkm.analysis.workspace_map.WorkspaceMap`).
+
+Dataset (conventions of :mod:`flexpkm.datasets`): dimensions the grid's
+axes (their names, values in SI, ``units`` attributes), ``mode``,
+``row``/``column`` (the platform coordinates x_p of the compliance) and
+``principal``; variables ``frequencies_hz`` (Hz), ``cond_closure``,
+``cond_pencil``, ``singularity_measure`` (1), ``compliance`` (per x_p
+pair: the unit of x_p row per N or N m of column), ``compliance_eigenvalues``,
+``status`` (text) and ``cause`` (``ok``, ``near-singular``, ``unreachable``,
+``other-mode``, ``singular``, ``failed``); attributes: the provenance
+(flexpkm version, robot, backend), the held components and the counts by
+cause (``cells_<cause>``). NetCDF is written by xarray's scipy engine
+(NetCDF 3, no extra dependency) through :func:`flexpkm.io.output_paths.atomic_write`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from flexpkm.datasets import _attrs, _require
+from flexpkm.io.output_paths import atomic_write
+
+
+def map_dataset(result):
+    """xarray.Dataset of a :class:`WorkspaceMap` (module doc). Raises
+    :class:`flexpkm.errors.MissingDependencyError` without xarray."""
+    from flexpkm.analysis.workspace_map import cause
+    xr = _require("xarray")
+    dims = tuple(result.grid.names)
+    unit = dict(m="N", rad="N m")
+    rows = [f"{n} [{u}/{unit.get(u, '?')}]" for n, u in zip(result.platform_names,
+                                                          result.platform_units)]
+    data = {"frequencies_hz": (dims + ("mode",), result.frequencies_hz, {"units": "Hz"}),
+            "compliance": (dims + ("row", "column"), result.compliance,
+                           {"units": "x_p row per unit generalized force of column",
+                            "description": "C = J_p K^-1 J_p^T, dx_p = C S_p^T w"}),
+            "compliance_eigenvalues": (dims + ("principal",), result.compliance_eigenvalues,
+                                       {"units": "mixed (see compliance)"}),
+            "status": (dims, np.asarray(result.status, dtype=str), {"units": ""}),
+            "cause": (dims, np.vectorize(cause, otypes=[str])(result.status), {"units": ""})}
+    for k, v in result.measures.items():
+        data[k] = (dims, v, {"units": "1"})
+    coords = {name: (name, values, {"units": u})
+              for name, values, u in zip(dims, result.grid.axes, result.units)}
+    coords.update(mode=("mode", np.arange(1, result.frequencies_hz.shape[-1] + 1)),
+                  row=("row", list(result.platform_names)),
+                  column=("column", list(result.platform_names)),
+                  principal=("principal", np.arange(1, result.compliance_eigenvalues.shape[-1] + 1)),
+                  row_units=("row", rows))
+    attrs = {k: v for k, v in _attrs(result, None, "WorkspaceMap").items()}
+    attrs["robot"] = result.robot
+    attrs.update({f"held_{k}": float(v) for k, v in result.fixed.items()})
+    attrs.update({f"cells_{k.replace('-', '_')}": int(n) for k, n in result.counts().items()})
+    return xr.Dataset({k: (d, np.asarray(v), a) for k, (d, v, a) in data.items()},
+                      coords=coords, attrs=attrs)
+
+
+def write_netcdf(dataset, path):
+    """``dataset`` to the NetCDF file ``path`` (whole or not at all); returns the path."""
+    with atomic_write(path) as tmp:
+        dataset.to_netcdf(tmp, engine="scipy")
+    return path
+
+
+def plot_map(result, path, what="f1", title=None):
+    """A picture of ``result`` at ``path`` (PNG...): filled contours of
+    ``what`` (``"f1"``, the lowest frequency in Hz, or ``"compliance"``, the
+    largest principal compliance) over a 2D map; over a 3D map one panel per
+    slice of the last axis (at most 6, evenly chosen); a 1D map is a curve.
+    Masked cells are blank. Raises MissingDependencyError without matplotlib."""
+    from flexpkm.io.plots import image_format
+    from flexpkm.optional import require
+    image_format(path)
+    Figure = require("matplotlib.figure", "map pictures").Figure
+    values = result.frequencies_hz[..., 0] if what == "f1" else \
+        result.compliance_eigenvalues[..., -1]
+    label = "f1 (Hz)" if what == "f1" else "largest principal compliance"
+    g = result.grid
+    cuts = [None] if len(g.axes) < 3 else \
+        sorted(set(np.linspace(0, len(g.axes[2]) - 1, min(6, len(g.axes[2]))).round().astype(int)))
+    fig = Figure(figsize=(4.2 * min(len(cuts), 3), 3.6 * ((len(cuts) + 2) // 3)),
+                 layout="constrained")
+    axes = fig.subplots((len(cuts) + 2) // 3, min(len(cuts), 3), squeeze=False).ravel()
+    names = [f"{n} ({u})" if u else n for n, u in zip(g.names, result.units)]
+    for ax, cut in zip(axes, cuts):
+        v = values if cut is None else values[..., cut]
+        if len(g.axes) == 1:
+            ax.plot(g.axes[0], v)
+            ax.set_xlabel(names[0])
+            ax.set_ylabel(label)
+            continue
+        data = np.ma.masked_invalid(v.T)
+        if data.count() >= 4:
+            cs = ax.contourf(g.axes[0], g.axes[1], data, levels=14)
+            fig.colorbar(cs, ax=ax, label=label)
+        ax.set_xlabel(names[0])
+        ax.set_ylabel(names[1])
+        if cut is not None:
+            ax.set_title(f"{g.names[2]} = {g.axes[2][cut]:.4g}")
+    for ax in axes[len(cuts):]:
+        ax.set_visible(False)
+    fig.suptitle(title or f"{result.robot}: {label}")
+    with atomic_write(path) as tmp:
+        fig.savefig(tmp, dpi=110, format=image_format(path))
+    return path
