@@ -245,8 +245,14 @@ def read_study(path) -> dict:
     ``variant``, ``[poses]`` with ``grid``, ``over``, ``fixed``, and
     ``[[parameters]]``; docs/maps.md). Raises :class:`InvalidArgumentError`
     naming the file."""
-    from flexpkm.model.files import Where, parse
-    data = parse(Path(path).read_text(encoding="utf-8"), Where(str(path)))
+    try:
+        import tomllib
+    except ImportError:                                 # Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InvalidArgumentError(f"{path}: cannot read the study file ({e})") from None
     known = {"sampling", "samples", "seed", "modes", "chunk", "variant", "poses", "parameters",
              "backend"}
     unknown = set(data) - known
