@@ -14,7 +14,9 @@ platform, 2 x 2 or 3 x 3 for a planar one)::
 
 with ``f`` the free coordinates: ``q_c`` with the actuators locked
 (``K_ff = K_cc``), all of ``q_r`` with actuator stiffness ``k_a``
-(``K_ff = K_r + diag(k_a, 0)``). Column j of C is the platform displacement
+(``K_ff = K_r + diag(k_a, 0)``; with actuation redundancy the springs act on
+``qd_A = J_A qd_r``: ``K_r + J_A^T diag(k_a) J_A``, as in
+:func:`flexpkm.algorithms.modal.solve_modes`). Column j of C is the platform displacement
 under a unit force (N) or moment (N m) along x_p component j. The stiffness
 is ``C^-1`` where C is invertible. Gravity is not included (superpose it).
 """
@@ -43,11 +45,16 @@ def platform_compliance(model, reduced, actuator_stiffness=None):
     layout = model.layout
     na = reduced.n_a
     K = np.array(reduced.K_r, float)
+    act = list(layout.actuated)
     if actuator_stiffness is None:
         free = slice(na, None)
     else:
-        k_a = check_actuator_stiffness(actuator_stiffness, reduced.names[:na], None)
-        K[:, range(na), range(na)] += k_a
+        k_a = check_actuator_stiffness(actuator_stiffness, [layout.names[c] for c in act], None)
+        if len(act) > na:           # actuation redundancy: springs on qd_A = J_A qd_r
+            J_A = reduced.J[:, act, :]
+            K += np.swapaxes(J_A, -1, -2) @ (k_a[:, None] * J_A)
+        else:
+            K[:, range(na), range(na)] += k_a
         free = slice(0, None)
     J_p = reduced.J[:, layout.n_t:, free]
     K_ff = K[:, free, free]

@@ -201,10 +201,26 @@ class NumericalAssembler:
 
 class BatchConfigure:
     """A closed-form ``configure(poses (B, k)) -> q_tot (B, n_tot)`` as an
-    assembler: starts are ignored; a failing batch is bisected (module doc)."""
+    assembler: starts are ignored; a failing batch is bisected (module doc).
+    A ``configure`` that takes one pose (k,) only (a TypeError or ValueError,
+    or a result of another shape, on a batch of two) is called pose by pose."""
 
     def __init__(self, configure, names):
-        self.configure, self.names = configure, tuple(names)
+        self.names, self.batched = tuple(names), None
+        self.one = configure
+
+    def configure(self, poses):
+        if self.batched is None:
+            try:
+                two = np.asarray(self.one(poses[:2]), float)
+                self.batched = two.ndim == 2 and len(two) == len(poses[:2])
+            except (TypeError, ValueError):
+                self.batched = False
+            except FlexPKMError:
+                pass                          # a refused pose: decided on the next batch
+        if self.batched:
+            return self.one(poses)
+        return np.array([self.one(p) for p in poses])
 
     def __call__(self, targets, starts=None):
         targets = np.asarray(targets, float)

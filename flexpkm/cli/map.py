@@ -55,19 +55,21 @@ def _options(p, case):
 
 
 def map_inputs(case, model, options, over="pose"):
-    """``(configure, names, units)`` of a case's map: None (the numerical
-    assembly of :class:`flexpkm.analysis.grid_assembly.NumericalAssembler`)
-    when the case's pose is the model's commanded platform coordinates or its
-    actuated ones, else the case's batched closed form (the NaVARo's x, y,
-    theta) and its pose components."""
+    """``(configure, names, units, over)`` of a case's map: configure None
+    (the numerical assembly of
+    :class:`flexpkm.analysis.grid_assembly.NumericalAssembler`) when the
+    case's pose is the model's commanded platform coordinates or its
+    actuated ones (a robot without a platform: over q_a), else the case's
+    batched closed form (the NaVARo's x, y, theta) over its pose components."""
     from flexpkm.analysis.grid_assembly import NumericalAssembler
     from flexpkm.datasets import unit_of
-    numerical = NumericalAssembler(model, over) if (over == "q_a" or model.platform) else None
-    if over == "q_a" or (numerical is not None and tuple(case.pose_names) == numerical.names):
+    over = "q_a" if model.platform is None else over
+    numerical = NumericalAssembler(model, over)
+    if over == "q_a" or tuple(case.pose_names) == numerical.names:
         names = numerical.names
-        return None, names, tuple(unit_of(model, n) for n in names)
+        return None, names, tuple(unit_of(model, n) for n in names), over
     return (lambda poses: case.configure(model, poses, options)), tuple(case.pose_names), \
-        tuple(case.pose_units)
+        tuple(case.pose_units), over
 
 
 def run(args) -> int:
@@ -92,9 +94,9 @@ def run(args) -> int:
     run_ = start_file_run([args.netcdf, args.plot], args, robot)
     try:
         model = build_model(robot)
-        configure, names, units = map_inputs(case, model, options, args.over)
+        configure, names, units, over = map_inputs(case, model, options, args.over)
         result = workspace_map(model, args.grid, n_modes=args.modes, configure=configure,
-                               names=names, over=args.over, fixed=args.fixed,
+                               names=names, over=over, fixed=args.fixed,
                                actuator_stiffness=stiffness, chunk=args.chunk,
                                backend=args.backend, progress=progress_callback(args, "map"))
         result = replace(result, units=units[:len(result.grid.axes)])
