@@ -255,8 +255,8 @@ def read_study(path) -> dict:
         raise InvalidArgumentError(f"{path}: cannot read the study file ({e})") from None
     known = {"sampling", "samples", "seed", "modes", "chunk", "variant", "poses", "parameters",
              "backend"}
-    unknown = set(data) - known
     poses = data.get("poses", {})
+    unknown = (set(data) - known) | {f"poses.{k}" for k in set(poses) - {"grid", "over", "fixed"}}
     if unknown or "grid" not in poses or "parameters" not in data:
         raise InvalidArgumentError(f"{path}: a study file has [poses] grid = [...] and "
                                    f"[[parameters]]" + (f"; unknown keys {sorted(unknown)}"
