@@ -10,8 +10,7 @@ one process to a cluster, written per chunk as it arrives, resumable.
   extra ``flexpkm[cluster]`` (:func:`flexpkm.optional.require`).
 
 Each chunk's result (a dict of numpy arrays) is written to
-``folder/chunks/chunk-NNNNNN.npz`` (:func:`flexpkm.io.output_paths.atomic_write`:
-whole or absent) as soon as it arrives, in any order. ``resume=True`` loads
+``folder/chunks/chunk-NNNNNN.npz`` (:func:`write_whole`: whole or absent) as soon as it arrives, in any order. ``resume=True`` loads
 the chunks already there and computes only the missing ones: a study
 interrupted (Ctrl-C, kill, a lost worker) loses at most the chunks in
 flight. ``folder/spec.json`` holds the work's identity; resuming another
@@ -28,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 from flexpkm.errors import InvalidArgumentError, OutputError
-from flexpkm.io.output_paths import atomic_write, check_writable
 
 #: the file of a work's identity in its folder
 SPEC = "spec.json"
@@ -41,8 +39,11 @@ def chunk_path(folder, k: int) -> Path:
 def prepare_folder(folder, spec: dict, resume: bool) -> Path:
     """Create or check the output folder of a work ``spec`` (JSON-able
     dict); see the module for what is refused."""
-    folder = check_writable(folder)
-    check_writable(folder / "chunks")
+    folder = Path(folder)
+    try:
+        (folder / "chunks").mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot write into {str(folder)!r}: {e.strerror or e}") from None
     text = json.dumps(spec, sort_keys=True, indent=1)
     old = folder / SPEC
     if old.exists():
@@ -52,9 +53,24 @@ def prepare_folder(folder, spec: dict, resume: bool) -> Path:
         if not resume and any((folder / "chunks").glob("chunk-*.npz")):
             raise OutputError(f"{str(folder)!r} holds chunks of this study: give --resume to "
                               "continue it, or another folder")
-    with atomic_write(old) as tmp:
-        Path(tmp).write_text(text)
+    write_whole(old, lambda tmp: Path(tmp).write_text(text))
     return folder
+
+
+def write_whole(path, write):
+    """``write(tmp)`` into a temporary file of ``path``'s folder
+    (``.part-PID-NAME``), renamed onto ``path`` when complete: a file under
+    its final name is whole (:mod:`flexpkm.io.output_paths`, for the files of
+    an output folder of the analyses). OutputError when it cannot be written."""
+    path = Path(path)
+    tmp = path.with_name(f".part-{os.getpid()}-{path.name}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise OutputError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def run_chunks(task, chunks, folder, workers=None, client=None, progress=None) -> list:
@@ -95,10 +111,10 @@ def run_chunks(task, chunks, folder, workers=None, client=None, progress=None) -
 
 
 def _save(folder, k, out):
-    path = chunk_path(folder, k)
-    with atomic_write(path) as tmp:
+    def save(tmp):
         with open(tmp, "wb") as f:
             np.savez(f, **out)
+    write_whole(chunk_path(folder, k), save)
 
 
 def _on_processes(task, chunks, todo, arrived, workers):

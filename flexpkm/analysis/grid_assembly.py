@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.assembly import (MAX_STEP, RCOND_RANK, _free_columns, assemble,
+from flexpkm.algorithms.assembly import (MAX_STEP, RCOND_RANK, assemble,
                                          reference_configuration, reference_modes)
 from flexpkm.algorithms.closure import closure_residual, constraint_jacobian, half_turns
 from flexpkm.algorithms.mode_keeping import kept_modes
@@ -79,7 +79,9 @@ class NumericalAssembler:
             raise InvalidArgumentError(f"{model.name} has no platform: map over q_a")
         self.model, self.over = model, over
         self.fixed = np.array(layout.commanded if over == "pose" else layout.actuated, int)
-        self.free = _free_columns(model, self.fixed)
+        joints = set(layout.joint_index.values())      # the joints and x_p, but the fixed
+        self.free = np.array([c for c in range(layout.n_tot) if (c in joints or c >= layout.n_t)
+                              and c not in set(self.fixed)], int)
         keep = kept_modes(model, None, modes, inverse=over == "pose",
                           reference=reference_modes(model))
         self.wanted = dict(keep.wanted) if keep is not None else {}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flexpkm.analysis.execution import prepare_folder, run_chunks
+from flexpkm.analysis.execution import prepare_folder, run_chunks, write_whole
 from flexpkm.analysis.workspace_map import cause
 from flexpkm.errors import InvalidArgumentError
 
@@ -201,8 +201,7 @@ def design_study(description, parameters, grid, n_modes: int = 3, sampling: str 
     parts = run_chunks(evaluate_chunk, jobs, folder, workers, client, progress)
     ds = study_dataset(params, designs, g, parts, path, n_modes)
     if folder is not None:
-        from flexpkm.io.map_output import write_netcdf
-        write_netcdf(ds, folder / "study.nc")
+        write_whole(folder / "study.nc", lambda tmp: ds.to_netcdf(tmp, engine="scipy"))
     return ds
 
 
@@ -212,9 +211,9 @@ def study_dataset(params, designs, grid, parts, source, n_modes):
     (design, cell) the largest principal compliance, ``cause`` (design,
     cell) codes of :data:`CAUSE_CODES`; the cells' pose components as
     coordinates (cell, component)."""
-    from flexpkm.datasets import _require
+    from flexpkm.optional import require
     from flexpkm.version import __version__
-    xr = _require("xarray")
+    xr = require("xarray", "design studies (their Dataset)")
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     poses = grid.poses()
     data = {"value": (("design", "parameter"), designs, {"units": "SI (the file's)"}),

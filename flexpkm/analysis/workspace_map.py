@@ -13,8 +13,8 @@ cell (:data:`CAUSES`): ``unreachable`` (the loops do not close),
 ``other-mode`` (only in another working / assembly mode than the one kept),
 ``singular`` (assembly not isolated, or Type 2), ``failed`` (anything
 else); ``near-singular`` cells are computed and counted. Results:
-:class:`WorkspaceMap`, its Dataset, NetCDF file and picture
-(:mod:`flexpkm.io.map_output`).
+:class:`WorkspaceMap`, its Dataset (:func:`flexpkm.datasets.map_dataset`),
+NetCDF file and picture (:mod:`flexpkm.io.map_output`).
 """
 from __future__ import annotations
 
@@ -86,9 +86,13 @@ class WorkspaceMap:
         """Cells by cause (:func:`cause`)."""
         return dict(Counter(cause(s) for s in self.status.ravel()))
 
+    def causes(self) -> np.ndarray:
+        """(*G,) str: the cause of each cell (:func:`cause`)."""
+        return np.vectorize(cause, otypes=[str])(self.status)
+
     def to_xarray(self):
-        """The map as an xarray Dataset (:func:`flexpkm.io.map_output.map_dataset`)."""
-        from flexpkm.io.map_output import map_dataset
+        """The map as an xarray Dataset (:func:`flexpkm.datasets.map_dataset`)."""
+        from flexpkm.datasets import map_dataset
         return map_dataset(self)
 
 

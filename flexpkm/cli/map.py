@@ -85,8 +85,8 @@ def run(args) -> int:
         from flexpkm.io.plots import image_format
         image_format(args.plot)
     if args.netcdf:
-        from flexpkm.datasets import _require
-        _require("xarray")
+        from flexpkm.optional import require
+        require("xarray", "map NetCDF files")
     case, options = args.case, options_of(args)
     robot = case.robot(options)
     robot = refine(robot, args.elements) if args.elements > 1 else robot

@@ -46,8 +46,8 @@ def robot_file(name) -> Path:
 
 def run(args) -> int:
     from flexpkm.analysis.study import design_study, read_study
-    from flexpkm.datasets import _require
-    _require("xarray")
+    from flexpkm.optional import require
+    require("xarray", "design studies")
     kwargs = read_study(args.study)
     client = None
     if args.scheduler:

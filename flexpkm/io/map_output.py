@@ -1,58 +1,14 @@
-"""A workspace map as an xarray Dataset, a NetCDF file and a picture
-(:class:`flexpkm.analysis.workspace_map.WorkspaceMap`).
-
-Dataset (conventions of :mod:`flexpkm.datasets`): dimensions the grid's
-axes (their names, values in SI, ``units`` attributes), ``mode``,
-``row``/``column`` (the platform coordinates x_p of the compliance) and
-``principal``; variables ``frequencies_hz`` (Hz), ``cond_closure``,
-``cond_pencil``, ``singularity_measure`` (1), ``compliance`` (per x_p
-pair: the unit of x_p row per N or N m of column), ``compliance_eigenvalues``,
-``status`` (text) and ``cause`` (``ok``, ``near-singular``, ``unreachable``,
-``other-mode``, ``singular``, ``failed``); attributes: the provenance
-(flexpkm version, robot, backend), the held components and the counts by
-cause (``cells_<cause>``). NetCDF is written by xarray's scipy engine
-(NetCDF 3, no extra dependency) through :func:`flexpkm.io.output_paths.atomic_write`.
+"""A workspace map (:class:`flexpkm.analysis.workspace_map.WorkspaceMap`)
+as a NetCDF file and a picture. The Dataset is
+:func:`flexpkm.datasets.map_dataset`; NetCDF is written by xarray's scipy
+engine (NetCDF 3, no extra dependency) through
+:func:`flexpkm.io.output_paths.atomic_write`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.datasets import _attrs, _require
 from flexpkm.io.output_paths import atomic_write
-
-
-def map_dataset(result):
-    """xarray.Dataset of a :class:`WorkspaceMap` (module doc). Raises
-    :class:`flexpkm.errors.MissingDependencyError` without xarray."""
-    from flexpkm.analysis.workspace_map import cause
-    xr = _require("xarray")
-    dims = tuple(result.grid.names)
-    unit = dict(m="N", rad="N m")
-    rows = [f"{n} [{u}/{unit.get(u, '?')}]" for n, u in zip(result.platform_names,
-                                                          result.platform_units)]
-    data = {"frequencies_hz": (dims + ("mode",), result.frequencies_hz, {"units": "Hz"}),
-            "compliance": (dims + ("row", "column"), result.compliance,
-                           {"units": "x_p row per unit generalized force of column",
-                            "description": "C = J_p K^-1 J_p^T, dx_p = C S_p^T w"}),
-            "compliance_eigenvalues": (dims + ("principal",), result.compliance_eigenvalues,
-                                       {"units": "mixed (see compliance)"}),
-            "status": (dims, np.asarray(result.status, dtype=str), {"units": ""}),
-            "cause": (dims, np.vectorize(cause, otypes=[str])(result.status), {"units": ""})}
-    for k, v in result.measures.items():
-        data[k] = (dims, v, {"units": "1"})
-    coords = {name: (name, values, {"units": u})
-              for name, values, u in zip(dims, result.grid.axes, result.units)}
-    coords.update(mode=("mode", np.arange(1, result.frequencies_hz.shape[-1] + 1)),
-                  row=("row", list(result.platform_names)),
-                  column=("column", list(result.platform_names)),
-                  principal=("principal", np.arange(1, result.compliance_eigenvalues.shape[-1] + 1)),
-                  row_units=("row", rows))
-    attrs = {k: v for k, v in _attrs(result, None, "WorkspaceMap").items()}
-    attrs["robot"] = result.robot
-    attrs.update({f"held_{k}": float(v) for k, v in result.fixed.items()})
-    attrs.update({f"cells_{k.replace('-', '_')}": int(n) for k, n in result.counts().items()})
-    return xr.Dataset({k: (d, np.asarray(v), a) for k, (d, v, a) in data.items()},
-                      coords=coords, attrs=attrs)
 
 
 def write_netcdf(dataset, path):
