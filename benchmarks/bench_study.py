@@ -77,8 +77,8 @@ def study_rates(designs, grid, chunk):
     data = FIVE_BAR.read_text()
     for bp in np.linspace(0.004, 0.006, designs[0]):          # the plain in-process batch
         for bd in np.linspace(0.004, 0.006, designs[1]):
-            text = data.replace("b_y = 0.005", f"b_y = {bp!r}", 2)
-            text = text.replace("b_y = 0.005", f"b_y = {bd!r}")
+            text = data.replace("b_y = 0.005", f"b_y = {float(bp)!r}", 2)
+            text = text.replace("b_y = 0.005", f"b_y = {float(bd)!r}")
             workspace_map(fp.build_model(files.loads(text)), grid, n_modes=3, backend="numpy")
     plain = time.perf_counter() - t0
     out = {"designs": n_designs, "poses_per_design": n_poses,
