@@ -173,6 +173,7 @@ def assemble_grid(assembler, shape, poses, closed_form, chunk, progress=None):
     done = 0
     for cells, starts in fronts(shape):
         start = np.where((starts >= 0)[:, None], q[np.maximum(starts, 0)], np.nan)
+        start = _nearest_solved(q, shape, cells, start)
         q[cells], st = assembler(poses[cells], start)
         for c, s in zip(cells, st):
             status[c] = s
@@ -180,6 +181,22 @@ def assemble_grid(assembler, shape, poses, closed_form, chunk, progress=None):
         if progress is not None:
             progress(done, 2 * N)
     return q, status
+
+
+def _nearest_solved(q, shape, cells, start):
+    """``start`` with the rows of cells whose neighbour is masked (NaN) taken
+    from the nearest solved cell of the grid (index distance), when the
+    whole step has no solved neighbour (else the assembler takes the
+    nearest start of the step); NaN when no cell is solved yet."""
+    if np.isfinite(start).all(axis=1).any():
+        return start
+    solved = np.flatnonzero(np.isfinite(q).all(axis=1))[-4096:]     # the latest: near
+    if not solved.size:
+        return start
+    here = np.array(np.unravel_index(cells, shape)).T
+    there = np.array(np.unravel_index(solved, shape)).T
+    nearest = solved[np.abs(here[:, None, :] - there[None]).sum(-1).argmin(axis=1)]
+    return q[nearest]
 
 
 def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, progress=None):
