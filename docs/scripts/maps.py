@@ -24,12 +24,12 @@ def main():
     print(f"five-bar 36 x 26: {time.perf_counter() - t0:.1f} s, {m.counts()}")
     plot_map(m, IMG / "five_bar_map.png")
     plot_map(m, IMG / "five_bar_compliance.png", "compliance",
-             title="five-bar: largest principal compliance of P (m/N)")
+             title="five-bar: log10 of the largest principal compliance of P (m/N)")
     case = cases.get("navaro")
     options = {o.name: o.default for o in case.options}
     navaro = fp.build_model(case.robot(options))
     t0 = time.perf_counter()
-    m = fp.workspace_map(navaro, ["-0.1:0.1:21", "-0.1:0.1:21", "-0.5:0.5:6"], n_modes=3,
+    m = fp.workspace_map(navaro, ["-0.1:0.1:21", "-0.1:0.1:21", "-0.6:0.15:6"], n_modes=3,
                          configure=lambda p: case.configure(navaro, p, options),
                          names=case.pose_names)
     print(f"NaVARo 21 x 21 x 6: {time.perf_counter() - t0:.1f} s, {m.counts()}, {m.backend}")

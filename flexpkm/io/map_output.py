@@ -21,16 +21,17 @@ def write_netcdf(dataset, path):
 def plot_map(result, path, what="f1", title=None):
     """A picture of ``result`` at ``path`` (PNG...): filled contours of
     ``what`` (``"f1"``, the lowest frequency in Hz, or ``"compliance"``, the
-    largest principal compliance) over a 2D map; over a 3D map one panel per
+    log10 of the largest principal compliance) over a 2D map; over a 3D map one panel per
     slice of the last axis (at most 6, evenly chosen); a 1D map is a curve.
     Masked cells are blank. Raises MissingDependencyError without matplotlib."""
     from flexpkm.io.plots import image_format
     from flexpkm.optional import require
     image_format(path)
     Figure = require("matplotlib.figure", "map pictures").Figure
-    values = result.frequencies_hz[..., 0] if what == "f1" else \
-        result.compliance_eigenvalues[..., -1]
-    label = "f1 (Hz)" if what == "f1" else "largest principal compliance"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = result.frequencies_hz[..., 0] if what == "f1" else \
+            np.log10(result.compliance_eigenvalues[..., -1])
+    label = "f1 (Hz)" if what == "f1" else "log10 largest principal compliance"
     g = result.grid
     cuts = [None] if len(g.axes) < 3 else \
         sorted(set(np.linspace(0, len(g.axes[2]) - 1, min(6, len(g.axes[2]))).round().astype(int)))
@@ -49,6 +50,8 @@ def plot_map(result, path, what="f1", title=None):
         if data.count() >= 4:
             cs = ax.contourf(g.axes[0], g.axes[1], data, levels=14)
             fig.colorbar(cs, ax=ax, label=label)
+        else:
+            ax.text(0.5, 0.5, "no computed cell", ha="center", transform=ax.transAxes)
         ax.set_xlabel(names[0])
         ax.set_ylabel(names[1])
         if cut is not None:
