@@ -73,6 +73,8 @@ def study_rates(designs, grid, chunk):
     n_poses = int(np.prod([int(a.split(":")[2]) for a in grid]))
     params = [dict(p, number=n) for p, n in zip(PARAMETERS, designs)]
     n_designs = int(np.prod(designs))
+    with tempfile.TemporaryDirectory() as tmp:          # warm-up: imports (xarray...), caches
+        design_study(FIVE_BAR, params[:1], grid[:1], n_modes=3, folder=tmp, workers=1)
     t0 = time.perf_counter()
     data = FIVE_BAR.read_text()
     for bp in np.linspace(0.004, 0.006, designs[0]):          # the plain in-process batch

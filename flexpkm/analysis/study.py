@@ -174,9 +174,7 @@ def design_study(description, parameters, grid, n_modes: int = 3, sampling: str 
     Raises :class:`InvalidArgumentError` (parameters, sampling, key paths),
     :class:`flexpkm.errors.OutputError` (folder), what the description raises.
     """
-    from flexpkm.algorithms.reference import build_model
     from flexpkm.analysis.grid import make_grid
-    from flexpkm.analysis.grid_assembly import NumericalAssembler
     from flexpkm.model.files import Where, parse
     path = Path(description)
     data = parse(path.read_text(encoding="utf-8"), Where(str(path)))
@@ -187,9 +185,11 @@ def design_study(description, parameters, grid, n_modes: int = 3, sampling: str 
         for key in p.paths:
             set_key_path(check, key, p.low)     # every key path refused before any work
     from flexpkm.model.files import from_dict
-    names = NumericalAssembler(build_model(from_dict(data, source=str(path), variant=variant)),
-                               over).names
-    g = make_grid(grid, names)
+    layout = from_dict(data, source=str(path), variant=variant).layout
+    if over not in ("pose", "q_a"):
+        raise InvalidArgumentError(f"over must be 'pose' or 'q_a', got {over!r}")
+    cols = layout.commanded if over == "pose" else layout.actuated
+    g = make_grid(grid, tuple(layout.names[c] for c in cols))
     spec = {"data": data, "source": str(path), "variant": variant,
             "paths": [list(p.paths) for p in params], "grid": [a.tolist() for a in g.axes],
             "n_modes": int(n_modes), "over": over, "fixed": fixed, "backend": backend,
