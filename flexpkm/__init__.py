@@ -66,6 +66,9 @@ if TYPE_CHECKING:
     from flexpkm.analysis.simulate import SimulationResult, simulate
     from flexpkm.analysis.simulation_options import SimulationOptions
     from flexpkm.analysis.sweep import SweepResult, frequency_sweep
+    from flexpkm.analysis.workspace_map import WorkspaceMap, workspace_map      # issue 21
+    from flexpkm.analysis.study import design_study
+    from flexpkm.algorithms.compliance import platform_compliance
     from flexpkm.io.pictures import plot_mode, plot_sweep
     from flexpkm import cases
 
@@ -141,6 +144,7 @@ __all__ = [
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "SimulationOptions",
     "frequency_sweep", "SweepResult",
+    "workspace_map", "WorkspaceMap", "design_study", "platform_compliance",   # issue 21
     # pictures (the viz extra)
     "plot_mode", "plot_sweep",
     # shipped robots (10.7, 11.6)

@@ -225,6 +225,46 @@ def idm_dataset(res, model=None):
 
 # -- DataFrames -----------------------------------------------------------
 
+def map_dataset(result):
+    """xarray.Dataset of a :class:`flexpkm.analysis.workspace_map.WorkspaceMap`:
+    dimensions the grid's axes (their names, values in SI, ``units``
+    attributes), ``mode``, ``row``/``column`` (the platform coordinates x_p
+    of the compliance) and ``principal``; variables ``frequencies_hz`` (Hz),
+    ``cond_closure``, ``cond_pencil``, ``singularity_measure`` (1),
+    ``compliance``, ``compliance_eigenvalues``, ``status`` (text) and
+    ``cause`` (``ok``, ``near-singular``, ``unreachable``, ``other-mode``,
+    ``singular``, ``failed``); attributes: the provenance, the held
+    components (``held_<name>``) and the counts by cause (``cells_<cause>``).
+    Raises :class:`flexpkm.errors.MissingDependencyError` without xarray."""
+    xr = _require("xarray")
+    dims = tuple(result.grid.names)
+    unit = dict(m="N", rad="N m")
+    rows = [f"{n} [{u}/{unit.get(u, '?')}]" for n, u in zip(result.platform_names,
+                                                          result.platform_units)]
+    data = {"frequencies_hz": (dims + ("mode",), result.frequencies_hz, {"units": "Hz"}),
+            "compliance": (dims + ("row", "column"), result.compliance,
+                           {"units": "x_p row per unit generalized force of column",
+                            "description": "C = J_p K^-1 J_p^T, dx_p = C S_p^T w"}),
+            "compliance_eigenvalues": (dims + ("principal",), result.compliance_eigenvalues,
+                                       {"units": "mixed (see compliance)"}),
+            "status": (dims, np.asarray(result.status, dtype=str), {"units": ""}),
+            "cause": (dims, result.causes(), {"units": ""})}
+    for k, v in result.measures.items():
+        data[k] = (dims, v, {"units": "1"})
+    coords = {name: (name, values, {"units": u})
+              for name, values, u in zip(dims, result.grid.axes, result.units)}
+    coords.update(mode=("mode", np.arange(1, result.frequencies_hz.shape[-1] + 1)),
+                  row=("row", list(result.platform_names)),
+                  column=("column", list(result.platform_names)),
+                  principal=("principal", np.arange(1, result.compliance_eigenvalues.shape[-1] + 1)),
+                  row_units=("row", rows))
+    attrs = _attrs(result, None, "WorkspaceMap") | {"robot": result.robot}
+    attrs.update({f"held_{k}": float(v) for k, v in result.fixed.items()})
+    attrs.update({f"cells_{k.replace('-', '_')}": int(n) for k, n in result.counts().items()})
+    return xr.Dataset({k: (d, np.asarray(v), a) for k, (d, v, a) in data.items()},
+                      coords=coords, attrs=attrs)
+
+
 def modes_frame(modes):
     """pandas.DataFrame, one row per pose: ``f1_hz .. fn_hz`` and the
     conditioning measures (the shapes are in :func:`modes_dataset`). Raises

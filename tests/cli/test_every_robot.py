@@ -52,7 +52,11 @@ def test_every_robot_runs_every_command(name, tmp_path, capsys, monkeypatch):
             ["modes", name, "--modes", "1", "--png", str(tmp_path / "png"), *stiff],
             ["sweep", name, "--from", *(repr(float(x)) for x in start), "--to",
              *(repr(float(x)) for x in stop),
-             "--steps", "3", "--modes", "2", "--csv", str(tmp_path / "s.csv"), *stiff]]
+             "--steps", "3", "--modes", "2", "--csv", str(tmp_path / "s.csv"), *stiff],
+            ["map", name, "--grid", f"{float(start[0])!r}:{float(stop[0])!r}:2",    # issue 21
+             "--modes", "2", "--netcdf", str(tmp_path / "m.nc"), *stiff]
+            + (["--fixed", *(repr(float(x)) for x in start[1:len(case.pose_names)])]
+               if len(case.pose_names) > 1 else [])]
     for argv in runs:
         status = main(argv)
         out, err = capsys.readouterr()

@@ -1,0 +1,276 @@
+"""Workspace maps (issue 21 item 1): over a 1-3D grid of poses, the first k
+natural frequencies, the Type 2 measure and condition numbers
+(:class:`flexpkm.algorithms.modal.Modes`) and the static compliance of the
+platform (:mod:`flexpkm.algorithms.compliance`), each cell with a status.
+
+The grid is assembled by continuation in batches
+(:mod:`flexpkm.analysis.grid`, :mod:`flexpkm.analysis.grid_assembly`), then
+solved in chunks of ``chunk`` cells by :func:`flexpkm.natural_frequencies`
+(one backend switch, :mod:`flexpkm.analysis.backend`) with
+``allow_zero=True``: a Type 2 singular cell (measure <= ``ZERO_STIFFNESS``)
+is masked with the status ``"singular"``, not raised. Causes of a masked
+cell (:data:`CAUSES`): ``unreachable`` (the loops do not close),
+``other-mode`` (only in another working / assembly mode than the one kept),
+``singular`` (assembly not isolated, or Type 2), ``failed`` (anything
+else); ``near-singular`` cells are computed and counted. Results:
+:class:`WorkspaceMap`, its Dataset (:func:`flexpkm.datasets.map_dataset`),
+NetCDF file and picture (:mod:`flexpkm.io.map_output`).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from flexpkm.algorithms.compliance import platform_compliance
+from flexpkm.algorithms.conditioning import check_modes_count
+from flexpkm.algorithms.modal import ZERO_STIFFNESS
+from flexpkm.algorithms.reference import build_model
+from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
+from flexpkm.analysis.grid import Grid, fronts, make_grid
+from flexpkm.analysis.grid_assembly import BatchConfigure, NumericalAssembler, status_of
+from flexpkm.analysis.modal import natural_frequencies
+from flexpkm.errors import FlexPKMError, InvalidArgumentError
+
+#: the causes of a masked cell, from the error class of its status
+CAUSES = {"UnreachablePoseError": "unreachable", "OpenLoopError": "unreachable",
+          "WorkingModeError": "other-mode", "SingularConfigurationError": "singular",
+          "singular": "singular"}
+#: the per-cell trust indicators kept from the modal results
+MEASURES = ("cond_closure", "cond_pencil", "singularity_measure")
+
+
+def cause(status: str) -> str:
+    """``"ok"``, ``"near-singular"`` or the cause of a masked cell (:data:`CAUSES`)."""
+    if status in ("ok", "near-singular"):
+        return status
+    return CAUSES.get(status.split(":")[0], "failed")
+
+
+@dataclass(kw_only=True, repr=False)
+class WorkspaceMap:
+    """A workspace map over ``grid`` (shape G = n_0 [x n_1 [x n_2]]).
+
+    grid : :class:`flexpkm.analysis.grid.Grid` (axis names and values, SI)
+    fixed : name -> value of the pose components held (not mapped)
+    frequencies_hz : (*G, n) Hz, NaN where masked
+    measures : name -> (*G,) ``cond_closure``, ``cond_pencil``,
+               ``singularity_measure`` (NaN where masked)
+    compliance : (*G, n_p, n_p) platform compliance in x_p
+                 (:func:`flexpkm.algorithms.compliance.platform_compliance`)
+    compliance_eigenvalues : (*G, n_p) ascending
+    platform_names, platform_units : x_p names and units (``m``, ``rad``)
+    status : (*G,) str, ``"ok"``, ``"near-singular"`` or why masked
+    q_tot : (*G, n_tot) the assembled configurations (NaN where unreachable)
+    backend, backend_reason : what computed the reduced matrices
+    robot : the robot's name; units : unit of each grid axis
+    """
+
+    grid: Grid
+    frequencies_hz: np.ndarray
+    measures: dict
+    compliance: np.ndarray
+    compliance_eigenvalues: np.ndarray
+    status: np.ndarray
+    q_tot: np.ndarray
+    platform_names: tuple = ()
+    platform_units: tuple = ()
+    units: tuple = ()
+    fixed: dict = field(default_factory=dict)
+    backend: str = "numpy"
+    backend_reason: str = ""
+    robot: str = ""
+
+    def counts(self) -> dict:
+        """Cells by cause (:func:`cause`)."""
+        return dict(Counter(cause(s) for s in self.status.ravel()))
+
+    def causes(self) -> np.ndarray:
+        """(*G,) str: the cause of each cell (:func:`cause`)."""
+        return np.vectorize(cause, otypes=[str])(self.status)
+
+    def to_xarray(self):
+        """The map as an xarray Dataset (:func:`flexpkm.datasets.map_dataset`)."""
+        from flexpkm.datasets import map_dataset
+        return map_dataset(self)
+
+
+def workspace_map(model, grid, n_modes: int | None = 5, configure=None, names=None,
+                  over: str = "pose", fixed=None, actuator_stiffness=None, chunk: int = 1024,
+                  backend: str = DEFAULT_BACKEND, modes=None, progress=None) -> WorkspaceMap:
+    """The workspace map of ``model`` over ``grid`` (module doc).
+
+    model : a Model or Robot (:func:`flexpkm.build_model`)
+    grid : 1-3 axes, each ``"x0:x1:n"``, ``(x0, x1, n)`` or values (SI), over
+           the first pose components (a :class:`Grid` is taken as is)
+    n_modes : frequencies kept per cell (None: all)
+    configure : None (a description file's robot: numerical assembly
+           over the commanded platform coordinates, ``over="pose"``, or the
+           actuated ones, ``over="q_a"``) or a batched closed form
+           ``poses (B, k) -> q_tot (B, n_tot)`` with ``names`` (k,) its components
+    fixed : values (SI) of the components after the mapped ones (default:
+           the reference configuration's for the numerical assembly, 0 for
+           ``configure``)
+    actuator_stiffness : (n_a,) N/m or N m/rad (None: actuators locked)
+    chunk : cells per call of the eigensolver; modes : working / assembly
+           modes kept (:func:`flexpkm.assemble`; None: the reference's)
+    progress : ``progress(done, total)`` or None (assembly, then eigenproblems)
+    Raises :class:`InvalidArgumentError` (grid, names, fixed, chunk),
+    :class:`flexpkm.errors.BackendUnavailableError` before any cell when
+    ``backend="compiled"`` cannot run; a masked cell never raises.
+    """
+    model = build_model(model)
+    n_modes = check_modes_count(n_modes)
+    choose_backend(backend, "frequency_sweep", model)
+    if int(chunk) < 1:
+        raise InvalidArgumentError(f"chunk must be >= 1, got {chunk}")
+    if configure is None:
+        assembler = NumericalAssembler(model, over, modes)
+        names = assembler.names
+        held = assembler.reference[assembler.fixed]
+    else:
+        if names is None:
+            raise InvalidArgumentError("workspace_map: give the names of configure's pose components")
+        assembler = BatchConfigure(configure, names)
+        held = np.zeros(len(names))
+    grid = make_grid(grid, tuple(names))
+    poses = full_poses(grid, tuple(names), held, fixed)
+    q, status = assemble_grid(assembler, grid.shape, poses, configure is not None, chunk,
+                              progress)
+    out = solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness,
+                      None if progress is None else (lambda d, t: progress(len(q) + d, 2 * len(q))))
+    return _result(model, grid, tuple(names), poses, q, out)
+
+
+def full_poses(grid, names, held, fixed) -> np.ndarray:
+    """(N, k) the grid's cells with the components after the mapped ones at
+    ``fixed`` (or ``held``)."""
+    d, k = len(grid.axes), len(names)
+    rest = np.asarray(held[d:] if fixed is None else fixed, float).ravel()
+    if rest.shape != (k - d,) or not np.isfinite(rest).all():
+        raise InvalidArgumentError(f"fixed: {k - d} finite values for {', '.join(names[d:])}, "
+                                   f"got {rest.tolist()}")
+    cells = grid.poses()
+    return np.column_stack([cells, np.broadcast_to(rest, (len(cells), k - d))])
+
+
+def assemble_grid(assembler, shape, poses, closed_form, chunk, progress=None):
+    """``(q (N, n_tot), statuses)`` of the cells: a closed form in chunks,
+    a numerical assembly by continuation (:func:`flexpkm.analysis.grid.fronts`)."""
+    N = len(poses)
+    status = [""] * N
+    if closed_form:
+        parts = []
+        for b in range(0, N, chunk):
+            qb, st = assembler(poses[b:b + chunk])
+            parts.append(qb)
+            status[b:b + chunk] = st
+            if progress is not None:
+                progress(min(b + chunk, N), 2 * N)
+        return np.concatenate(parts), status
+    q = np.full((N, assembler.model.layout.n_tot), np.nan)
+    done = 0
+    for cells, starts in fronts(shape):
+        start = np.where((starts >= 0)[:, None], q[np.maximum(starts, 0)], np.nan)
+        start = _nearest_solved(q, shape, cells, start)
+        q[cells], st = assembler(poses[cells], start)
+        for c, s in zip(cells, st):
+            status[c] = s
+        done += len(cells)
+        if progress is not None:
+            progress(done, 2 * N)
+    return q, status
+
+
+def _nearest_solved(q, shape, cells, start):
+    """``start`` with the rows of cells whose neighbour is masked (NaN) taken
+    from the nearest solved cell of the grid (index distance), when the
+    whole step has no solved neighbour (else the assembler takes the
+    nearest start of the step); NaN when no cell is solved yet."""
+    if np.isfinite(start).all(axis=1).any():
+        return start
+    solved = np.flatnonzero(np.isfinite(q).all(axis=1))[-4096:]     # the latest: near
+    if not solved.size:
+        return start
+    here = np.array(np.unravel_index(cells, shape)).T
+    there = np.array(np.unravel_index(solved, shape)).T
+    nearest = solved[np.abs(here[:, None, :] - there[None]).sum(-1).argmin(axis=1)]
+    return q[nearest]
+
+
+def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, progress=None):
+    """The modal and static results of the assembled cells (``status`` "ok"),
+    in chunks; returns a dict of (N, ...) arrays and the updated statuses."""
+    N, n_p = len(q), model.layout.n_p
+    status = list(status)
+    out = {"f": None, "C": np.full((N, n_p, n_p), np.nan), "eig": np.full((N, n_p), np.nan),
+           **{m: np.full(N, np.nan) for m in MEASURES}, "ran": {}}
+    rows = []
+    ok = np.flatnonzero([s == "ok" for s in status])
+    for b in range(0, len(ok), chunk):
+        idx = ok[b:b + chunk]
+        rows.append((idx, _chunk(model, q[idx], idx, status, n_modes, backend,
+                                 actuator_stiffness, out)))
+        if progress is not None:
+            progress(min(b + chunk, len(ok)), len(ok))
+    width = max((r[1].shape[1] for r in rows), default=0)
+    out["f"] = np.full((N, width), np.nan)
+    for idx, f in rows:
+        out["f"][idx, :f.shape[1]] = f
+    out["status"] = status
+    return out
+
+
+def _chunk(model, q, idx, status, n_modes, backend, stiffness, out):
+    """Frequencies (b, n) of one chunk; the measures and compliance into
+    ``out``; a chunk that raises is solved cell by cell (their errors are
+    their statuses)."""
+    try:
+        m = natural_frequencies(model, q, n_modes=n_modes, shapes=False, allow_zero=True,
+                                backend=backend, actuator_stiffness=stiffness)
+    except FlexPKMError as e:
+        if len(q) == 1:
+            status[idx[0]] = status_of(e)
+            return np.full((1, 0), np.nan)
+        half = len(q) // 2
+        parts = [_chunk(model, q[s], idx[s], status, n_modes, backend, stiffness, out)
+                 for s in (slice(None, half), slice(half, None))]
+        width = max(p.shape[1] for p in parts)
+        return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])),
+                                      constant_values=np.nan) for p in parts])
+    out["ran"].setdefault(m.backend, set()).add(m.backend_reason)
+    f = np.array(m.frequencies_hz)
+    for k in MEASURES:
+        out[k][idx] = getattr(m, k)
+    C, eig, good = platform_compliance(model, m.reduced, stiffness)
+    out["C"][idx], out["eig"][idx] = C, eig
+    singular = ~(m.singularity_measure > ZERO_STIFFNESS) | ~good
+    for k in np.flatnonzero(singular):
+        status[idx[k]] = (f"singular: a zero-stiffness motion (Type 2 measure "
+                          f"{m.singularity_measure[k]:.3g} <= {ZERO_STIFFNESS:g})")
+    for k in np.flatnonzero(m.near_singular & ~singular):
+        status[idx[k]] = "near-singular"
+    f[singular] = np.nan
+    out["C"][idx[singular]], out["eig"][idx[singular]] = np.nan, np.nan
+    return f
+
+
+def _result(model, grid, names, poses, q, out) -> WorkspaceMap:
+    from flexpkm.datasets import coordinate_units, unit_of
+    G = grid.shape
+    layout = model.layout
+    units = coordinate_units(model)
+    ran = out["ran"]
+    return WorkspaceMap(
+        grid=grid, frequencies_hz=out["f"].reshape(G + (-1,)),
+        measures={k: out[k].reshape(G) for k in MEASURES},
+        compliance=out["C"].reshape(G + out["C"].shape[1:]),
+        compliance_eigenvalues=out["eig"].reshape(G + (-1,)),
+        status=np.array(out["status"], dtype=object).reshape(G), q_tot=q.reshape(G + (-1,)),
+        platform_names=tuple(layout.names[layout.n_t:]), platform_units=units[layout.n_t:],
+        units=tuple(unit_of(model, n, "") for n in grid.names),
+        fixed=dict(zip(names[len(grid.axes):], poses[0, len(grid.axes):].tolist())) if len(poses) else {},
+        backend="+".join(sorted(ran)) or "numpy",
+        backend_reason="; ".join(sorted({r for v in ran.values() for r in v})),
+        robot=model.name)
