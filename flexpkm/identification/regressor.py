@@ -94,15 +94,15 @@ def regressor(model, q_tot, qd_a, qdd_a, friction=True, full=None):
     B, n_a = q.shape[0], len(layout.actuated)
     qd_a = as_batch(qd_a, n_a, "qd_a") * np.ones((B, 1))
     qdd_a = as_batch(qdd_a, n_a, "qdd_a") * np.ones((B, 1))
+    probe = full or full_dynamics(model, q[:1], 0.0)
+    if probe.n_a != n_a or len(probe.indep) != n_a:
+        raise InvalidArgumentError(
+            f"regressor: {model.name} has {n_a} actuators for {len(probe.indep)} degrees of "
+            f"freedom; the linear IDM of Section 8.7 is written here for robots without "
+            f"actuation redundancy")
     if full is None:
-        probe = full_dynamics(model, q[:1], np.zeros((1, n_a)))
         perm = np.argsort(_actuated_order(probe, model))
         full = full_dynamics(model, q, qd_a[:, perm], dep=probe.dep)
-    if full.n_a != n_a or len(full.indep) != n_a:
-        raise InvalidArgumentError(
-            f"regressor: {model.name} has {len(layout.actuated)} actuators for "
-            f"{len(full.indep)} degrees of freedom; the linear IDM of Section 8.7 is written here "
-            f"for robots without actuation redundancy")
     order = _actuated_order(full, model)
     J = full.J[:, :, order] if full.J.ndim == 3 else full.J[None][:, :, order]
     b = full.b if full.b.ndim == 2 else full.b[None]

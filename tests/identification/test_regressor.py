@@ -1,0 +1,100 @@
+"""The regressor W of the IDM in the standard parameters (Briot & Khalil
+(8.256)-(8.265)): ``W chi`` equals the present IDM
+(:func:`flexpkm.inverse_dynamics`, the full model (10.123)-(10.124)) for
+the file's parameters and for random ones (the IDM is linear in them:
+every column checked), refused for flexible bodies."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import flexpkm as fp
+from flexpkm import cases
+from flexpkm.algorithms.dynamics import full_dynamics, inverse_dynamics
+from flexpkm.cases.file_case import shipped_robot
+from flexpkm.elements.rigid import RigidBody
+from flexpkm.errors import InvalidArgumentError
+from flexpkm.identification.base import random_states
+from flexpkm.identification.regressor import regressor
+from flexpkm.identification.standard import INERTIAL, link_frames, standard_parameters
+
+ROBOTS = ["rigid_five_bar", "orthoglide", "three_rpr"]
+
+
+def _idm(model, q, qd_a, qdd_a):
+    """tau (B, n_a) of the present IDM, actuators in layout order."""
+    full = full_dynamics(model, q, qd_a)
+    assert list(full.indep) == list(model.layout.actuated)
+    return inverse_dynamics(full, qdd_a)[0]
+
+
+def _random_robot(robot, model, rng):
+    """``robot`` with random standard parameters on every link, platform and joint."""
+    def body():                         # three point masses: a physical body
+        points = [RigidBody.point_mass(rng.uniform(0.1, 1), rng.uniform(-0.2, 0.2, 3))
+                  for _ in range(3)]
+        return RigidBody(**{k: sum(p.standard_parameters[k] for p in points) for k in INERTIAL})
+    names = [model.frames[j].name for j in link_frames(model)]
+    joints = list(model.layout.joint_index)
+    return replace(robot, bodies={n: (body(),) for n in names},
+                   platform=replace(robot.platform, body=body()),
+                   rotor_inertia={n: rng.uniform(0.1, 1) for n in joints
+                                  if n in robot.rotor_inertia or model.frames[
+                                      model.frame_index[n]].mu == 1},
+                   viscous_friction={n: rng.uniform(0.1, 1) for n in joints},
+                   coulomb_friction={n: rng.uniform(0.1, 1) for n in joints})
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_w_chi_is_the_idm(name):
+    model = fp.build_model(fp.load_robot(cases.file_of(name)))
+    q, qd, qdd = random_states(model, 6, seed=1)
+    W = regressor(model, q, qd, qdd)
+    tau = _idm(model, q, qd, qdd)
+    chi = standard_parameters(model).values
+    assert np.abs(W @ chi - tau).max() <= 1e-12 * np.abs(tau).max()
+    one = regressor(model, q[0], qd[0], qdd[0])            # one state in, one out
+    assert one.shape == W.shape[1:] and np.allclose(one, W[0], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["rigid_five_bar", "orthoglide"])
+def test_every_column_random_parameters(name):
+    """Linearity: W of the file's geometry times random standard parameters
+    is the IDM of the robot carrying them (every column of W exercised)."""
+    robot = fp.load_robot(cases.file_of(name))
+    model = fp.build_model(robot)
+    q, qd, qdd = random_states(model, 5, seed=2)
+    W = regressor(model, q, qd, qdd)
+    for seed in (3, 4):
+        other = fp.build_model(_random_robot(robot, model, np.random.default_rng(seed)))
+        std = standard_parameters(other)
+        assert std.symbols == standard_parameters(model).symbols
+        tau = _idm(other, q, qd, qdd)
+        assert np.abs(W @ std.values - tau).max() <= 1e-12 * np.abs(tau).max()
+
+
+def test_standard_parameters_of_the_five_bar():
+    """(8.232), (8.262) in the file's names, ordered as (8.274): the
+    platform, then each parameter of leg 1 and leg 2 in turn."""
+    std = standard_parameters(fp.build_model(fp.load_robot(cases.file_of("rigid_five_bar"))))
+    assert std.symbols[:10] == tuple(f"{k}P" for k in INERTIAL)
+    assert std.symbols[10:12] == ("XX11", "XX21")
+    assert std.symbols[28:36] == ("M11", "M21", "IA11", "IA21", "FV11", "FV21", "FS11", "FS21")
+    assert std.values[std.index("ZZ11")] == 0.0211 and std.values[std.index("MP")] == 0.272
+    assert std.values[std.index("FV11")] == 6.76 and std.values[std.index("MX22")] == 0.012
+    assert len(std.symbols) == 10 + 2 * (2 * 10 + 3 + 2)   # IA only on the actuated joints
+    with pytest.raises(InvalidArgumentError, match="no standard parameter 'ZZ9'"):
+        std.index("ZZ9")
+
+
+def test_flexible_and_redundant_refused():
+    flexible = cases.file_of("orthoglide").parent / "examples" / "orthoglide_flexible.toml"
+    model = fp.build_model(fp.load_robot(flexible))
+    q = fp.reference_configuration(model)
+    with pytest.raises(InvalidArgumentError, match="flexible bodies.*rigid robots"):
+        regressor(model, q, np.zeros(3), np.zeros(3))
+    dualv = fp.build_model(shipped_robot("dualv"))
+    q = fp.reference_configuration(dualv)
+    n_a = len(dualv.layout.actuated)
+    with pytest.raises(InvalidArgumentError, match="actuation redundancy"):
+        regressor(dualv, q, np.zeros(n_a), np.zeros(n_a))
