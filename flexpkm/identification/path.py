@@ -1,0 +1,65 @@
+"""The forward geometric model along a densely sampled path of the
+actuated coordinates (Briot & Khalil Section 7.3), for the samples of a
+measured or exciting trajectory: :func:`flexpkm.assemble` (continuation,
+working and assembly modes kept) at one sample in ``stride``, the others
+started from the linear interpolation of their neighbours and closed
+together by a few batched Gauss-Newton steps on the loop equations. Each
+sample ends with loop residuals below ``tol`` or the path is refused."""
+from __future__ import annotations
+
+import numpy as np
+
+from flexpkm.algorithms.assembly import assemble
+from flexpkm.algorithms.closure import closure_residual, constraint_jacobian
+from flexpkm.algorithms.platform import platform_increment, platform_pose
+from flexpkm.algorithms.tree import tree_kinematics
+from flexpkm.errors import UnreachablePoseError
+
+
+def assemble_path(model, q_a, stride=25, tol=1e-11, max_iter=10, guess=None) -> np.ndarray:
+    """``q_tot`` (n, n_tot) of the actuated coordinates ``q_a`` (n, n_a)
+    (m, rad; order of ``model.layout.actuated``), a path sampled densely
+    enough for the linear interpolation over ``stride`` samples to start
+    Newton. ``guess``: the start of the first sample (default: the
+    reference configuration). Raises :class:`UnreachablePoseError` naming
+    the first sample whose loops stay open, and what ``assemble`` raises."""
+    q_a = np.atleast_2d(np.asarray(q_a, float))
+    n = len(q_a)
+    nodes = np.unique(np.r_[np.arange(0, n, stride), n - 1])
+    q_nodes = assemble(model, q_a=q_a[nodes], guess=guess)
+    q_nodes = np.atleast_2d(q_nodes)
+    q = np.empty((n, model.layout.n_tot))
+    for col in range(model.layout.n_tot):
+        q[:, col] = np.interp(np.arange(n), nodes, q_nodes[:, col])
+    act = list(model.layout.actuated)
+    q[:, act] = q_a
+    return _close(model, q, act, tol, max_iter)
+
+
+def _close(model, q, fixed, tol, max_iter):
+    """Batched Gauss-Newton steps on the loop equations, the columns
+    ``fixed`` held."""
+    layout = model.layout
+    joints = set(layout.joint_index.values())
+    free = np.array([c for c in range(layout.n_tot)
+                     if (c in joints or c >= layout.n_t) and c not in set(fixed)], dtype=int)
+    tree = free < layout.n_t
+    for _ in range(max_iter):
+        kin = tree_kinematics(model, q[:, :layout.n_t])
+        r = closure_residual(model, q, kin)
+        err = np.abs(r).max(axis=1)
+        if err.max() < tol:
+            return q
+        J = constraint_jacobian(model, kin, platform_pose(model, q))[0][:, :, free]
+        dx = -np.linalg.lstsq(J[0], r[0], rcond=None)[0] if len(q) == 1 else \
+            -(np.linalg.pinv(J) @ r[..., None])[..., 0]
+        q = q.copy()
+        q[:, free[tree]] += dx[:, tree]
+        if (~tree).any():
+            dx_p = np.zeros((len(q), layout.n_p))
+            dx_p[:, free[~tree] - layout.n_t] = dx[:, ~tree]
+            q = platform_increment(model, q, dx_p)
+    bad = int(np.argmax(err))
+    raise UnreachablePoseError(f"the loops of sample {bad} of the path stay open (residual "
+                               f"{err[bad]:.3g} after {max_iter} Newton steps): the path leaves "
+                               f"the workspace or is sampled too coarsely")
