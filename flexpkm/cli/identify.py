@@ -38,6 +38,8 @@ def _options(p, case):
                    help="the simulated trajectory's period, s (default 1)")
     p.add_argument("--amplitude", type=positive, default=0.02,
                    help="its excursion of each actuated coordinate, m or rad (default 0.02)")
+    p.add_argument("--evaluations", type=count, default=10, metavar="N",
+                   help="criterion evaluations of its optimisation (default 10)")
     p.add_argument("--write-csv", default=None, metavar="PATH",
                    help="write the simulated measurement there (a new file)")
     add_sampling(p)
@@ -53,7 +55,8 @@ def _simulated(args, model, base):
     if args.write_csv and Path(args.write_csv).exists():
         raise InvalidArgumentError(f"--write-csv: {args.write_csv} exists (not replaced)")
     trajectory = exciting_trajectory(model, period=args.period, amplitude=args.amplitude,
-                                     evaluations=10, seed=args.seed, base=base)
+                                     evaluations=args.evaluations, seed=args.seed,
+                                     base=base)
     data = simulate_measurement(model, trajectory, duration=2 * args.period, rate=500.0,
                                 noise=args.simulate, seed=args.seed)
     written = [str(write_csv(args.write_csv, data))] if args.write_csv else []

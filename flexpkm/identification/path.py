@@ -1,8 +1,8 @@
 """The forward geometric model along a densely sampled path of the
 actuated coordinates (Briot & Khalil Section 7.3), for the samples of a
-measured or exciting trajectory: :func:`flexpkm.assemble` (continuation,
-working and assembly modes kept) at one sample in ``stride``, the others
-started from the linear interpolation of their neighbours and closed
+measured or exciting trajectory: :func:`flexpkm.assemble` at the first
+sample (working and assembly modes kept), Gauss-Newton from node to node
+at one sample in ``stride`` (continuation), the others started from the linear interpolation of their neighbours and closed
 together by a few batched Gauss-Newton steps on the loop equations. Each
 sample ends with loop residuals below ``tol`` or the path is refused."""
 from __future__ import annotations
@@ -20,23 +20,28 @@ def assemble_path(model, q_a, stride=25, tol=1e-11, max_iter=10, guess=None) -> 
     """``q_tot`` (n, n_tot) of the actuated coordinates ``q_a`` (n, n_a)
     (m, rad; order of ``model.layout.actuated``), a path sampled densely
     enough for the linear interpolation over ``stride`` samples to start
-    Newton. ``guess``: the start of the first sample (default: the
+    Newton (the first sample by :func:`flexpkm.assemble`, its modes kept,
+    then every ``stride``-th by Newton from the previous one). ``guess``: the start of the first sample (default: the
     reference configuration). Raises :class:`UnreachablePoseError` naming
     the first sample whose loops stay open, and what ``assemble`` raises."""
     q_a = np.atleast_2d(np.asarray(q_a, float))
     n = len(q_a)
     nodes = np.unique(np.r_[np.arange(0, n, stride), n - 1])
-    q_nodes = assemble(model, q_a=q_a[nodes], guess=guess)
-    q_nodes = np.atleast_2d(q_nodes)
+    act = list(model.layout.actuated)
+    q_nodes = [assemble(model, q_a=q_a[0], guess=guess)]
+    for k in nodes[1:]:                         # continuation from node to node
+        start = q_nodes[-1].copy()
+        start[act] = q_a[k]
+        q_nodes.append(_close(model, start[None], act, tol, max_iter, k)[0])
+    q_nodes = np.array(q_nodes)
     q = np.empty((n, model.layout.n_tot))
     for col in range(model.layout.n_tot):
         q[:, col] = np.interp(np.arange(n), nodes, q_nodes[:, col])
-    act = list(model.layout.actuated)
     q[:, act] = q_a
     return _close(model, q, act, tol, max_iter)
 
 
-def _close(model, q, fixed, tol, max_iter):
+def _close(model, q, fixed, tol, max_iter, first=0):
     """Batched Gauss-Newton steps on the loop equations, the columns
     ``fixed`` held."""
     layout = model.layout
@@ -51,7 +56,7 @@ def _close(model, q, fixed, tol, max_iter):
         if err.max() < tol:
             return q
         J = constraint_jacobian(model, kin, platform_pose(model, q))[0][:, :, free]
-        dx = -np.linalg.lstsq(J[0], r[0], rcond=None)[0] if len(q) == 1 else \
+        dx = -np.linalg.lstsq(J[0], r[0], rcond=None)[0][None] if len(q) == 1 else \
             -(np.linalg.pinv(J) @ r[..., None])[..., 0]
         q = q.copy()
         q[:, free[tree]] += dx[:, tree]
@@ -59,7 +64,7 @@ def _close(model, q, fixed, tol, max_iter):
             dx_p = np.zeros((len(q), layout.n_p))
             dx_p[:, free[~tree] - layout.n_t] = dx[:, ~tree]
             q = platform_increment(model, q, dx_p)
-    bad = int(np.argmax(err))
+    bad = first + int(np.argmax(err))
     raise UnreachablePoseError(f"the loops of sample {bad} of the path stay open (residual "
                                f"{err[bad]:.3g} after {max_iter} Newton steps): the path leaves "
                                f"the workspace or is sampled too coarsely")

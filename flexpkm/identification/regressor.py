@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from flexpkm.algorithms.assembly import reference_configuration
 from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.algorithms.platform import platform_pose, selection
 from flexpkm.algorithms.reference import build_model
@@ -32,7 +33,8 @@ from flexpkm.spatial import skew
 def require_rigid(model, what="identification"):
     """Refuse a model the linear IDM does not fit: flexible bodies (their
     elastic parameters are out of the scope of Section 8.7), actuation
-    redundancy, no actuator. Raises :class:`InvalidArgumentError`."""
+    redundancy, no actuator. Raises :class:`InvalidArgumentError`; returns
+    the full model at the reference configuration."""
     layout = model.layout
     if layout.elastic_slice:
         raise InvalidArgumentError(
@@ -41,6 +43,18 @@ def require_rigid(model, what="identification"):
             f"(use the file's rigid variant)")
     if not layout.actuated:
         raise InvalidArgumentError(f"{what}: {model.name} has no actuated joint")
+    probe = full_dynamics(model, reference_configuration(model), 0.0)
+    _check_actuators(model, probe, what)
+    return probe
+
+
+def _check_actuators(model, full, what):
+    n_a = len(model.layout.actuated)
+    if full.n_a != n_a or len(full.indep) != n_a:
+        raise InvalidArgumentError(
+            f"{what}: {model.name} has {n_a} actuators for {len(full.indep)} degrees of "
+            f"freedom; the linear IDM of Section 8.7 is written here for robots without "
+            f"actuation redundancy")
 
 
 def _inertial_regressor(a, alpha, omega):
@@ -87,7 +101,8 @@ def regressor(model, q_tot, qd_a, qdd_a, friction=True, full=None):
     redundancy, shapes) and what ``full_dynamics`` raises.
     """
     model = build_model(model)
-    require_rigid(model, "regressor")
+    if model.layout.elastic_slice or not model.layout.actuated:
+        require_rigid(model, "regressor")
     layout = model.layout
     single = np.ndim(q_tot) == 1
     q = as_batch(q_tot, layout.n_tot)
@@ -95,11 +110,7 @@ def regressor(model, q_tot, qd_a, qdd_a, friction=True, full=None):
     qd_a = as_batch(qd_a, n_a, "qd_a") * np.ones((B, 1))
     qdd_a = as_batch(qdd_a, n_a, "qdd_a") * np.ones((B, 1))
     probe = full or full_dynamics(model, q[:1], 0.0)
-    if probe.n_a != n_a or len(probe.indep) != n_a:
-        raise InvalidArgumentError(
-            f"regressor: {model.name} has {n_a} actuators for {len(probe.indep)} degrees of "
-            f"freedom; the linear IDM of Section 8.7 is written here for robots without "
-            f"actuation redundancy")
+    _check_actuators(model, probe, "regressor")
     if full is None:
         perm = np.argsort(_actuated_order(probe, model))
         full = full_dynamics(model, q, qd_a[:, perm], dep=probe.dep)
