@@ -15,7 +15,7 @@ ignored.
 Differentiation (Savitzky & Golay 1964; the smoothing differentiator of
 identification practice, Gautier 1997): a polynomial of degree ``order``
 fitted by least squares over ``window`` samples centred on each sample
-(scipy.signal.savgol_filter, ``mode="interp"`` at the ends) gives the
+(:func:`savitzky_golay`, the ends by the first and last windows' fits) gives the
 smoothed position and its first two derivatives. A polynomial of degree
 <= order is kept exactly. The efforts are not filtered: their noise is the
 least-squares error, and a filter would smear the jumps of Coulomb
@@ -113,14 +113,39 @@ def write_csv(path, data: Measurement) -> Path:
 
 def differentiate(data: Measurement, window=WINDOW, order=ORDER):
     """``(q_a, qd_a, qdd_a)`` (n, n_a) each: the Savitzky-Golay smoothed
-    positions, velocities and accelerations (see the module). Raises :class:`InvalidArgumentError` for an even or too long
-    window, an order not below the window, or a bad sampling."""
-    from scipy.signal import savgol_filter
+    positions, velocities and accelerations (see the module). Raises
+    :class:`InvalidArgumentError` for an even or too long window, an order
+    not below the window, or a bad sampling."""
     dt = data.dt
     window, order = int(window), int(order)
     if window % 2 == 0 or window > len(data.t) or not 2 <= order < window:
         raise InvalidArgumentError(f"differentiation: the window ({window} samples) must be odd "
                                    f"and at most the {len(data.t)} samples, the order ({order}) "
                                    f"at least 2 and below the window")
-    f = lambda x, k: savgol_filter(x, window, order, deriv=k, delta=dt, axis=0, mode="interp")
-    return f(data.q_a, 0), f(data.q_a, 1), f(data.q_a, 2)
+    return tuple(savitzky_golay(data.q_a, window, order, k, dt) for k in range(3))
+
+
+def savitzky_golay(x, window, order, deriv, dt):
+    """The ``deriv``-th derivative (n, m) of the samples ``x`` (n, m) at
+    period ``dt`` by local least-squares polynomials of degree ``order``
+    over ``window`` samples: centred inside, the first and last windows'
+    polynomials at the ends (scipy.signal.savgol_filter's ``mode="interp"``,
+    without importing scipy.signal, 3 s here)."""
+    h = window // 2
+    s = np.arange(-h, h + 1, dtype=float)
+    V = s[:, None] ** np.arange(order + 1)                 # (window, order + 1)
+    fit = np.linalg.pinv(V)                                 # polynomial coefficients
+    powers = np.arange(order + 1)
+    falling = np.array([np.prod(np.arange(p - deriv + 1, p + 1)) if p >= deriv else 0.0
+                        for p in powers])                   # d^k s^p / ds^k = falling s^(p-k)
+    at = lambda u: falling * np.where(powers >= deriv, u, 1.0) ** np.maximum(powers - deriv, 0)
+    scale = dt ** -deriv
+    centre = at(0.0) @ fit                                  # (window,) the filter taps
+    n = len(x)
+    out = np.empty_like(np.asarray(x, float))
+    windows = np.lib.stride_tricks.sliding_window_view(x, window, axis=0)   # (n-2h, m, window)
+    out[h:n - h] = scale * windows @ centre
+    ends = np.stack([at(u) for u in s]) @ fit               # (window, window)
+    out[:h] = scale * (ends[:h] @ x[:window])
+    out[n - h:] = scale * (ends[h + 1:] @ x[n - window:])
+    return out
