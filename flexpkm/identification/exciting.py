@@ -30,7 +30,7 @@ from flexpkm.errors import FlexPKMError, InvalidArgumentError
 from flexpkm.identification.base import BaseParameters, base_parameters
 from flexpkm.identification.data import Measurement, actuator_names
 from flexpkm.identification.path import assemble_path
-from flexpkm.identification.regressor import regressor, require_rigid
+from flexpkm.identification.regressor import actuated_order, regressor, require_rigid
 
 #: random starts tried for one inside the workspace
 STARTS = 20
@@ -147,8 +147,7 @@ def simulate_measurement(model, trajectory: ExcitingTrajectory, duration=None, r
     q, qd, qdd = trajectory.states(t)
     q_tot = assemble_path(model, q)
     probe = full_dynamics(model, q_tot[:1], 0.0)
-    where = {int(c): k for k, c in enumerate(probe.indep)}
-    order = np.array([where[int(c)] for c in model.layout.actuated])
+    order = actuated_order(probe, model)
     perm = np.argsort(order)
     full = full_dynamics(model, q_tot, qd[:, perm], dep=probe.dep, friction=friction)
     tau = inverse_dynamics(full, qdd[:, perm])[0][:, order]

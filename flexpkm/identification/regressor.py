@@ -80,7 +80,7 @@ def _inertia_map(v):
     return L
 
 
-def _actuated_order(full, model):
+def actuated_order(full, model):
     """Positions in ``full``'s q_r of the actuators of ``model.layout.actuated``."""
     where = {int(c): k for k, c in enumerate(full.indep)}
     return np.array([where[int(c)] for c in model.layout.actuated], dtype=int)
@@ -112,9 +112,9 @@ def regressor(model, q_tot, qd_a, qdd_a, friction=True, full=None):
     probe = full or full_dynamics(model, q[:1], 0.0)
     _check_actuators(model, probe, "regressor")
     if full is None:
-        perm = np.argsort(_actuated_order(probe, model))
+        perm = np.argsort(actuated_order(probe, model))
         full = full_dynamics(model, q, qd_a[:, perm], dep=probe.dep)
-    order = _actuated_order(full, model)
+    order = actuated_order(full, model)
     J = full.J[:, :, order] if full.J.ndim == 3 else full.J[None][:, :, order]
     b = full.b if full.b.ndim == 2 else full.b[None]
     qd = (J @ qd_a[..., None])[..., 0]
