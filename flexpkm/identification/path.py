@@ -64,7 +64,7 @@ def _close(model, q, fixed, tol, max_iter, first=0):
             dx_p = np.zeros((len(q), layout.n_p))
             dx_p[:, free[~tree] - layout.n_t] = dx[:, ~tree]
             q = platform_increment(model, q, dx_p)
-    bad = first + int(np.argmax(err))
-    raise UnreachablePoseError(f"the loops of sample {bad} of the path stay open (residual "
-                               f"{err[bad]:.3g} after {max_iter} Newton steps): the path leaves "
-                               f"the workspace or is sampled too coarsely")
+    bad = int(np.argmax(err))
+    raise UnreachablePoseError(f"the loops of sample {first + bad} of the path stay open "
+                               f"(residual {err[bad]:.3g} after {max_iter} Newton steps): the "
+                               f"path leaves the workspace or is sampled too coarsely")
