@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from flexpkm.algorithms.assembly import assemble, reference_configuration
+from flexpkm.algorithms.assembly import reference_configuration
 from flexpkm.algorithms.reference import build_model
-from flexpkm.errors import FlexPKMError, InvalidArgumentError
+from flexpkm.errors import InvalidArgumentError
+from flexpkm.identification.path import newton_batch
 from flexpkm.identification.regressor import regressor, require_rigid
 from flexpkm.identification.standard import StandardParameters, standard_parameters
 
@@ -95,28 +96,29 @@ class BaseParameters:
 def random_states(model, samples, seed=0, spread=0.02):
     """``(q_tot (r, n_tot), qd_a (r, n_a), qdd_a (r, n_a))``: r random
     states, the commanded platform coordinates uniform within ``spread``
-    (m or rad) of the reference configuration, each assembled from it by
-    the inverse geometric model (poses that do not assemble are drawn
-    again), velocities and accelerations standard normal (m or rad per s,
-    per s^2). Raises :class:`InvalidArgumentError` when most draws fail."""
+    (m or rad) of the reference configuration, assembled from it by the
+    inverse geometric model (batched Newton steps,
+    :func:`flexpkm.identification.path.newton_batch`; the draws whose loops
+    stay open are replaced), velocities and accelerations standard normal
+    (m or rad per s, per s^2). Raises :class:`InvalidArgumentError` when
+    most draws fail."""
     rng = np.random.default_rng(seed)
     q0 = reference_configuration(model)
     com = list(model.layout.commanded)
-    qs = []
-    for _ in range(10 * samples):
+    qs = np.zeros((0, len(q0)))
+    for _ in range(5):
+        q = np.tile(q0, (2 * samples, 1))
+        q[:, com] += spread * rng.uniform(-1.0, 1.0, (2 * samples, len(com)))
+        q, err = newton_batch(model, q, com, tol=1e-12, max_iter=12)
+        qs = np.concatenate([qs, q[err < 1e-12]])[:samples]
         if len(qs) == samples:
             break
-        try:
-            qs.append(assemble(model, pose=q0[com] + spread * rng.uniform(-1.0, 1.0, len(com)),
-                               guess=q0))
-        except FlexPKMError:
-            continue
-    if len(qs) < samples:
+    else:
         raise InvalidArgumentError(f"{model.name}: only {len(qs)} of {10 * samples} random poses "
                                    f"within {spread} of the reference assemble; give a smaller "
                                    f"spread")
     shape = (samples, len(model.layout.actuated))
-    return np.array(qs), rng.standard_normal(shape), rng.standard_normal(shape)
+    return qs, rng.standard_normal(shape), rng.standard_normal(shape)
 
 
 def observation_matrix(model, samples=None, seed=0, spread=0.02, friction=True):

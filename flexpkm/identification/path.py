@@ -41,9 +41,11 @@ def assemble_path(model, q_a, stride=25, tol=1e-11, max_iter=10, guess=None) -> 
     return _close(model, q, act, tol, max_iter)
 
 
-def _close(model, q, fixed, tol, max_iter, first=0):
-    """Batched Gauss-Newton steps on the loop equations, the columns
-    ``fixed`` held."""
+def newton_batch(model, q, fixed, tol=1e-11, max_iter=10):
+    """``(q (B, n_tot), err (B,))``: Gauss-Newton steps on the loop
+    equations of every configuration of ``q`` at once, the columns
+    ``fixed`` held (actuated: the forward problem; commanded platform
+    coordinates: the inverse one); ``err`` the largest loop residual left."""
     layout = model.layout
     joints = set(layout.joint_index.values())
     free = np.array([c for c in range(layout.n_tot)
@@ -51,10 +53,10 @@ def _close(model, q, fixed, tol, max_iter, first=0):
     tree = free < layout.n_t
     for _ in range(max_iter):
         kin = tree_kinematics(model, q[:, :layout.n_t])
+        err = np.abs(closure_residual(model, q, kin)).max(axis=1)
+        if not err.max() >= tol:                 # all closed (or a NaN: stop)
+            break
         r = closure_residual(model, q, kin)
-        err = np.abs(r).max(axis=1)
-        if err.max() < tol:
-            return q
         J = constraint_jacobian(model, kin, platform_pose(model, q))[0][:, :, free]
         dx = -np.linalg.lstsq(J[0], r[0], rcond=None)[0][None] if len(q) == 1 else \
             -(np.linalg.pinv(J) @ r[..., None])[..., 0]
@@ -64,6 +66,16 @@ def _close(model, q, fixed, tol, max_iter, first=0):
             dx_p = np.zeros((len(q), layout.n_p))
             dx_p[:, free[~tree] - layout.n_t] = dx[:, ~tree]
             q = platform_increment(model, q, dx_p)
+    else:
+        err = np.abs(closure_residual(model, q)).max(axis=1)
+    return q, np.where(np.isfinite(err), err, np.inf)
+
+
+def _close(model, q, fixed, tol, max_iter, first=0):
+    """:func:`newton_batch`, refused when a configuration stays open."""
+    q, err = newton_batch(model, q, fixed, tol, max_iter)
+    if err.max() < tol:
+        return q
     bad = int(np.argmax(err))
     raise UnreachablePoseError(f"the loops of sample {first + bad} of the path stay open "
                                f"(residual {err[bad]:.3g} after {max_iter} Newton steps): the "
