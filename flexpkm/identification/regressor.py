@@ -32,8 +32,8 @@ from flexpkm.spatial import skew
 
 def require_rigid(model, what="identification"):
     """Refuse a model the linear IDM does not fit: flexible bodies (their
-    elastic parameters are out of the scope of Section 8.7), actuation
-    redundancy, no actuator. Raises :class:`InvalidArgumentError`; returns
+    elastic parameters are out of the scope of Section 8.7), joint springs,
+    actuation redundancy, no actuator. Raises :class:`InvalidArgumentError`; returns
     the full model at the reference configuration."""
     layout = model.layout
     if layout.elastic_slice:
@@ -43,6 +43,10 @@ def require_rigid(model, what="identification"):
             f"(use the file's rigid variant)")
     if not layout.actuated:
         raise InvalidArgumentError(f"{what}: {model.name} has no actuated joint")
+    if model.joint_stiffness:
+        raise InvalidArgumentError(f"{what}: {model.name} has joint springs "
+                                   f"({', '.join(model.joint_stiffness)}); their stiffness is not a "
+                                   f"standard dynamic parameter of Section 8.7")
     probe = full_dynamics(model, reference_configuration(model), 0.0)
     _check_actuators(model, probe, what)
     return probe
@@ -101,7 +105,7 @@ def regressor(model, q_tot, qd_a, qdd_a, friction=True, full=None):
     redundancy, shapes) and what ``full_dynamics`` raises.
     """
     model = build_model(model)
-    if model.layout.elastic_slice or not model.layout.actuated:
+    if model.layout.elastic_slice or not model.layout.actuated or model.joint_stiffness:
         require_rigid(model, "regressor")
     layout = model.layout
     single = np.ndim(q_tot) == 1

@@ -93,6 +93,9 @@ def test_flexible_and_redundant_refused():
     q = fp.reference_configuration(model)
     with pytest.raises(InvalidArgumentError, match="flexible bodies.*rigid robots"):
         regressor(model, q, np.zeros(3), np.zeros(3))
+    sprung = replace(fp.load_robot(cases.file_of("rigid_five_bar")), joint_stiffness={"11": 10.0})
+    with pytest.raises(InvalidArgumentError, match="joint springs \\(11\\)"):
+        regressor(sprung, fp.reference_configuration(fp.build_model(sprung)), [0, 0], [0, 0])
     dualv = fp.build_model(shipped_robot("dualv"))
     q = fp.reference_configuration(dualv)
     n_a = len(dualv.layout.actuated)
