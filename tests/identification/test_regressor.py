@@ -101,3 +101,68 @@ def test_flexible_and_redundant_refused():
     n_a = len(dualv.layout.actuated)
     with pytest.raises(InvalidArgumentError, match="actuation redundancy"):
         regressor(dualv, q, np.zeros(n_a), np.zeros(n_a))
+
+
+def _energy_functions(model, q, qd):
+    """(B, n_st): ``e_k + u_k`` of the book's (8.234)-(8.252) for each
+    inertial column (kinetic and gravity energy of a unit parameter), and
+    ``qd^2 / 2`` for a rotor inertia; 0 for friction."""
+    from flexpkm.algorithms.platform import platform_pose, selection
+    from flexpkm.algorithms.tree import tree_kinematics
+    layout, g = model.layout, np.asarray(model.gravity)
+    std = standard_parameters(model)
+    kin = tree_kinematics(model, q[:, :layout.n_t])
+    out = np.zeros((len(q), len(std.symbols)))
+    for k, (j, kind) in enumerate(zip(std.frames, std.kinds)):
+        if kind in ("FV", "FS"):
+            continue
+        if kind == "IA":
+            out[:, k] = 0.5 * qd[:, layout.joint_index[model.frames[j].name]] ** 2
+            continue
+        if j < 0:
+            R, p = platform_pose(model, q)
+            t = qd[:, layout.n_t:] @ selection(model.platform).T
+            vel, omega = t[:, :3], t[:, 3:]
+        else:
+            R, p = kin.R[:, j], kin.p[:, j]
+            vel = (kin.Jv[:, j] @ qd[:, :layout.n_t, None])[..., 0]
+            omega = (kin.Jw[:, j] @ qd[:, :layout.n_t, None])[..., 0]
+        v = np.einsum("bji,bj->bi", R, vel)               # ^ij v_ij, ^ij omega_ij
+        w1, w2, w3 = np.einsum("bji,bj->bi", R, omega).T
+        v1, v2, v3 = v.T
+        e = {"XX": w1 * w1 / 2, "XY": w1 * w2, "XZ": w1 * w3, "YY": w2 * w2 / 2, "YZ": w2 * w3,
+             "ZZ": w3 * w3 / 2, "MX": w3 * v2 - w2 * v3, "MY": w1 * v3 - w3 * v1,
+             "MZ": w2 * v1 - w1 * v2, "M": np.sum(v * v, axis=1) / 2}          # (8.234)-(8.243)
+        u = {"MX": -R[:, :, 0] @ g, "MY": -R[:, :, 1] @ g, "MZ": -R[:, :, 2] @ g,
+             "M": -p @ g}                                                      # (8.249)-(8.252)
+        out[:, k] = e[kind] + u.get(kind, 0.0)
+    return out
+
+
+@pytest.mark.parametrize("name", ["rigid_five_bar", "orthoglide"])
+def test_power_of_every_column_is_its_energy_rate(name):
+    """Each column's power ``qd_a . W_k`` is the time derivative of the
+    book's energy functions of that parameter (8.231)-(8.255): the
+    Lagrangian route of Section 8.7.2, independent of the Newton-Euler one,
+    along a trajectory (fourth-order central differences, 1 ms)."""
+    from flexpkm.identification.exciting import ExcitingTrajectory
+    from flexpkm.identification.path import assemble_path
+    model = fp.build_model(shipped_robot(name, gravity=(0.3, -2.0, -9.81)))
+    q0 = fp.reference_configuration(model)[list(model.layout.actuated)]
+    rng = np.random.default_rng(7)
+    tr = ExcitingTrajectory(q0, 0.004 * rng.standard_normal((len(q0), 2)),
+                            0.004 * rng.standard_normal((len(q0), 2)), 0.5, ())
+    t = np.arange(301) * 1e-3
+    qa, qda, qdda = tr.states(t)
+    q = assemble_path(model, qa)
+    full = full_dynamics(model, q, qda)
+    qd = (full.J @ qda[..., None])[..., 0]
+    W = regressor(model, q, qda, qdda, friction=False, full=full)
+    power = np.einsum("ba,bak->bk", qda, W)
+    E = _energy_functions(model, q, qd)
+    rate = (E[:-4] - 8 * E[1:-3] + 8 * E[3:-1] - E[4:]) / 12e-3       # O(h^4) central
+    error = np.abs(power[2:-2] - rate)
+    assert error.max() <= 1e-6 * np.abs(power).max()
+    scale = np.abs(power).max(axis=0)
+    live = scale > 1e-6 * scale.max()                  # every column that moves
+    assert live.sum() >= 10 and (error.max(axis=0)[live] / scale[live]).max() < 1e-5
