@@ -49,18 +49,23 @@ def _simulated(args, model, base):
     from pathlib import Path
     from flexpkm.identification.data import write_csv
     from flexpkm.identification.exciting import exciting_trajectory, simulate_measurement
+    from flexpkm.io.output_paths import atomic_write, check_output_file
     if not 0 <= args.simulate < 1:
         raise InvalidArgumentError(f"--simulate: the relative noise must be in [0, 1), got "
                                    f"{args.simulate}")
-    if args.write_csv and Path(args.write_csv).exists():
-        raise InvalidArgumentError(f"--write-csv: {args.write_csv} exists (not replaced)")
+    if args.write_csv:                          # checked before computing
+        if Path(args.write_csv).exists():
+            raise InvalidArgumentError(f"--write-csv: {args.write_csv} exists (not replaced)")
+        check_output_file(args.write_csv)
     trajectory = exciting_trajectory(model, period=args.period, amplitude=args.amplitude,
                                      evaluations=args.evaluations, seed=args.seed,
                                      base=base)
     data = simulate_measurement(model, trajectory, duration=2 * args.period, rate=500.0,
                                 noise=args.simulate, seed=args.seed)
-    written = [str(write_csv(args.write_csv, data))] if args.write_csv else []
-    return data, written
+    if args.write_csv:
+        with atomic_write(args.write_csv) as tmp:      # whole or not at all
+            write_csv(tmp, data)
+    return data, [args.write_csv] if args.write_csv else []
 
 
 def run(args) -> int:

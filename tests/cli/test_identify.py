@@ -30,11 +30,12 @@ def test_simulated_then_from_the_csv(tmp_path, capsys):
     ([], "give either DATA.csv or --simulate"),
     (["DATA", "--simulate", "0.01"], "give either DATA.csv or --simulate"),
     (["DATA"], "no column tau_q21"),
-    (["--simulate", "0.01", "--write-csv", "DATA"], "exists (not replaced)")])
+    (["--simulate", "0.01", "--write-csv", "DATA"], "exists (not replaced)"),
+    (["--simulate", "0.01", "--write-csv", "DATA/m.csv"], "Not a directory")])
 def test_refusals(extra, message, tmp_path, capsys):
     data = tmp_path / "d.csv"
     data.write_text("t,q11,q21,tau_q11\n0,1,1,0\n")
-    argv = ["identify", "rigid_five_bar"] + [str(data) if a == "DATA" else a for a in extra]
+    argv = ["identify", "rigid_five_bar"] + [a.replace("DATA", str(data)) for a in extra]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
