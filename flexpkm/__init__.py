@@ -70,6 +70,13 @@ if TYPE_CHECKING:
     from flexpkm.analysis.study import design_study
     from flexpkm.algorithms.compliance import platform_compliance
     from flexpkm.io.pictures import plot_mode, plot_sweep
+    from flexpkm.identification.regressor import regressor
+    from flexpkm.identification.standard import StandardParameters, standard_parameters
+    from flexpkm.identification.base import BaseParameters, base_parameters
+    from flexpkm.identification.data import Measurement
+    from flexpkm.identification.identify import Identification, identify
+    from flexpkm.identification.exciting import (ExcitingTrajectory, exciting_trajectory,
+                                                 simulate_measurement)
     from flexpkm import cases
 
 
@@ -147,6 +154,10 @@ __all__ = [
     "workspace_map", "WorkspaceMap", "design_study", "platform_compliance",   # issue 21
     # pictures (the viz extra)
     "plot_mode", "plot_sweep",
+    # base dynamic parameters and identification (8.7)
+    "regressor", "standard_parameters", "StandardParameters", "base_parameters",
+    "BaseParameters", "Measurement", "identify", "Identification", "exciting_trajectory",
+    "ExcitingTrajectory", "simulate_measurement",
     # shipped robots (10.7, 11.6)
     "cases",
     "__version__",

@@ -10,7 +10,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: package sub-folder (as installed) -> rank; lower ranks never import higher.
 #: The package root ``flexpkm`` (``flexpkm/__init__.py``, the front door) is the top.
 LAYERS = {"errors": 0, "spatial": 0, "threads": 0, "version": 0, "checksums": 0, "signals": 0, "settings": 0, "datasets": 0, "optional": 0, "stopwatch": 0, "elements": 1, "model": 2,
-          "algorithms": 3, "compiled": 3.5, "analysis": 4, "io": 5, "cases": 6, "cli": 7,
+          "algorithms": 3, "compiled": 3.5, "analysis": 4, "identification": 4, "io": 5, "cases": 6, "cli": 7,
           "__main__": 8}
 TOP = 8
 #: installed package name -> source folder (pyproject's package-dir)

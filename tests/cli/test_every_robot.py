@@ -3,6 +3,7 @@
 navaro --png`` ended in a traceback and no test ran ``modes`` on every
 robot). In-process through ``main(argv)``, 2 modes, small pictures: about
 a second per robot (docs/robustness.md gives the measured time)."""
+import json
 from pathlib import Path
 
 import numpy as np
@@ -65,3 +66,19 @@ def test_every_robot_runs_every_command(name, tmp_path, capsys, monkeypatch):
     assert (tmp_path / "png" / f"{case.name}_mode_1.png").stat().st_size > 1000
     rows = (tmp_path / "s.csv").read_text().splitlines()
     assert len(rows) == 4 and all(r.endswith('"ok"') for r in rows[1:]), rows
+
+
+@pytest.mark.parametrize("name", ROBOTS, ids=lambda n: Path(n).name)
+def test_every_robot_base_parameters(name, capsys):
+    """``base-parameters`` (Section 8.7) on every robot: computed for a rigid
+    one without actuation redundancy, else one line and exit 2."""
+    case = cases.get(name)
+    robot = case.robot({o.name: o.default for o in case.options})
+    status = main(["base-parameters", name, "--json"])
+    out, err = capsys.readouterr()
+    if robot.layout.elastic_slice or Path(name).stem == "dualv":     # DualV: 4 actuators, 3 dof
+        assert status == 2 and len(err.strip().splitlines()) == 1, err
+        assert "flexible bodies" in err or "actuation redundancy" in err
+    else:
+        assert status == 0, err
+        assert 0 < json.loads(out)["n_base"] < json.loads(out)["n_standard"]
