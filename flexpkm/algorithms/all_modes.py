@@ -231,6 +231,7 @@ class _Starts:
         self.sobol = qmc.Sobol(len(free), scramble=True, seed=seed) if len(free) else None
 
     def draw(self, n):
+        """(n, n_tot) starts: the reference with its free coordinates drawn."""
         q = np.tile(self.ref, (n, 1))
         if n and self.sobol is not None:
             q[:, self.free] = self.low + (self.high - self.low) * self.sobol.random(n)
@@ -252,7 +253,13 @@ def _roots(model, q0, free, fixed, tol):
     if not len(q):
         return q
     q, err = batch_newton(model, _merge(model, q), free, tol, REFINE)
-    q = q[err <= 1e3 * tol]
+    return _closed(model, q[err <= 1e3 * tol])
+
+
+def _closed(model, q):
+    """The configurations of ``q`` (B, n_tot) whose cut frames are not
+    half-turned (:func:`flexpkm.algorithms.closure.half_turns`: the rows
+    vanish there, the joint is not closed)."""
     bad = {b for b, *_ in half_turns(model, q)} if len(q) else set()
     return q[[b for b in range(len(q)) if b not in bad]]
 
@@ -273,9 +280,9 @@ def converged(model, q0, free, fixed):
         q, err = batch_newton(model, q0, free, 1e-8, ITERATIONS)
         return q[err < 1e-6]
     target = q0[0, fixed]
-    legs = free_columns(model, np.arange(layout.n_t, layout.n_tot))
+    legs = free_columns(model, np.array(layout.commanded, dtype=int))
     q, err = batch_newton(model, q0, legs, 1e-8, ITERATIONS)
-    q = q[err < 1e-6]
+    q = _closed(model, q[err < 1e-6])
     start = q[:, fixed]
     for s in range(1, CONTINUATION + 1):
         q[:, fixed] = start + (target - start) * s / CONTINUATION
@@ -296,6 +303,8 @@ def batch_newton(model, q, free, tol, max_iter):
     of ``|h|``, not a root (error inf). Returns (q (B, n_tot), max |h| (B,))."""
     layout = model.layout
     q = np.array(q, dtype=float)
+    if not len(q):
+        return q, np.zeros(0)
     r, err = _residual(model, q)
     radius = np.full(len(q), TRUST)
     for _ in range(max_iter):
