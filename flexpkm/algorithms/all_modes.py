@@ -38,6 +38,7 @@ trigonometric in the MDH angles (docs/modes.md).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -112,12 +113,13 @@ class ModeSolutions:
 
     def summary(self) -> str:
         """One line: how many, of which bound, from how many starts."""
-        what = "assembly modes" if self.problem == "forward" else "working modes"
+        what = ("assembly mode" if self.problem == "forward" else "working mode") + \
+            ("" if len(self) == 1 else "s")
         bound = "no known bound" if self.bound is None else \
             f"{'complete: ' if self.complete else ''}the bound is {self.bound}"
         note = "" if self.complete else \
             ("; the last round of starts found no new root" if self.saturated
-             else "; the starts were spent while roots were still being found")
+             else "; the starts were spent before a round of them found no new root")
         return f"{len(self)} {what} from {self.starts} Newton starts ({bound}){note}"
 
     def labels(self) -> list:
@@ -171,7 +173,7 @@ def _enumerate(model, problem, values, starts, bound, seed, tol):
     roots, tried, saturated = np.zeros((0, layout.n_tot)), 0, False
     batch = [ref[None]]                         # the reference first, then Sobol points
     while tried < starts:
-        size = min(max(FIRST_ROUND, tried - 1), starts - tried)
+        size = min(max(FIRST_ROUND, tried - 1), starts - tried - len(batch))
         q0 = np.concatenate(batch + [sampler.draw(size)])
         batch, tried = [], tried + len(q0)
         found = _roots(model, q0, free, fixed, tol)
@@ -234,7 +236,10 @@ class _Starts:
         """(n, n_tot) starts: the reference with its free coordinates drawn."""
         q = np.tile(self.ref, (n, 1))
         if n and self.sobol is not None:
-            q[:, self.free] = self.low + (self.high - self.low) * self.sobol.random(n)
+            with warnings.catch_warnings():     # a last round cut by `starts`: not 2^k points
+                warnings.simplefilter("ignore", UserWarning)
+                u = self.sobol.random(n)
+            q[:, self.free] = self.low + (self.high - self.low) * u
         return q
 
 

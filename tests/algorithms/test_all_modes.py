@@ -151,21 +151,23 @@ def gosselin_poses():
     b = PLATFORM - PLATFORM[0]
     c = PLATFORM.mean(axis=0) - PLATFORM[0]
 
-    def p_of(phi):
-        R = _rot(phi)
-        M = np.array([2 * (R @ b[i] - BASE[i] + BASE[0]) for i in (1, 2)])
-        h = np.array([RHO[i] ** 2 - RHO[0] ** 2 - (R @ b[i] - BASE[i]) @ (R @ b[i] - BASE[i])
-                      + BASE[0] @ BASE[0] for i in (1, 2)])
-        return np.linalg.solve(M, h)
+    def p_of(phi):                                      # phi (n,) -> p (n, 2)
+        R = np.moveaxis(_rot(np.asarray(phi, float)), [0, 1], [-2, -1])
+        Rb = R @ b.T                                    # (n, 2, 3): R b_i in the columns
+        u = [Rb[..., i] - BASE[i] for i in (1, 2)]
+        M = np.stack([2 * (u[k] + BASE[0]) for k in (0, 1)], axis=-2)
+        h = np.stack([RHO[i] ** 2 - RHO[0] ** 2 - np.sum(u[k] ** 2, axis=-1) + BASE[0] @ BASE[0]
+                      for k, i in enumerate((1, 2))], axis=-1)
+        return np.linalg.solve(M, h[..., None])[..., 0]
 
-    f = lambda phi: (p_of(phi) - BASE[0]) @ (p_of(phi) - BASE[0]) - RHO[0] ** 2
+    f = lambda phi: np.sum((p_of(np.atleast_1d(phi)) - BASE[0]) ** 2, axis=-1) - RHO[0] ** 2
     grid = np.linspace(-np.pi, np.pi, 20001)
-    values = np.array([f(x) for x in grid])
+    values = f(grid)
     out = []
     for a, b_, fa, fb in zip(grid[:-1], grid[1:], values[:-1], values[1:]):
         if fa * fb < 0 and abs(fa) + abs(fb) < 1.0:          # not a pole of p(phi)
-            phi = brentq(f, a, b_, xtol=1e-15)
-            out.append([*(p_of(phi) + _rot(phi) @ c), phi])
+            phi = brentq(lambda x: f(x)[0], a, b_, xtol=1e-15)
+            out.append([*(p_of([phi])[0] + _rot(phi) @ c), phi])
     return np.array(out)
 
 
