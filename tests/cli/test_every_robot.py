@@ -1,7 +1,8 @@
 """Every shipped robot and example file through ``check``, ``modal``,
-``modes --png`` and a three-pose ``sweep`` (issue 16 item 8: ``modes
-navaro --png`` ended in a traceback and no test ran ``modes`` on every
-robot). In-process through ``main(argv)``, 2 modes, small pictures: about
+``modes --png``, a three-pose ``sweep`` and ``assemble`` (alone, and with
+``--all`` from one start: the path on every robot, not the search; issue 16
+item 8: ``modes navaro --png`` ended in a traceback and no test ran
+``modes`` on every robot). In-process through ``main(argv)``, 2 modes, small pictures: about
 a second per robot (docs/robustness.md gives the measured time)."""
 from pathlib import Path
 
@@ -52,7 +53,8 @@ def test_every_robot_runs_every_command(name, tmp_path, capsys, monkeypatch):
             ["modes", name, "--modes", "1", "--png", str(tmp_path / "png"), *stiff],
             ["sweep", name, "--from", *(repr(float(x)) for x in start), "--to",
              *(repr(float(x)) for x in stop),
-             "--steps", "3", "--modes", "2", "--csv", str(tmp_path / "s.csv"), *stiff]]
+             "--steps", "3", "--modes", "2", "--csv", str(tmp_path / "s.csv"), *stiff],
+            ["assemble", name], ["assemble", name, "--all", "--starts", "1"]]
     for argv in runs:
         status = main(argv)
         out, err = capsys.readouterr()
