@@ -64,3 +64,17 @@ def test_bad_input_is_one_line_and_exit_2(argv, words, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("flexpkm: error:") and err.count("\n") == 1
     assert words in err
+
+
+def test_the_tutorials_output_is_the_real_one(capsys, tmp_path, monkeypatch):
+    """docs/tutorial.md shows what `flexpkm assemble robots/five_bar.toml
+    --q-a 1.9 1.2 --all` prints."""
+    import re
+    text = (Path(__file__).parents[2] / "docs" / "tutorial.md").read_text()
+    cmd, shown = re.search(r"^```bash\n(flexpkm assemble [^\n]*)\n```\n\n```text\n(.*?)^```",
+                           text, flags=re.M | re.S).groups()
+    monkeypatch.chdir(tmp_path)
+    assert main(["examples", "robots"]) == 0
+    capsys.readouterr()
+    assert main(cmd.split()[1:]) == 0
+    assert capsys.readouterr().out == shown
