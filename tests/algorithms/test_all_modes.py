@@ -106,7 +106,7 @@ def test_five_bar_is_fast(five_bar):
     t0 = time.perf_counter()
     assembly_modes(five_bar, [1.8, 1.4])
     working_modes(five_bar, [0.03, 0.22])
-    assert time.perf_counter() - t0 < 1.5          # ~0.45 s alone on the 2-core CI machine
+    assert time.perf_counter() - t0 < 2.5          # 0.45 s alone, 1.3 s with the 2 cores loaded 5x
 
 
 def test_unreachable_actuators_and_pose_are_refused(five_bar):
