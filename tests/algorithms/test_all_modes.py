@@ -223,3 +223,14 @@ def test_distance_to_singularity_vanishes_at_a_type_2_singularity(five_bar):
     assert distance_to_singularity(five_bar, q, free)[0] < 1e-7
     near = assembly_modes(five_bar, [q11 - 0.01, q21 + 0.01])
     assert len(near) == 2 and 0 < near.distance.max() < 0.2
+
+
+def test_a_bound_not_reached_is_said(five_bar):
+    """bound=3 at the five-bar's 2 assembly modes: not complete; the last
+    round (as many starts as the rounds before) found nothing new."""
+    found = assembly_modes(five_bar, [1.8, 1.4], bound=3)
+    assert len(found) == 2 and not found.complete and found.saturated
+    assert found.starts == 129 and found.bound == 3
+    assert found.summary() == ("2 assembly modes from 129 Newton starts (the bound is 3); the "
+                               "last round of starts found no new root")
+    assert found.labels() == ["leg 1 -, leg 2 +, assembly +", "leg 1 -, leg 2 +, assembly -"]
