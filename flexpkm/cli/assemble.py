@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from flexpkm.cli.common import add_case_parsers, count, emit, model_of, options_of, resolve
+from flexpkm.errors import InvalidArgumentError
 
 
 def register(subparsers, files=()):
@@ -26,7 +27,7 @@ def _options(p, case):
     p.add_argument("--all", action="store_true",
                    help="every real solution: the assembly modes at the actuated coordinates, "
                         "the working modes at a pose (a certified multi-start, docs/modes.md)")
-    p.add_argument("--starts", type=count, default=1024, metavar="N",
+    p.add_argument("--starts", type=count, default=None, metavar="N",
                    help="with --all: at most N Newton starts (default 1024)")
     p.add_argument("--bound", type=count, default=None, metavar="N",
                    help="with --all: the known number of solutions, to say whether all were "
@@ -36,6 +37,8 @@ def _options(p, case):
 def run(args) -> int:
     if args.all:
         return _run_all(args)
+    if args.starts is not None or args.bound is not None:
+        raise InvalidArgumentError("--starts and --bound go with --all (every mode)")
     from flexpkm.algorithms.modes import mode_signature, mode_text
     case, model, options, pose, q = resolve(args)
     layout = model.layout
@@ -52,7 +55,7 @@ def _run_all(args):
     case, model = args.case, model_of(args)
     problem, target = _problem(args, case, model)
     solve = assembly_modes if problem == "forward" else working_modes
-    found = solve(model, target, starts=args.starts, bound=args.bound)
+    found = solve(model, target, starts=args.starts or 1024, bound=args.bound)
     layout = model.layout
     given = _given_names(model, problem)
     shown = list(layout.commanded) if problem == "forward" else list(layout.actuated)

@@ -58,6 +58,7 @@ def test_all_working_modes_at_a_pose(capsys):
     (["--q-a", "1.7"], "expected 2 arguments"),
     (["--pose", "0.0", "0.9", "--all", "--starts", "32"], "no real solution at the pose"),
     (["--all", "--starts", "0"], "not a positive whole number"),
+    (["--starts", "8"], "--starts and --bound go with --all"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, words, capsys):
     assert main(["assemble", FILE] + argv) == 2
