@@ -24,7 +24,13 @@ and free coordinates as :func:`flexpkm.assemble`:
    matrix, to :data:`SAME`);
 4. rounds of starts (64, 64, 128, 256, ...) until the count reaches the known
    bound, or a round finds no new root (``saturated``), or ``starts`` are
-   spent.
+   spent;
+5. forward problem short of its bound: the starts left, all at the
+   reference's platform pose: step 3's inverse problem there gives the
+   legs' working modes at a pose of the workspace, each continued to the
+   target q_a (the Orthoglide's second assembly mode is reached only from
+   its leg 1 in the other working mode, and its U-U legs seldom close
+   unturned from random angles at random poses, docs/modes.md).
 
 The count is compared with the bound where one is known
 (:data:`KNOWN_BOUNDS`, the book's robots, or ``bound=``): ``complete`` is
@@ -182,6 +188,12 @@ def _enumerate(model, problem, values, starts, bound, seed, tol):
         roots = merged
         if (bound is not None and len(roots) >= bound) or saturated:
             break
+    if tried < starts and (bound is None or len(roots) < bound) and problem == "forward" \
+            and model.platform is not None and len(fixed) <= len(layout.commanded):
+        q0 = sampler.draw(starts - tried)
+        q0[:, list(layout.commanded)] = ref[list(layout.commanded)]   # the working modes there
+        merged = _merge(model, np.concatenate([roots, _roots(model, q0, free, fixed, tol)]))
+        saturated, roots, tried = len(merged) == len(roots), merged, starts
     if not len(roots):
         what = "actuated coordinates" if problem == "forward" else "pose"
         raise UnreachablePoseError(

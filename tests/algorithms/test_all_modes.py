@@ -12,7 +12,10 @@ closed forms written here from the book, not from the code:
   6 real assembly modes (J. Mech. Des. 1994; Merlet, Parallel Robots,
   Section 4.2) against an independent elimination: a scan of phi for the
   sign changes of the first leg's equation once p solved from the two
-  others (no polynomial).
+  others (no polynomial);
+* the Orthoglide (cases/orthoglide.toml): its two assembly modes at the
+  reference's q_a, the two intersections of the spheres (7.49)-(7.50)
+  (cases/orthoglide.fgm, the book's elimination).
 """
 import tomllib
 from pathlib import Path
@@ -124,7 +127,7 @@ def test_three_rpr_assembly_modes_are_the_real_roots_of_the_sextic():
     model = file_model("three_rpr.toml")
     q_a = np.array([0.811131, 0.79136615, 0.06573964])       # 4 real roots of (7.48)
     expected = rpr.fgm(q_a)
-    found = assembly_modes(model, q_a)
+    found = assembly_modes(model, q_a, starts=257)     # the rounds alone (step 5 costs 3 s more)
     assert len(expected) == 4 and len(found) == 4 and found.bound == 6 and not found.complete
     assert found.saturated
     for pose in expected:
@@ -228,9 +231,26 @@ def test_distance_to_singularity_vanishes_at_a_type_2_singularity(five_bar):
 def test_a_bound_not_reached_is_said(five_bar):
     """bound=3 at the five-bar's 2 assembly modes: not complete; the last
     round (as many starts as the rounds before) found nothing new."""
-    found = assembly_modes(five_bar, [1.8, 1.4], bound=3)
+    found = assembly_modes(five_bar, [1.8, 1.4], bound=3, starts=129)    # rounds 65 + 64
     assert len(found) == 2 and not found.complete and found.saturated
     assert found.starts == 129 and found.bound == 3
     assert found.summary() == ("2 assembly modes from 129 Newton starts (the bound is 3); the "
                                "last round of starts found no new root")
     assert found.labels() == ["leg 1 -, leg 2 +, assembly +", "leg 1 -, leg 2 +, assembly -"]
+
+
+def test_orthoglide_two_assembly_modes_are_the_spheres_intersections():
+    """The Orthoglide's two poses (7.49)-(7.50) at the reference's q_a; the
+    second has leg 1 in the other working mode of (7.29), found by step 5
+    (module doc). Each pose comes with several configurations of the U-U
+    legs (joint space), all with the same x_p."""
+    from flexpkm.cases import orthoglide
+    model = file_model("orthoglide.toml")
+    q_a = fp.reference_configuration(model)[list(model.layout.actuated)]
+    found = assembly_modes(model, q_a)
+    poses = np.unique(np.round(found.x_p, 8), axis=0)
+    assert len(poses) == 2
+    for mode in (1, -1):
+        P = orthoglide.fgm(q_a, mode)
+        assert np.abs(found.x_p - P).max(axis=1).min() < 1e-10
+    assert np.allclose(found.q_a, q_a, atol=1e-12) and found.residual.max() < 1e-9
