@@ -25,8 +25,7 @@ import pytest
 from scipy.optimize import brentq
 
 import flexpkm as fp
-from flexpkm.algorithms.all_modes import (assembly_modes, canonical, distance_to_singularity,
-                                          working_modes)
+from flexpkm.algorithms.all_modes import assembly_modes, canonical, working_modes
 from flexpkm.cases import three_rpr as rpr
 from flexpkm.errors import InvalidArgumentError, UnreachablePoseError
 from tests.cases.closed_forms import file_model, wrap
@@ -208,24 +207,6 @@ def test_gosselin_three_rpr_six_real_assembly_modes():
         err[:, 2] = np.abs(wrap(err[:, 2]))
         assert err.max(axis=1).min() < 1e-10
     assert np.allclose(found.q_a, RHO, atol=1e-12)
-
-
-def test_distance_to_singularity_vanishes_at_a_type_2_singularity(five_bar):
-    """Five-bar with the distal links aligned, A_12 P A_22 on one line
-    (Type 2, Section 7.5.6.1; the two circles of (7.38) tangent): the
-    forward problem's distance is 0 there, and positive at the two
-    assembly modes nearby."""
-    L = five_bar.layout
-    q11 = np.arccos((0.28 - 2 * 0.1878) / (2 * 0.213))     # |A12 A22| = d13 + d23
-    q21 = np.pi - q11
-    q = np.zeros((1, L.n_tot))
-    q[0, [L.index(n) for n in ("q11", "q12", "q21", "q22")]] = q11, -q11, q21, np.pi - q21
-    q[0, [L.index("x"), L.index("y")]] = 0.0, 0.213 * np.sin(q11)
-    assert np.abs(fp.closure_residual(five_bar, q)).max() < 1e-12     # a closed configuration
-    free = np.array([L.index(n) for n in ("q12", "q22", "x", "y")])
-    assert distance_to_singularity(five_bar, q, free)[0] < 1e-7
-    near = assembly_modes(five_bar, [q11 - 0.01, q21 + 0.01])
-    assert len(near) == 2 and 0 < near.distance.max() < 0.2
 
 
 def test_a_bound_not_reached_is_said(five_bar):
