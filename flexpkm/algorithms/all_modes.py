@@ -333,9 +333,9 @@ def _merge(model, q):
     R, P = platform_pose(model, q)
     key = np.concatenate([np.cos(q[:, rev]), np.sin(q[:, rev]), q[:, other],
                           P.reshape(len(q), -1), R.reshape(len(q), -1)], axis=1)
-    kept = []
-    for b in range(len(q)):
-        if not any(np.abs(key[b] - key[k]).max() < SAME for k in kept):
+    kept = [0]
+    for b in range(1, len(q)):
+        if np.abs(key[kept] - key[b]).max(axis=1).min() >= SAME:
             kept.append(b)
     return q[kept]
 
