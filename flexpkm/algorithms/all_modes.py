@@ -27,7 +27,7 @@ and free coordinates as :func:`flexpkm.assemble`:
    bound, or a round finds no new root (``saturated``), or ``starts`` are
    spent;
 5. forward problem short of its bound: the starts left, all at the
-   reference's platform pose: step 3's inverse problem there gives the
+   reference's platform pose: step 2's inverse problem there gives the
    legs' working modes at a pose of the workspace, each continued to the
    target q_a (the Orthoglide's second assembly mode is reached only from
    its leg 1 in the other working mode, and its U-U legs seldom close
