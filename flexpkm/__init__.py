@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from flexpkm.algorithms.tree import TreeKinematics, tree_kinematics
     from flexpkm.algorithms.platform import PlatformPose, platform_pose
     from flexpkm.algorithms.assembly import assemble, reference_configuration
+    from flexpkm.algorithms.all_modes import ModeSolutions, assembly_modes, working_modes
     from flexpkm.algorithms.constraint_rows import RowSelection, select_rows
     from flexpkm.algorithms.mobility import Mobility, mobility
     from flexpkm.algorithms.closure import (LOOP_TOL, check_loops, closure_residual,
@@ -132,6 +133,7 @@ __all__ = [
     # algorithms (10.3, 10.4, 10.123, Ch. 11)
     "TreeKinematics", "tree_kinematics", "platform_pose", "PlatformPose", "constraint_jacobian", "closure_residual",
     "project_on_loops", "select_rows", "RowSelection", "assemble", "reference_configuration",
+    "assembly_modes", "working_modes", "ModeSolutions",
     "mobility", "Mobility",
     "check_loops", "with_platform",
     "LOOP_TOL", "reduced_matrices", "ReducedMatrices", "natural_frequencies", "solve_modes",

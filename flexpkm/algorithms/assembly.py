@@ -95,7 +95,7 @@ def assemble(model, q_a=None, pose=None, guess=None, tol=1e-12, max_iter=40,
     fixed_cols = np.array(layout.actuated if pose is None else layout.commanded, dtype=int)
     what = "q_a" if pose is None else "pose"
     targets = _targets(q_a if pose is None else pose, len(fixed_cols), what)
-    free = _free_columns(model, fixed_cols)
+    free = free_columns(model, fixed_cols)
     q = reference_configuration(model) if guess is None else _guess(model, guess)
     ref_modes = reference_modes(model) if guess is None and not modes and modes is not False \
         else None
@@ -143,8 +143,10 @@ def _guess(model, guess):
     return q
 
 
-def _free_columns(model, fixed_cols):
-    """Joint and platform columns that the loop equations may move."""
+def free_columns(model, fixed_cols):
+    """Joint and platform columns (sorted indices into ``q_tot``) that the
+    loop equations may move: every joint and platform coordinate but the
+    ``fixed_cols`` (the actuated ones, or the commanded platform ones)."""
     layout = model.layout
     joints = set(layout.joint_index.values())
     cols = [c for c in range(layout.n_tot)

@@ -28,6 +28,7 @@ from flexpkm.cli import cache, check, examples, idm, modal, modes, simulate, swe
 from flexpkm.cli import singularity
 from flexpkm.cli import map as map_command, study as study_command
 from flexpkm.cli import base_parameters, identify
+from flexpkm.cli import assemble
 from flexpkm.cli.common import Headlines, Parser, add_output_options
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
@@ -44,7 +45,7 @@ EXIT_STATUSES = ((0, "success"),
 
 #: the sub-command modules, each with ``register(subparsers)``
 COMMANDS = (modal, modes, sweep, simulate, idm, check, examples, cache, singularity, map_command,
-            study_command, base_parameters, identify)
+            study_command, base_parameters, identify, assemble)
 
 
 def build_parser(files=(), argv=None) -> Parser:

@@ -1,7 +1,8 @@
 """Every shipped robot and example file through ``check``, ``singularity``, ``modal``,
-``modes --png`` and a three-pose ``sweep`` (issue 16 item 8: ``modes
-navaro --png`` ended in a traceback and no test ran ``modes`` on every
-robot). In-process through ``main(argv)``, 2 modes, small pictures: about
+``modes --png``, a three-pose ``sweep`` and ``assemble`` (alone, and with
+``--all`` from one start: the path on every robot, not the search; issue 16
+item 8: ``modes navaro --png`` ended in a traceback and no test ran
+``modes`` on every robot). In-process through ``main(argv)``, 2 modes, small pictures: about
 a second per robot (docs/robustness.md gives the measured time)."""
 import json
 from pathlib import Path
@@ -57,7 +58,8 @@ def test_every_robot_runs_every_command(name, tmp_path, capsys, monkeypatch):
             ["map", name, "--grid", f"{float(start[0])!r}:{float(stop[0])!r}:2",    # issue 21
              "--modes", "2", "--netcdf", str(tmp_path / "m.nc"), *stiff]
             + (["--fixed", *(repr(float(x)) for x in start[1:len(case.pose_names)])]
-               if len(case.pose_names) > 1 else [])]
+               if len(case.pose_names) > 1 else []),
+            ["assemble", name], ["assemble", name, "--all", "--starts", "1"]]
     for argv in runs:
         status = main(argv)
         out, err = capsys.readouterr()
