@@ -58,6 +58,9 @@ if TYPE_CHECKING:
     from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, choose_backend
     from flexpkm.analysis.modal import natural_frequencies
     from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
+    from flexpkm.analysis.crossing import law_inverse_dynamics
+    from flexpkm.analysis.crossing_plan import CrossingPlan, plan_crossing
+    from flexpkm.analysis.polynomial_laws import PolynomialLaw, polynomial_law
     from flexpkm.analysis.ground_history import simulation_ground_reactions
     from flexpkm.analysis.trajectories import Trajectory, quintic
     from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
@@ -128,6 +131,8 @@ __all__ = [
     # rigid models (Ch. 8): joint reactions, actuation redundancy, IDM along a path
     "joint_reactions", "JointReactions", "actuation_matrix", "is_redundant",
     "path_inverse_dynamics", "IdmResult",
+    # crossing Type 2 and LPJTS singularities (Ch. 9, Appendix D)
+    "plan_crossing", "CrossingPlan", "law_inverse_dynamics", "polynomial_law", "PolynomialLaw",
     # other models (8.6, 6.4): energy, ground reactions, statics under a wrench
     "energy", "Energy", "ground_reactions", "GroundReactions", "static_efforts",
     "static_deflection", "StaticDeflection", "simulation_ground_reactions",

@@ -24,7 +24,7 @@ import warnings
 START = time.perf_counter()
 
 from flexpkm.version import __version__
-from flexpkm.cli import cache, check, examples, idm, modal, modes, simulate, sweep
+from flexpkm.cli import cache, check, examples, idm, modal, modes, plan, simulate, sweep
 from flexpkm.cli.common import Headlines, Parser, add_output_options
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
@@ -40,7 +40,7 @@ EXIT_STATUSES = ((0, "success"),
                  (143, "terminated (SIGTERM)"))
 
 #: the sub-command modules, each with ``register(subparsers)``
-COMMANDS = (modal, modes, sweep, simulate, idm, check, examples, cache)
+COMMANDS = (modal, modes, sweep, simulate, idm, plan, check, examples, cache)
 
 
 def build_parser(files=(), argv=None) -> Parser:
