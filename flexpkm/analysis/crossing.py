@@ -1,6 +1,9 @@
 """Crossing Type 2 and LPJTS singularities with finite efforts (Briot &
-Khalil Chapter 9), for a rigid robot whose platform coordinates ``x_p`` are
-its pose (a translating platform: the five-bar's P, the Tripteron's P).
+Khalil Chapter 9), for a rigid robot moved along a law of n_dof of its
+coordinates: the platform's ``x_p`` when they are its pose (a translating
+platform: the five-bar's P), or coordinates that stay independent through
+the singularity (an LPJTS one: a passive joint of the singular leg, the
+Tripteron's q12 and the platform's y, z, as the book's law on A13 (9.111)).
 
 The rigid IDM of the virtual system with its Lagrange multipliers
 (9.1)-(9.3), in the coordinates of the model ``q_tot = [q_t; x_p]``::
@@ -93,25 +96,42 @@ def singular_measure(A) -> np.ndarray:
     return np.linalg.det(A / np.linalg.norm(A, axis=1, keepdims=True))
 
 
-def law_states(model, state, law, t, friction=True):
-    """The states along a law of the platform coordinates at times t (m,):
-    ``(x, q, qd, qdd, w)`` with ``w = M_tot qdd_tot + c_tot`` (m, n_tot).
-    ``state(poses (m, n_p)) -> q_tot (m, n_tot)``. The rates of the legs
-    come from the inverse kinematics (the tree coordinates dependent,
-    regular at a Type 2 singularity). Raises :class:`InvalidArgumentError`
-    when the platform coordinates are not the pose, and what ``state`` and
-    :func:`flexpkm.full_dynamics` raise (a Type 1 or LPJTS singularity)."""
+def law_states(model, state, law, t, friction=True, coords=None):
+    """The states along a law at times t (m,): ``(x, q, qd, qdd, w)`` with
+    ``w = M_tot qdd_tot + c_tot`` (m, n_tot).
+
+    law : ``t -> (x, xd, xdd)`` of the coordinates ``coords`` (q_tot
+    columns, ascending, none actuated; default the platform's, the pose);
+    ``state(values (m, k)) -> q_tot (m, n_tot)`` (a closed-form geometric
+    model). The other coordinates' rates come from the loops with those
+    coordinates independent (regular at a Type 2 singularity for the
+    platform's; at an LPJTS one for coordinates of the singular leg).
+    Raises :class:`InvalidArgumentError` when ``state`` does not give the
+    law's values to them, and what ``state`` and :func:`flexpkm.full_dynamics`
+    raise (a Type 1 singularity: the loops' matrix singular)."""
     layout = model.layout
+    coords = _coordinates(model, coords)
     x, xd, xdd = law(t)
     q = state(x)
-    if not np.allclose(q[:, layout.n_t:], x, atol=1e-12, rtol=0):
-        raise InvalidArgumentError(f"{model.name}: the platform coordinates are not the pose: "
-                                   "a crossing is planned on a translating platform")
-    full = full_dynamics(model, q, xd, dep=np.arange(layout.n_t), friction=friction)
+    if not np.allclose(q[:, coords], x, atol=1e-12, rtol=0):
+        raise InvalidArgumentError(f"{model.name}: the states do not hold the law's coordinates "
+                                   f"{[layout.names[i] for i in coords]}")
+    dep = np.setdiff1d(np.arange(layout.n_tot), coords)
+    full = full_dynamics(model, q, xd, dep=dep, friction=friction)
     qd = (full.J @ xd[..., None])[..., 0]
     qdd = (full.J @ xdd[..., None])[..., 0] + full.b
     w = (full.M_tot @ qdd[..., None])[..., 0] + full.c_tot
     return x, q, qd, qdd, w
+
+
+def _coordinates(model, coords):
+    """The law's q_tot columns (default the platform's), checked."""
+    layout = model.layout
+    coords = np.arange(layout.n_t, layout.n_tot) if coords is None else np.asarray(coords, int)
+    if np.any(np.diff(coords) <= 0) or set(coords.tolist()) & set(layout.actuated):
+        raise InvalidArgumentError(f"{model.name}: the law's coordinates must be ascending "
+                                   "q_tot columns, none actuated")
+    return coords
 
 
 def classify(model, A, w) -> Singularity:
@@ -127,13 +147,13 @@ def classify(model, A, w) -> Singularity:
                        rcond=float(S[-1] / S[0]))
 
 
-def _limit(model, state, law, t, kept, friction):
+def _limit(model, state, law, t, kept, friction, coords):
     """``[tau; lambda]`` at a singular time t: the limit of the regular
     solutions (see the module). Raises :class:`SingularConfigurationError`
     when the criterion is not met there."""
     d = 1e-5 * law.duration
     times = np.array([t - d, t, t + d])
-    _, q, _, _, w = law_states(model, state, law, times, friction)
+    _, q, _, _, w = law_states(model, state, law, times, friction, coords)
     A, _ = effort_matrix(model, q, kept)
     sing = classify(model, A[1], w[1])
     if sing.relative > CRITERION_TOL:
@@ -156,20 +176,20 @@ def _refusal(model, sing, t, q):
         cond=1 / max(sing.rcond, 1e-300))
 
 
-def _crossings(model, state, law, t, measure, kept, friction):
+def _crossings(model, state, law, t, measure, kept, friction, coords):
     """Check the criterion where the measure changes sign between samples
     (a crossing the samples step over); raise when it is not met."""
     from scipy.optimize import brentq
     for k in np.flatnonzero(measure[:-1] * measure[1:] < 0):
         f = lambda s: singular_measure(effort_matrix(model, state(law(np.array([s]))[0]), kept)[0])[0]
         ts = brentq(f, t[k], t[k + 1], xtol=1e-14 * law.duration)
-        _, q, _, _, w = law_states(model, state, law, np.array([ts]), friction)
+        _, q, _, _, w = law_states(model, state, law, np.array([ts]), friction, coords)
         sing = classify(model, effort_matrix(model, q, kept)[0][0], w[0])
         if sing.relative > CRITERION_TOL:
             raise _refusal(model, sing, ts, q[0])
 
 
-def law_inverse_dynamics(model, state, law, rate=1000.0, friction=True) -> IdmResult:
+def law_inverse_dynamics(model, state, law, rate=1000.0, friction=True, coords=None) -> IdmResult:
     """Rigid IDM along a law of the platform coordinates, through Type 2
     and LPJTS singularities that the law crosses with the criterion met.
 
@@ -178,7 +198,8 @@ def law_inverse_dynamics(model, state, law, rate=1000.0, friction=True) -> IdmRe
     inverse geometric model, one working mode); law : callable ``t (m,) ->
     (x, xd, xdd)`` each (m, n_p) with a ``duration`` (s), e.g. a
     :class:`flexpkm.analysis.polynomial_laws.PolynomialLaw` or
-    :attr:`CrossingPlan.law`; rate : Hz, both ends sampled.
+    :attr:`CrossingPlan.law`; rate : Hz, both ends sampled; coords : the
+    law's q_tot columns (default the platform's, :func:`law_states`).
     Returns an :class:`flexpkm.analysis.idm.IdmResult` (no ground reactions
     nor energies). Samples with ``rcond(A) < RCOND_LIMIT`` get the limit.
     Raises :class:`SingularConfigurationError` where the law crosses a
@@ -194,7 +215,7 @@ def law_inverse_dynamics(model, state, law, rate=1000.0, friction=True) -> IdmRe
     kept = effort_matrix(model, state(law(t[:1])[0]))[1]
     for lo in range(0, len(t), CHUNK):
         tc = t[lo:lo + CHUNK]
-        x, q, qd, qdd, w = law_states(model, state, law, tc, friction)
+        _, q, qd, qdd, w = law_states(model, state, law, tc, friction, coords)
         A, _ = effort_matrix(model, q, kept)
         S = np.linalg.svd(A, compute_uv=False)
         bad = S[:, -1] < RCOND_LIMIT * S[:, 0]
@@ -202,12 +223,12 @@ def law_inverse_dynamics(model, state, law, rate=1000.0, friction=True) -> IdmRe
         ok = ~bad
         sol[ok] = np.linalg.solve(A[ok], w[ok, :, None])[..., 0]
         for k in np.flatnonzero(bad):
-            sol[k] = _limit(model, state, law, tc[k], kept, friction)
-        for key, val in zip(out, (x, q[:, act], qd[:, act], qdd[:, act], sol[:, :len(act)],
+            sol[k] = _limit(model, state, law, tc[k], kept, friction, coords)
+        for key, val in zip(out, (q[:, layout.n_t:], q[:, act], qd[:, act], qdd[:, act], sol[:, :len(act)],
                                   singular_measure(A))):
             out[key].append(val)
     out = {k: np.concatenate(v) for k, v in out.items()}
-    _crossings(model, state, law, t, out["m"], kept, friction)
+    _crossings(model, state, law, t, out["m"], kept, friction, coords)
     return IdmResult(t=t, x_p=out["x"], q_a=out["q"], qd_a=out["qd"], qdd_a=out["qdd"],
                      tau=out["tau"], names=tuple(layout.names[i] for i in act),
                      backend="numpy", backend_reason="crossing: numpy only")

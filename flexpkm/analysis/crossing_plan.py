@@ -63,6 +63,7 @@ class CrossingPlan:
 
 
 def _measure(model, state, poses, kept=None):
+    """Singular measure at the law's values ``poses`` (k,) or (m, k)."""
     A, kept = effort_matrix(model, state(np.atleast_2d(poses)), kept)
     return singular_measure(A), kept
 
@@ -108,12 +109,12 @@ def locus_point(model, state, guess, through, kept):
                                f"near {guess.tolist()}")
 
 
-def _criterion_line(model, state, x_s, xd_s, friction):
+def _criterion_line(model, state, x_s, xd_s, friction, coords):
     """``(g (n_p,), h)`` with ``n^T w = g . xdd + h`` at ``(x_s, xd_s)``."""
     n_p = len(x_s)
     acc = np.vstack([np.zeros(n_p), np.eye(n_p)])
     law = lambda t: (np.repeat(x_s[None], n_p + 1, 0), np.repeat(xd_s[None], n_p + 1, 0), acc)
-    _, q, _, _, w = law_states(model, state, law, np.zeros(n_p + 1), friction)
+    _, q, _, _, w = law_states(model, state, law, np.zeros(n_p + 1), friction, coords)
     A, _ = effort_matrix(model, q[:1])
     sing = classify(model, A[0], w[0])
     r = sing.motion @ w.T
@@ -121,7 +122,7 @@ def _criterion_line(model, state, x_s, xd_s, friction):
 
 
 def plan_crossing(model, state, start, stop, duration, crossing_time=None, through=None,
-                  friction=True) -> CrossingPlan:
+                  friction=True, coords=None) -> CrossingPlan:
     """Plan the rest-to-rest motion ``start -> stop`` (poses (n_p,), the
     platform coordinates) in ``duration`` s through the singularity that
     the straight path meets, with finite efforts (Sections 9.3-9.4).
@@ -130,7 +131,10 @@ def plan_crossing(model, state, start, stop, duration, crossing_time=None, throu
     of one working mode); crossing_time : s in (0, duration), default the
     quintic's time at the path's crossing; through : (n_p,) crossing point
     with one component NaN (found on the locus), default the path's
-    crossing. Returns a :class:`CrossingPlan`. Raises
+    crossing; coords : the q_tot columns of the law (default the
+    platform's: start and stop are poses; else values of these columns,
+    :func:`flexpkm.analysis.crossing.law_states`). Returns a
+    :class:`CrossingPlan`. Raises
     :class:`InvalidArgumentError` (no crossing, a bad time or point),
     :class:`flexpkm.errors.SingularConfigurationError` when the criterion
     does not depend on the acceleration there."""
@@ -148,7 +152,7 @@ def plan_crossing(model, state, start, stop, duration, crossing_time=None, throu
         raise InvalidArgumentError(f"crossing time {crossing_time} s outside (0, {duration}) s")
     sixth = rest_to_rest(start, stop, duration, [(crossing_time, 0, x_s)])
     xd_s, a_ref = (sixth.derivative([crossing_time], k)[0] for k in (1, 2))
-    g, h, sing = _criterion_line(model, state, x_s, xd_s, friction)
+    g, h, sing = _criterion_line(model, state, x_s, xd_s, friction, coords)
     if not np.linalg.norm(g) > 0:
         from flexpkm.errors import SingularConfigurationError
         raise SingularConfigurationError(f"{model.name}: the criterion at {x_s.tolist()} does "
