@@ -40,7 +40,7 @@ class CrossingPlan:
     kind : ``"Type 2"`` or ``"LPJTS"``;  t_s_vector : (n_p,) the
         uncontrollable twist (unit motion's platform part; zeros for LPJTS)
     criterion : ``n^T w`` at the crossing along ``law`` (W, ~0) and
-        ``unplanned`` along the quintic with the same velocity
+        ``unplanned`` along the quintic at its own crossing of the path
     path_s : where the straight path meets the locus, in [0, 1]
     """
 
@@ -121,6 +121,12 @@ def _criterion_line(model, state, x_s, xd_s, friction, coords):
     return r[1:] - r[0], r[0], sing
 
 
+def _quintic_time(s, duration):
+    """The time at which the quintic (D.13) reaches the fraction s of its path."""
+    from scipy.optimize import brentq
+    return duration * brentq(lambda u: u ** 3 * (10 - 15 * u + 6 * u * u) - s, 0.0, 1.0)
+
+
 def plan_crossing(model, state, start, stop, duration, crossing_time=None, through=None,
                   friction=True, coords=None) -> CrossingPlan:
     """Plan the rest-to-rest motion ``start -> stop`` (poses (n_p,), the
@@ -138,7 +144,6 @@ def plan_crossing(model, state, start, stop, duration, crossing_time=None, throu
     :class:`InvalidArgumentError` (no crossing, a bad time or point),
     :class:`flexpkm.errors.SingularConfigurationError` when the criterion
     does not depend on the acceleration there."""
-    from scipy.optimize import brentq
     model = build_model(model)
     start, stop = np.asarray(start, float), np.asarray(stop, float)
     quintic = rest_to_rest(start, stop, duration)
@@ -147,7 +152,7 @@ def plan_crossing(model, state, start, stop, duration, crossing_time=None, throu
     if through is not None:
         x_s = locus_point(model, state, x_s, through, kept)
     if crossing_time is None:
-        crossing_time = duration * brentq(lambda u: u ** 3 * (10 - 15 * u + 6 * u * u) - s_c, 0, 1)
+        crossing_time = _quintic_time(s_c, duration)
     if not 0 < crossing_time < duration:
         raise InvalidArgumentError(f"crossing time {crossing_time} s outside (0, {duration}) s")
     sixth = rest_to_rest(start, stop, duration, [(crossing_time, 0, x_s)])
@@ -160,7 +165,10 @@ def plan_crossing(model, state, start, stop, duration, crossing_time=None, throu
     xdd_s = a_ref - g * (g @ a_ref + h) / (g @ g)
     law = rest_to_rest(start, stop, duration, [(crossing_time, 0, x_s), (crossing_time, 1, xd_s),
                                                (crossing_time, 2, xdd_s)])
-    unplanned = float(g @ quintic.derivative([crossing_time], 2)[0] + h)
+    t_c = _quintic_time(s_c, duration)
+    g_c, h_c, _ = _criterion_line(model, state, start + s_c * (stop - start),
+                                  quintic.derivative([t_c], 1)[0], friction, coords)
+    unplanned = float(g_c @ quintic.derivative([t_c], 2)[0] + h_c)
     return CrossingPlan(law=law, quintic=quintic, t_s=float(crossing_time), x_s=x_s, xd_s=xd_s,
                         xdd_s=xdd_s, kind=sing.kind, t_s_vector=sing.t_s,
                         criterion=float(g @ xdd_s + h), unplanned=unplanned, path_s=float(s_c))

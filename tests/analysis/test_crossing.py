@@ -124,3 +124,55 @@ def test_singular_motion_keeps_actuators_still_and_loops_closed(five_bar, book_p
     assert sing.relative < 1e-9 and sing.rcond < 1e-12
     assert np.abs(sing.motion[list(model.layout.actuated)]).max() < 1e-12
     assert np.abs(A[0].T @ sing.motion).max() < 1e-12
+
+
+# --- the Tripteron's LPJTS singularity (Section 9.5) -------------------------
+
+TRI_START, TRI_STOP = np.array([0.78, 0.31100091, 0.25]), np.array([1.08, 0.27100091, 0.25])
+
+
+@pytest.fixture(scope="module")
+def tripteron():
+    """The book's Section 9.5.5 (variant leg1), the law on (q12, y, z)."""
+    from flexpkm.cases import tripteron as tr
+    model = fp.build_model(files.load(file_of("tripteron"), variant="leg1"))
+    coords = [model.layout.index(n) for n in ("q12", "y", "z")]
+    return model, (lambda v: tr.elbow_state(model, v)), coords
+
+
+@pytest.fixture(scope="module")
+def tri_plan(tripteron):
+    model, state, coords = tripteron
+    return plan_crossing(model, state, TRI_START, TRI_STOP, 1.0, crossing_time=0.5, coords=coords)
+
+
+def test_lpjts_motion_is_the_closed_form_9106(tripteron, tri_plan):
+    """qd_d^s = [d_14, -(d_13 + d_14), d_13] on leg 1 (9.106, the book's
+    d_i2, d_i3 there), nothing else moving: an LPJTS singularity."""
+    model, state, coords = tripteron
+    assert tri_plan.kind == "LPJTS" and np.abs(tri_plan.t_s_vector).max() < 1e-12
+    _, q, _, _, w = law_states(model, state, tri_plan.law, np.array([0.5]), coords=coords)
+    n = classify(model, effort_matrix(model, q)[0][0], w[0]).motion
+    leg1 = [model.layout.index(k) for k in ("q12", "q13", "q14")]
+    expected = np.array([0.1878, -(0.1888 + 0.1878), 0.1888])
+    assert abs(abs(n[leg1] @ expected) / np.linalg.norm(expected) - 1) < 1e-12
+    assert np.abs(np.delete(n, leg1)).max() < 1e-12
+
+
+def test_lpjts_criterion_is_no_tangential_acceleration_9108(tri_plan):
+    """A point mass at A_13 alone moves along qd_d^s: (9.108) asks
+    qdd_12 = 0 at the crossing; the law keeps y, z as the quintic's."""
+    assert tri_plan.xdd_s[0] == pytest.approx(0.0, abs=1e-12)
+    sixth_y = tri_plan.law.derivative([0.5], 2)[0, 1]
+    assert sixth_y == pytest.approx(tri_plan.xdd_s[1], abs=1e-12)
+    assert abs(tri_plan.criterion) < 1e-12 < abs(tri_plan.unplanned)
+
+
+def test_lpjts_crossing_bounded_and_converging_quintic_refused(tripteron, tri_plan):
+    model, state, coords = tripteron
+    peaks = [np.abs(law_inverse_dynamics(model, state, tri_plan.law, rate=r,
+                                         coords=coords).tau).max(axis=0) for r in (200, 600)]
+    np.testing.assert_allclose(peaks[0], peaks[1], rtol=1e-4)
+    assert peaks[1].max() < 20.0
+    with pytest.raises(SingularConfigurationError, match=r"LPJTS .* t = 0\.446\d* s.*\(9\.15\)"):
+        law_inverse_dynamics(model, state, tri_plan.quintic, rate=200, coords=coords)
