@@ -45,7 +45,7 @@ def igm(pose, modes=(1, 1, 1), legs=(1, 2, 3)) -> dict:
             continue
         a1, a2, a3 = -2 * D3 * u, -2 * D3 * v, u ** 2 + v ** 2 + D3 ** 2 - D4 ** 2   # (9.63)
         disc = a2 ** 2 - a3 ** 2 + a1 ** 2
-        if disc < 0:
+        if np.any(disc < 0):
             raise UnreachablePoseError(f"Tripteron IGM (9.64): leg {i} cannot reach {tuple(pose)}")
         q2 = 2 * np.arctan((-a2 + modes[i - 1] * np.sqrt(disc)) / (a3 - a1))         # (9.64)
         q3 = np.arctan2(v - D3 * np.sin(q2), u - D3 * np.cos(q2)) - q2                # (9.65)
@@ -68,14 +68,11 @@ def elbow_state(model, values, modes=(1, 1, 1), branch=1) -> np.ndarray:
     if np.any(disc < 0):
         raise UnreachablePoseError("Tripteron: A_14 cannot reach the given y from leg 1's elbow")
     x = ex + branch * np.sqrt(disc)
+    q = igm((x, y, z), modes, legs=(2, 3))
+    q13 = np.arctan2(y - ey, x - ex) - q12                                  # (9.65)
+    q.update(q12=q12, q13=q13, q14=-q12 - q13, x=x, y=y, z=z)               # (9.66)
     layout = model.layout
     out = np.zeros((len(values), layout.n_tot))
-    for k, pose in enumerate(zip(x, y, z)):
-        q = igm(pose, modes, legs=(2, 3))
-        q["q12"] = q12[k]
-        q["q13"] = np.arctan2(y[k] - ey[k], x[k] - ex[k]) - q12[k]                 # (9.65)
-        q["q14"] = -q12[k] - q["q13"]                                              # (9.66)
-        q.update(x=x[k], y=y[k], z=z[k])
-        for name, v in q.items():
-            out[k, layout.index(name)] = v
+    for name, v in q.items():
+        out[:, layout.index(name)] = v
     return out
