@@ -17,14 +17,7 @@ from flexpkm.cases.shipped import file_of
 from flexpkm.errors import SingularConfigurationError
 from flexpkm.model import files
 
-P0, PF, TF = [0.0, 0.338], [0.1, 0.1], 1.5
-
-
-@pytest.fixture(scope="module")
-def five_bar():
-    case = get("rigid_five_bar")
-    model = fp.build_model(case.robot({}))
-    return model, lambda poses: case.configure(model, poses, {})
+from .crossing_cases import P0, PF, TF, five_bar  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(scope="module")

@@ -3,19 +3,10 @@
 import numpy as np
 import pytest
 
-import flexpkm as fp
 from flexpkm.analysis.crossing_plan import path_crossing, plan_crossing
-from flexpkm.cases import get
 from flexpkm.errors import InvalidArgumentError
 
-P0, PF, TF = [0.0, 0.338], [0.1, 0.1], 1.5
-
-
-@pytest.fixture(scope="module")
-def five_bar():
-    case = get("rigid_five_bar")
-    model = fp.build_model(case.robot({}))
-    return model, lambda poses: case.configure(model, poses, {})
+from .crossing_cases import P0, PF, TF, five_bar  # noqa: F401 (a fixture)
 
 
 def _collinear(x, y):
