@@ -4,8 +4,9 @@ singularity (Section 9.5), max |tau| along the planned laws as the sampling
 goes from 1 kHz to 1 MHz, and along the unplanned quintic (the reduced IDM
 of flexpkm.analysis.idm, which does not refuse it).
 
-Run: ``python docs/scripts/crossing.py [MAX_RATE]`` (default 1e6 Hz; the
-1 MHz rows take minutes). Prints markdown tables; writes
+Run: ``python docs/scripts/crossing.py [MAX_RATE [MAX_RATE_TRIPTERON]]``
+(default 1e6 Hz for both; a 1 MHz row takes minutes: the five-bar's ~4 min,
+the Tripteron's ~10 min of one core). Prints markdown tables; writes
 docs/img/crossing_five_bar.png and docs/img/crossing_tripteron.png.
 """
 from __future__ import annotations
@@ -127,6 +128,7 @@ def tripteron_part(max_rate):
 
 if __name__ == "__main__":
     top = float(sys.argv[1]) if len(sys.argv) > 1 else 1e6
+    top_tripteron = float(sys.argv[2]) if len(sys.argv) > 2 else top
     with threadpool_limits(1):
         five_bar_part(top)
-        tripteron_part(top)
+        tripteron_part(top_tripteron)

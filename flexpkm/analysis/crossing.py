@@ -72,8 +72,12 @@ class Singularity:
 def effort_matrix(model, q_tot, kept=None):
     """``(A (B, n_tot, n_tot), kept)``: ``A = [E_a^T J^T]`` at states
     ``q_tot`` (B, n_tot) with the constraint rows ``kept`` (chosen at the
-    first state when None). Raises :class:`InvalidArgumentError` for a robot
-    with actuation redundancy (``A`` not square)."""
+    first state when None). Raises :class:`InvalidArgumentError` for a
+    flexible robot (the crossing is planned on the rigid one) or one with
+    actuation redundancy (``A`` not square)."""
+    if model.layout.elastic_slice:
+        raise InvalidArgumentError(f"{model.name}: crossing singularities needs a rigid model "
+                                   f"({len(model.layout.elastic_slice)} flexible bodies)")
     n_t = model.layout.n_t
     kin = tree_kinematics(model, q_tot[:, :n_t])
     J, labels = constraint_jacobian(model, kin, platform_pose(model, q_tot))

@@ -45,3 +45,9 @@ def test_bad_inputs_one_line(tmp_path, capsys, extra):
     assert main(BASE + extra + ["--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("flexpkm: error:") and "\n" not in err and "Traceback" not in err
+
+
+def test_flexible_robot_refused(tmp_path, capsys):
+    assert main(["plan", "cases/examples/five_bar.toml", "--from", "0", "0.45", "--to", "0.2",
+                 "0.12", "--duration", "1.5", "--cross", "--out", str(tmp_path)]) == 2
+    assert "rigid model" in capsys.readouterr().err
