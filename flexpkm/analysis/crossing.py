@@ -94,7 +94,7 @@ def effort_matrix(model, q_tot, kept=None):
 
 
 def singular_measure(A) -> np.ndarray:
-    """``det A`` over the product of its columns' norms, (B,): dimensionless,
+    """``det A`` over the product of its rows' norms, (B,): dimensionless,
     in [-1, 1], zero exactly at a Type 2 or LPJTS singularity, and changing
     sign across one."""
     return np.linalg.det(A / np.linalg.norm(A, axis=1, keepdims=True))
@@ -185,7 +185,8 @@ def _crossings(model, state, law, t, measure, kept, friction, coords):
     (a crossing the samples step over); raise when it is not met."""
     from scipy.optimize import brentq
     for k in np.flatnonzero(measure[:-1] * measure[1:] < 0):
-        f = lambda s: singular_measure(effort_matrix(model, state(law(np.array([s]))[0]), kept)[0])[0]
+        def f(s):
+            return singular_measure(effort_matrix(model, state(law(np.array([s]))[0]), kept)[0])[0]
         ts = brentq(f, t[k], t[k + 1], xtol=1e-14 * law.duration)
         _, q, _, _, w = law_states(model, state, law, np.array([ts]), friction, coords)
         sing = classify(model, effort_matrix(model, q, kept)[0][0], w[0])
@@ -194,18 +195,20 @@ def _crossings(model, state, law, t, measure, kept, friction, coords):
 
 
 def law_inverse_dynamics(model, state, law, rate=1000.0, friction=True, coords=None) -> IdmResult:
-    """Rigid IDM along a law of the platform coordinates, through Type 2
-    and LPJTS singularities that the law crosses with the criterion met.
+    """Rigid IDM along a law of n_dof coordinates (the platform's by
+    default), through Type 2 and LPJTS singularities that the law crosses
+    with the criterion met.
 
-    model : Model or Robot (rigid, translating platform, no actuation
-    redundancy); state : ``poses (m, n_p) -> q_tot (m, n_tot)`` (the
-    inverse geometric model, one working mode); law : callable ``t (m,) ->
-    (x, xd, xdd)`` each (m, n_p) with a ``duration`` (s), e.g. a
+    model : Model or Robot (rigid, no actuation redundancy); state :
+    ``values (m, k) -> q_tot (m, n_tot)`` (a closed-form geometric model,
+    one working mode); law : callable ``t (m,) -> (x, xd, xdd)`` each
+    (m, k) with a ``duration`` (s), e.g. a
     :class:`flexpkm.analysis.polynomial_laws.PolynomialLaw` or
     :attr:`CrossingPlan.law`; rate : Hz, both ends sampled; coords : the
     law's q_tot columns (default the platform's, :func:`law_states`).
-    Returns an :class:`flexpkm.analysis.idm.IdmResult` (no ground reactions
-    nor energies). Samples with ``rcond(A) < RCOND_LIMIT`` get the limit.
+    Returns an :class:`flexpkm.analysis.idm.IdmResult` (``x_p`` the
+    platform coordinates; no ground reactions nor energies). Samples with
+    ``rcond(A) < RCOND_LIMIT`` get the limit.
     Raises :class:`SingularConfigurationError` where the law crosses a
     singularity without meeting the criterion (the unplanned quintic), and
     :class:`InvalidArgumentError` for a bad rate or robot."""
@@ -228,8 +231,9 @@ def law_inverse_dynamics(model, state, law, rate=1000.0, friction=True, coords=N
         sol[ok] = np.linalg.solve(A[ok], w[ok, :, None])[..., 0]
         for k in np.flatnonzero(bad):
             sol[k] = _limit(model, state, law, tc[k], kept, friction, coords)
-        for key, val in zip(out, (q[:, layout.n_t:], q[:, act], qd[:, act], qdd[:, act], sol[:, :len(act)],
-                                  singular_measure(A))):
+        values = (q[:, layout.n_t:], q[:, act], qd[:, act], qdd[:, act], sol[:, :len(act)],
+                  singular_measure(A))
+        for key, val in zip(out, values):
             out[key].append(val)
     out = {k: np.concatenate(v) for k, v in out.items()}
     _crossings(model, state, law, t, out["m"], kept, friction, coords)

@@ -72,7 +72,8 @@ def polynomial_law(duration, conditions) -> PolynomialLaw:
                   for t, k, v in conditions]
     sizes = {v.size for _, _, v in conditions}
     if not conditions or len(sizes) != 1:
-        raise InvalidArgumentError(f"polynomial law: conditions of one size needed, got sizes {sorted(sizes)}")
+        raise InvalidArgumentError(f"polynomial law: conditions of one size needed, got sizes "
+                                   f"{sorted(sizes)}")
     for t, k, _ in conditions:
         if not 0 <= t <= duration or k not in (0, 1, 2):
             raise InvalidArgumentError(f"polynomial law: condition (t = {t} s, order {k}) is "
@@ -83,7 +84,8 @@ def polynomial_law(duration, conditions) -> PolynomialLaw:
     if np.linalg.matrix_rank(A) < n_c:
         raise InvalidArgumentError("polynomial law: the conditions do not determine the "
                                    "polynomial (a condition repeated or implied by others)")
-    return PolynomialLaw(np.linalg.solve(A, np.vstack([v for _, _, v in conditions])), float(duration))
+    values = np.vstack([v for _, _, v in conditions])
+    return PolynomialLaw(np.linalg.solve(A, values), float(duration))
 
 
 def rest_to_rest(start, stop, duration, interior=()) -> PolynomialLaw:

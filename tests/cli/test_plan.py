@@ -15,7 +15,8 @@ def test_plan_cross_writes_csv_and_json(tmp_path, capsys):
     out = tmp_path / "o"
     assert main(BASE + ["--cross", "--crossing-time", "0.75", "--through", "free", "0.2",
                         "--out", str(out)]) == 0
-    assert "Type 2 singularity crossed at t = 0.75 s, x_p = 0.0544 0.2000" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "Type 2 singularity crossed at t = 0.75 s, x_p = 0.0544 0.2000" in text
     table = np.loadtxt(out / "plan.csv", delimiter=",", skiprows=1)
     header = (out / "plan.csv").read_text().splitlines()[0]
     assert header == "t,x,y,q11,q21,tau_q11,tau_q21" and table.shape == (301, 7)
