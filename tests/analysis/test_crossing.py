@@ -73,10 +73,10 @@ def test_limit_at_the_crossing_is_the_extrapolated_efforts(five_bar, book_plan):
     np.testing.assert_allclose(res.tau[k], extrapolated, atol=1e-6)
 
 
-def _window(law, t0):
-    """The law seen from t0 (a one-sample law at t = 0)."""
+def _window(law, t0, span=1.0):
+    """The law seen from t0, over ``span`` s."""
     class Shifted:
-        duration = 1.0
+        duration = span
 
         def __call__(self, t):
             return law(np.asarray(t) + t0)
@@ -169,3 +169,17 @@ def test_lpjts_crossing_bounded_and_converging_quintic_refused(tripteron, tri_pl
     assert peaks[1].max() < 20.0
     with pytest.raises(SingularConfigurationError, match=r"LPJTS .* t = 0\.446\d* s.*\(9\.15\)"):
         law_inverse_dynamics(model, state, tri_plan.quintic, rate=200, coords=coords)
+
+
+def test_lpjts_law_efforts_equal_the_reduced_idm_off_the_crossing(tripteron, tri_plan):
+    """Away from the crossing, at the law's states, the reduced IDM (10.124)
+    with the actuators independent gives the same efforts (1e-9 N)."""
+    model, state, coords = tripteron
+    t = np.array([0.2, 0.8])
+    _, q, qd, qdd, _ = law_states(model, state, tri_plan.law, t, coords=coords)
+    act = list(model.layout.actuated)
+    full = fp.full_dynamics(model, q, qd[:, act])
+    reference, _ = fp.inverse_dynamics(full, qdd[:, act])
+    mine = law_inverse_dynamics(model, state, _window(tri_plan.law, 0.2, 0.6), rate=1 / 0.6,
+                                coords=coords)
+    np.testing.assert_allclose(mine.tau, reference, atol=1e-9)
