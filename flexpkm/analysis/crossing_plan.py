@@ -23,7 +23,7 @@ import numpy as np
 from flexpkm.algorithms.reference import build_model
 from flexpkm.analysis.crossing import classify, effort_matrix, law_states, singular_measure
 from flexpkm.analysis.polynomial_laws import PolynomialLaw, rest_to_rest
-from flexpkm.errors import InvalidArgumentError
+from flexpkm.errors import FlexPKMError, InvalidArgumentError
 
 #: poses sampled along the straight path when looking for the locus
 PATH_SAMPLES = 201
@@ -88,7 +88,7 @@ def locus_point(model, state, guess, through, kept):
     (NaN: the one free component), found from ``guess`` (n_p,) on the locus
     by bracketing along the free component. Raises
     :class:`InvalidArgumentError` unless exactly one component is free or
-    when no point is found within 0.1 (m or rad) of the guess."""
+    when no point is found within 0.064 (m or rad) of the guess."""
     from scipy.optimize import brentq
     through = np.asarray(through, float)
     free = np.flatnonzero(np.isnan(through))
@@ -103,7 +103,7 @@ def locus_point(model, state, guess, through, kept):
             if f(c - h) * f(c + h) < 0:
                 point[free[0]] = brentq(f, c - h, c + h, xtol=1e-15)
                 return point
-        except Exception:           # a pose out of reach: try no wider
+        except FlexPKMError:        # a pose out of reach: try no wider
             break
     raise InvalidArgumentError(f"crossing point: no singular point with {through.tolist()} "
                                f"near {guess.tolist()}")
