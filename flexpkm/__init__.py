@@ -61,6 +61,9 @@ if TYPE_CHECKING:
     from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
     from flexpkm.algorithms.singularity import Singularity, singularity, uncontrollable_twist
     from flexpkm.analysis.singular_loci import SingularLoci, singular_loci
+    from flexpkm.analysis.crossing import law_inverse_dynamics
+    from flexpkm.analysis.crossing_plan import CrossingPlan, plan_crossing
+    from flexpkm.analysis.polynomial_laws import PolynomialLaw, polynomial_law
     from flexpkm.analysis.ground_history import simulation_ground_reactions
     from flexpkm.analysis.trajectories import Trajectory, quintic
     from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
@@ -145,6 +148,8 @@ __all__ = [
     # singularities (7.5, 9.2): classification, t_s, loci over the workspace
     "singularity", "Singularity", "uncontrollable_twist", "singular_loci", "SingularLoci",
     "FlexPKMWarning", "NearSingularWarning",
+    # crossing Type 2 and LPJTS singularities (Ch. 9, Appendix D)
+    "plan_crossing", "CrossingPlan", "law_inverse_dynamics", "polynomial_law", "PolynomialLaw",
     # other models (8.6, 6.4): energy, ground reactions, statics under a wrench
     "energy", "Energy", "ground_reactions", "GroundReactions", "static_efforts",
     "static_deflection", "StaticDeflection", "simulation_ground_reactions",

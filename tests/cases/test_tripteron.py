@@ -40,3 +40,22 @@ def test_mobility_is_three(model):
     intersection = 12 - 12 + 3; (A.2) with B = 2 loops of 6 would give 0."""
     m = mobility(model)
     assert (m.n_dof, m.n_platform, m.n_rigid) == (3, 3, 15)
+
+
+def test_elbow_state_closes_the_loops_and_is_the_igm(model):
+    """The state of leg 1's elbow angle and y, z (the law's coordinates of
+    the LPJTS crossing, docs/crossing.md) closes every loop to 1e-12 and is
+    the IGM in one working mode of leg 1 on each side of the singularity
+    y = (d_13 + d_14) sin q_12 (q_13 = 0), the other mode on the other."""
+    values = np.array([[0.8, 0.30, 0.25], [1.0, 0.28, 0.25]])
+    q = tri.elbow_state(model, values)
+    assert np.abs(fp.closure_residual(model, q)).max() < 1e-12
+    L = model.layout
+    found = []
+    for row in q:
+        assert abs(row[L.index("q13")]) > 0.1
+        for mode in (1, -1):
+            igm = tri.igm(row[[L.index(n) for n in "xyz"]], modes=(mode, 1, 1))
+            if np.abs(wrap([row[L.index(k)] - v for k, v in igm.items()])).max() < 1e-10:
+                found.append(mode)
+    assert sorted(found) == [-1, 1]
