@@ -105,6 +105,23 @@ def description_key(model, *options, sources=None) -> str:
     return h.hexdigest()[:24]
 
 
+def topology_key(model, *options, sources=None) -> str:
+    """Hex digest identifying a generated function that takes the design
+    parameters as an input (:mod:`flexpkm.compiled.design`): the robot's
+    topology only (:func:`flexpkm.compiled.design.topology`: joint types,
+    tree, bodies' numbers of shape functions, closures and their rows,
+    structural entries of the stiffness...), ``options``, the versions and
+    the source (as :func:`description_key`). Two designs of one topology
+    (another section, material, mass or length) share the key, so the
+    library compiled for one is reused by the other."""
+    from flexpkm.compiled.design import topology
+    h = hashlib.sha256(b"topology\0")
+    _update(h, topology(model), options)
+    h.update(f"{__version__} {ca.__version__}".encode())
+    h.update((cache.source_digest() if sources is None else cache.tree_digest(sources)).encode())
+    return h.hexdigest()[:24]
+
+
 def _merged(fn, name):
     """``fn`` with its common subexpressions merged (``casadi.cse``, SX), named
     ``name`` (the library's symbols carry the name)."""

@@ -55,17 +55,30 @@ def _lower_product(J, A):
     return ca.densify(ca.tril2symm(ca.tril(J.T @ (A @ J))))
 
 
+def parametric(cm: CompiledRobot) -> bool:
+    """Whether the modal function of ``cm`` takes the design parameters as an
+    input (the kernel graph: one library per topology), or has the robot's
+    numbers folded in (the unrolled SX graph, up to :data:`MODAL_UNROLLED_MAX`
+    coordinates)."""
+    return cm.model.layout.n_tot > MODAL_UNROLLED_MAX
+
+
 def modal_function(cm: CompiledRobot):
-    """``q (n_tot,) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
+    """``(q (n_tot,), p (n_p,)) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
     residual (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of ``q``
     ignored): the reduced matrices over ``q_r = [q_a; q_c]`` (``cm.indep``),
     the closure's dependent rows of ``J`` and ``J_t^f``, the loop equations,
     and the largest ``|M_tot|`` term over the non-actuated coordinates and
     the largest actuated diagonal term without rotor inertia
-    (:func:`flexpkm.algorithms.modal.passive_scale`). Compiled and cached."""
+    (:func:`flexpkm.algorithms.modal.passive_scale`), for the design
+    parameters ``p`` (:func:`flexpkm.compiled.design.design_vector`; ``p``
+    is ignored, ``(0,)``, when :func:`parametric` is False). Compiled and
+    cached: once per topology when parametric."""
+    par = parametric(cm)
+
     def build():
         model = cm.model
-        sm = cm.symbolic if model.layout.n_tot <= MODAL_UNROLLED_MAX else cm.kernels
+        sm = cm.parametric if par else cm.symbolic
         X = type(sm.q)
         q = X(sm.q)
         for sl in model.layout.elastic_slice.values():
@@ -77,23 +90,27 @@ def modal_function(cm: CompiledRobot):
                                            [sm.q] + rest, [q] + [0 * x for x in rest])
         act = list(model.layout.actuated)
         free = [i for i in range(model.layout.n_tot) if i not in set(act)]
-        rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
+        if par:
+            rotor, K_tot, p = [sm.rotor[i, i] for i in act], sm.K_tot, sm.design
+        else:
+            rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
+            K_tot, p = X(ca.sparsify(ca.DM(model.K_tot))), X.sym("p", 0)
         M_ff = M_tot[free, free]
         M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
         m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
         m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-        outputs = [_lower_product(J, M_tot), _lower_product(J, X(ca.sparsify(ca.DM(model.K_tot)))),
+        outputs = [_lower_product(J, M_tot), _lower_product(J, K_tot),
                    ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
                    ca.vertcat(m_free, m_act)]
-        return ca.Function("flexpkm_modal", [sm.q], outputs, ["q"], list(OUTPUTS))
-    return cm.function("flexpkm_modal", build, opt="-O2", merge=False)
+        return ca.Function("flexpkm_modal", [sm.q, p], outputs, ["q", "p"], list(OUTPUTS))
+    return cm.function("flexpkm_modal", build, opt="-O2", merge=False, parametric=par)
 
 
 def _mapped(cm, fn, B):
-    """``fn`` over B poses in one call (kept on ``cm`` per batch size)."""
+    """``fn`` over B poses in one call, ``p`` shared (kept on ``cm`` per batch size)."""
     maps = cm.maps
     if B not in maps:
-        maps[B] = fn.map(B)
+        maps[B] = fn.map(f"{fn.name()}_{B}", "serial", B, [1], [])
     return maps[B]
 
 
@@ -106,7 +123,9 @@ def evaluate(cm: CompiledRobot, q):
     # column-major (r, c) blocks, pose after pose: (B, c, r) in C order
     out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(OUTPUTS))]
     buf, run = _mapped(cm, fn, B).buffer()
+    p = np.ascontiguousarray(cm.design if parametric(cm) else np.zeros(0), dtype=float)
     buf.set_arg(0, memoryview(q))
+    buf.set_arg(1, memoryview(p))
     for k, o in enumerate(out):
         buf.set_res(k, memoryview(o))
     run()

@@ -13,6 +13,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import codegen
+from flexpkm.compiled.design import design_vector
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
 from flexpkm.compiled.recursive import kernel_dynamics
@@ -77,28 +78,44 @@ class CompiledRobot:
         return kernel_dynamics(self.model, self.dep, self.kept)
 
     @cached_property
+    def parametric(self):
+        """The kernel graph with the design parameters as the symbol ``p``
+        (:mod:`flexpkm.compiled.design`): its functions are compiled once per
+        topology and take :attr:`design` as an input."""
+        return kernel_dynamics(self.model, self.dep, self.kept, parametric=True)
+
+    @cached_property
+    def design(self):
+        """The design parameters ``p`` (n_p,) of this robot
+        (:func:`flexpkm.compiled.design.design_vector`)."""
+        return design_vector(self.model)
+
+    @cached_property
     def graph(self):
         """The model the simulation's functions are generated from: the
         unrolled :attr:`symbolic` one up to :data:`UNROLLED_MAX` coordinates
         (its code is smaller and ~3x faster there), else :attr:`kernels`."""
         return self.symbolic if self.model.layout.n_tot <= UNROLLED_MAX else self.kernels
 
-    def function(self, name, build, *options, opt=None, merge=True):
+    def function(self, name, build, *options, opt=None, merge=True, parametric=False):
         """``build()`` (a casadi Function), compiled and cached on disk
         (:func:`flexpkm.compiled.codegen.compiled`), or itself without
         ``compile``; kept in :attr:`functions`. ``opt`` default: ``-O2`` on
-        the kernel graph, the compiler driver's choice on the unrolled one."""
+        the kernel graph, the compiler driver's choice on the unrolled one.
+        ``parametric``: the function takes the design parameters as an input
+        (:attr:`parametric`), and its library's key is the robot's topology
+        (:func:`flexpkm.compiled.codegen.topology_key`), not its numbers."""
         done = self.functions
-        if opt is None and self.model.layout.n_tot > UNROLLED_MAX:
+        if opt is None and (parametric or self.model.layout.n_tot > UNROLLED_MAX):
             opt = "-O2"
-        tag = repr((name, options, opt, merge))
+        tag = repr((name, options, opt, merge, parametric))
         if tag in done:
             return done[tag]
         if not self.compile:
             fn = build()
         else:
-            key = codegen.description_key(self.model, name, self.dep.tolist(), self.kept,
-                                          *options, opt, merge)
+            keyed = codegen.topology_key if parametric else codegen.description_key
+            key = keyed(self.model, name, self.dep.tolist(), self.kept, *options, opt, merge)
             fn = codegen.compiled(build, name, key, opt, merge)
         done[tag] = fn
         return fn
