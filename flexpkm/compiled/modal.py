@@ -63,6 +63,39 @@ def parametric(cm: CompiledRobot) -> bool:
     return cm.model.layout.n_tot > MODAL_UNROLLED_MAX
 
 
+def modal_graph(cm: CompiledRobot, par: bool):
+    """The uncompiled function of :func:`modal_function` (``par``: on the
+    parametric kernel graph, else on the unrolled SX graph, ``p`` (0,)); its
+    derivatives with respect to ``p`` are exact (AD,
+    :func:`flexpkm.compiled.sensitivity.design_gradient`)."""
+    model = cm.model
+    sm = cm.parametric if par else cm.symbolic
+    X = type(sm.q)
+    q = X(sm.q)
+    for sl in model.layout.elastic_slice.values():
+        for i in range(sl.start, sl.stop):
+            q[i] = 0.0
+    dep = cm.dep.tolist()
+    rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
+    J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
+                                       [sm.q] + rest, [q] + [0 * x for x in rest])
+    act = list(model.layout.actuated)
+    free = [i for i in range(model.layout.n_tot) if i not in set(act)]
+    if par:
+        rotor, K_tot, p = [sm.rotor[i, i] for i in act], sm.K_tot, sm.design
+    else:
+        rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
+        K_tot, p = X(ca.sparsify(ca.DM(model.K_tot))), X.sym("p", 0)
+    M_ff = M_tot[free, free]
+    M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
+    m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
+    m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
+    outputs = [_lower_product(J, M_tot), _lower_product(J, K_tot),
+               ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
+               ca.vertcat(m_free, m_act)]
+    return ca.Function("flexpkm_modal", [sm.q, p], outputs, ["q", "p"], list(OUTPUTS))
+
+
 def modal_function(cm: CompiledRobot):
     """``(q (n_tot,), p (n_p,)) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
     residual (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of ``q``
@@ -75,35 +108,8 @@ def modal_function(cm: CompiledRobot):
     is ignored, ``(0,)``, when :func:`parametric` is False). Compiled and
     cached: once per topology when parametric."""
     par = parametric(cm)
-
-    def build():
-        model = cm.model
-        sm = cm.parametric if par else cm.symbolic
-        X = type(sm.q)
-        q = X(sm.q)
-        for sl in model.layout.elastic_slice.values():
-            for i in range(sl.start, sl.stop):
-                q[i] = 0.0
-        dep = cm.dep.tolist()
-        rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
-        J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
-                                           [sm.q] + rest, [q] + [0 * x for x in rest])
-        act = list(model.layout.actuated)
-        free = [i for i in range(model.layout.n_tot) if i not in set(act)]
-        if par:
-            rotor, K_tot, p = [sm.rotor[i, i] for i in act], sm.K_tot, sm.design
-        else:
-            rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
-            K_tot, p = X(ca.sparsify(ca.DM(model.K_tot))), X.sym("p", 0)
-        M_ff = M_tot[free, free]
-        M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
-        m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
-        m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-        outputs = [_lower_product(J, M_tot), _lower_product(J, K_tot),
-                   ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
-                   ca.vertcat(m_free, m_act)]
-        return ca.Function("flexpkm_modal", [sm.q, p], outputs, ["q", "p"], list(OUTPUTS))
-    return cm.function("flexpkm_modal", build, opt="-O2", merge=False, parametric=par)
+    return cm.function("flexpkm_modal", lambda: modal_graph(cm, par), opt="-O2", merge=False,
+                       parametric=par)
 
 
 def _mapped(cm, fn, B):
