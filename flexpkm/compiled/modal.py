@@ -36,12 +36,18 @@ from flexpkm.algorithms.reference import build_model
 from flexpkm.errors import BackendUnavailableError
 
 #: largest n_tot whose modal function is generated from the unrolled SX graph
-#: (at q_e = 0 it simplifies to little: the one-element NaVARo, 129
-#: coordinates, assembles in 0.08 ms per pose, ~1.5 ms on the kernel graph,
-#: but gcc takes ~50 s on it instead of 5 s); above, the kernel graph
-#: (:mod:`flexpkm.compiled.recursive`): the NaVARo with 2 elements per beam,
-#: 237 coordinates, compiles in 7.7 s of gcc instead of 307 s
-MODAL_UNROLLED_MAX = 150
+#: with the robot's numbers folded in (one library per design); 0: every
+#: robot's modal function is the parametric kernel graph
+#: (:mod:`flexpkm.compiled.recursive`, one library per topology, the
+#: design parameters an input). Measured (CPU s of gcc -O2 at first use;
+#: ms per pose in a batch of 200, one thread; the bare eigensolver beside):
+#: NaVARo (129 coordinates) 3.2 s, 1.09 ms (eigensolver 1.20 ms) instead of
+#: 78 s and 0.08 ms unrolled; Delta (75) 3.1 s, 0.29 ms (0.44) instead of
+#: 124 s; 3-RRR (51) 2.3 s, 0.12 ms (0.13) instead of 5.8 s, 0.12 ms;
+#: five-bar (18) 1.3 s, 0.019 ms (0.049) instead of 0.7 s, 0.008 ms: the
+#: unrolled graph's faster code never pays for its compile and its
+#: recompiles (docs/design.md, "Design parameters as inputs")
+MODAL_UNROLLED_MAX = 0
 
 #: outputs of :func:`modal_function`
 OUTPUTS = ("M_r", "K_r", "J_d", "J_f", "residual", "scales")

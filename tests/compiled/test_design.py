@@ -41,12 +41,12 @@ def _other_design(data):
 
 @pytest.fixture(scope="module")
 def five_bar(tmp_path_factory):
-    """Both designs through the compiled modal path in a private cache:
+    """Both designs through the compiled modal path (the parametric kernel
+    graph, modal.MODAL_UNROLLED_MAX = 0) in a private cache:
     ``(data, [(model, q, compiled ReducedMatrices)], libraries, builds)``."""
     data = parse(file_of("five_bar").read_text(), "five_bar")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("FLEXPKM_CACHE", str(tmp_path_factory.mktemp("cache")))
-        mp.setattr(modal, "MODAL_UNROLLED_MAX", -1)       # the parametric kernel graph
         builds, runs = [], []
         for d in (data, _other_design(data)):
             model = fp.build_model(from_dict(d))
@@ -105,9 +105,7 @@ def test_design_gradient_against_central_differences(five_bar):
     invariants, a point mass's and the stiffness."""
     _, runs, _, _ = five_bar
     model, q, _ = runs[0]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(modal, "MODAL_UNROLLED_MAX", -1)
-        f, df = design_gradient(model, q, n_modes=4)
+    f, df = design_gradient(model, q, n_modes=4)
     cm, _, _ = modal.compiled_robot(model)
     fn, p0, lay = modal.modal_graph(cm, True), cm.design, design.design_layout(model)
     assert df.shape == (4, p0.size)
@@ -133,9 +131,7 @@ def test_design_gradient_agrees_with_the_description_sensitivities(five_bar):
     description-level sensitivities (flexpkm.compiled.sensitivity) to 1e-9."""
     data, runs, _, _ = five_bar
     model, q, _ = runs[0]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(modal, "MODAL_UNROLLED_MAX", -1)
-        _, df = design_gradient(model, q, n_modes=4)
+    _, df = design_gradient(model, q, n_modes=4)
     _, ref = frequency_sensitivities(data, [E, RHO], q, n_modes=4)
     for j, (path, value) in enumerate([(E, 210e9), (RHO, 7800.0)]):
         ends = []
