@@ -133,7 +133,8 @@ def tree_poses(model, ks, q, base, p, lay):
 def _platform(model, q, qd, g, inertia):
     """``(frame of P (pose, Jacobians), M_p, c_p, T)`` or None without a
     platform (:func:`flexpkm.compiled.symbolic.platform_dynamics`, one small
-    kernel; ``inertia`` its block of the design parameters or None); ``T`` (n_tot, n_tot) maps d/dq_tot to the velocity coordinates:
+    kernel; ``inertia`` its block of the design parameters or None); ``T``
+    (n_tot, n_tot) maps d/dq_tot to the velocity coordinates:
     identity but for the rotation-vector block ``J_l``
     (:func:`flexpkm.compiled.symbolic.left_jacobian`)."""
     pl, n_t, n_tot = model.platform, model.layout.n_t, model.layout.n_tot
