@@ -22,8 +22,11 @@ from flexpkm.model.build import build_structure
 
 #: largest n_tot whose simulation functions are generated from the unrolled SX
 #: graph (DualEMPS one element per body: 16 coordinates, 0.09 s per simulated
-#: second, 3x faster than the kernel graph); above, the kernel graph
-#: (:mod:`flexpkm.compiled.recursive`), whose code grows linearly
+#: second, 3x faster than the kernel graph); above, and for a robot with
+#: redundant constraint rows (the rigid Orthoglide, 18 coordinates: its
+#: unrolled step, projection and recorder take 9.0 s of gcc, the kernel
+#: graph's 2.6 s, for 0.21 against 0.30 s per simulated second), the kernel
+#: graph (:mod:`flexpkm.compiled.recursive`), whose code grows linearly
 UNROLLED_MAX = 20
 
 #: outputs of :meth:`CompiledRobot.full`
@@ -93,9 +96,15 @@ class CompiledRobot:
     @cached_property
     def graph(self):
         """The model the simulation's functions are generated from: the
-        unrolled :attr:`symbolic` one up to :data:`UNROLLED_MAX` coordinates
-        (its code is smaller and ~3x faster there), else :attr:`kernels`."""
-        return self.symbolic if self.model.layout.n_tot <= UNROLLED_MAX else self.kernels
+        unrolled :attr:`symbolic` one when :attr:`unrolled` (its code is
+        smaller and ~3x faster there), else :attr:`kernels`."""
+        return self.symbolic if self.unrolled else self.kernels
+
+    @property
+    def unrolled(self):
+        """Whether the simulation's functions come from the unrolled graph:
+        at most :data:`UNROLLED_MAX` coordinates, no redundant constraint rows."""
+        return self.model.layout.n_tot <= UNROLLED_MAX and self.kept is None
 
     def function(self, name, build, *options, opt=None, merge=True, parametric=False,
                  names=None):
@@ -109,7 +118,7 @@ class CompiledRobot:
         ``names``: ``build()`` returns Functions of these names, compiled into
         one library (:func:`flexpkm.compiled.codegen.compiled`)."""
         done = self.functions
-        if opt is None and (parametric or self.model.layout.n_tot > UNROLLED_MAX):
+        if opt is None and (parametric or not self.unrolled):
             opt = "-O2"
         tag = repr((name, options, opt, merge, parametric, names))
         if tag in done:
