@@ -36,12 +36,18 @@ from flexpkm.algorithms.reference import build_model
 from flexpkm.errors import BackendUnavailableError
 
 #: largest n_tot whose modal function is generated from the unrolled SX graph
-#: (at q_e = 0 it simplifies to little: the one-element NaVARo, 129
-#: coordinates, assembles in 0.08 ms per pose, ~1.5 ms on the kernel graph,
-#: but gcc takes ~50 s on it instead of 5 s); above, the kernel graph
-#: (:mod:`flexpkm.compiled.recursive`): the NaVARo with 2 elements per beam,
-#: 237 coordinates, compiles in 7.7 s of gcc instead of 307 s
-MODAL_UNROLLED_MAX = 150
+#: with the robot's numbers folded in (one library per design); 0: every
+#: robot's modal function is the parametric kernel graph
+#: (:mod:`flexpkm.compiled.recursive`, one library per topology, the
+#: design parameters an input). Measured (CPU s of gcc -O2 at first use;
+#: ms per pose in a batch of 200, one thread; the bare eigensolver beside):
+#: NaVARo (129 coordinates) 3.2 s, 1.09 ms (eigensolver 1.20 ms) instead of
+#: 78 s and 0.08 ms unrolled; Delta (75) 3.1 s, 0.29 ms (0.44) instead of
+#: 124 s; 3-RRR (51) 2.3 s, 0.12 ms (0.13) instead of 5.8 s, 0.12 ms;
+#: five-bar (18) 1.3 s, 0.019 ms (0.049) instead of 0.7 s, 0.008 ms: the
+#: unrolled graph's faster code never pays for its compile and its
+#: recompiles (docs/design.md, "Design parameters as inputs")
+MODAL_UNROLLED_MAX = 0
 
 #: outputs of :func:`modal_function`
 OUTPUTS = ("M_r", "K_r", "J_d", "J_f", "residual", "scales")
@@ -55,45 +61,68 @@ def _lower_product(J, A):
     return ca.densify(ca.tril2symm(ca.tril(J.T @ (A @ J))))
 
 
+def parametric(cm: CompiledRobot) -> bool:
+    """Whether the modal function of ``cm`` takes the design parameters as an
+    input (the kernel graph: one library per topology), or has the robot's
+    numbers folded in (the unrolled SX graph, up to :data:`MODAL_UNROLLED_MAX`
+    coordinates)."""
+    return cm.model.layout.n_tot > MODAL_UNROLLED_MAX
+
+
+def modal_graph(cm: CompiledRobot, par: bool):
+    """The uncompiled function of :func:`modal_function` (``par``: on the
+    parametric kernel graph, else on the unrolled SX graph, ``p`` (0,)); its
+    derivatives with respect to ``p`` are exact (AD,
+    :func:`flexpkm.compiled.sensitivity.design_gradient`)."""
+    model = cm.model
+    sm = cm.parametric if par else cm.symbolic
+    X = type(sm.q)
+    q = X(sm.q)
+    for sl in model.layout.elastic_slice.values():
+        for i in range(sl.start, sl.stop):
+            q[i] = 0.0
+    dep = cm.dep.tolist()
+    rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
+    J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
+                                       [sm.q] + rest, [q] + [0 * x for x in rest])
+    act = list(model.layout.actuated)
+    free = [i for i in range(model.layout.n_tot) if i not in set(act)]
+    if par:
+        rotor, K_tot, p = [sm.rotor[i, i] for i in act], sm.K_tot, sm.design
+    else:
+        rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
+        K_tot, p = X(ca.sparsify(ca.DM(model.K_tot))), X.sym("p", 0)
+    M_ff = M_tot[free, free]
+    M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
+    m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
+    m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
+    outputs = [_lower_product(J, M_tot), _lower_product(J, K_tot),
+               ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
+               ca.vertcat(m_free, m_act)]
+    return ca.Function("flexpkm_modal", [sm.q, p], outputs, ["q", "p"], list(OUTPUTS))
+
+
 def modal_function(cm: CompiledRobot):
-    """``q (n_tot,) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
+    """``(q (n_tot,), p (n_p,)) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
     residual (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of ``q``
     ignored): the reduced matrices over ``q_r = [q_a; q_c]`` (``cm.indep``),
     the closure's dependent rows of ``J`` and ``J_t^f``, the loop equations,
     and the largest ``|M_tot|`` term over the non-actuated coordinates and
     the largest actuated diagonal term without rotor inertia
-    (:func:`flexpkm.algorithms.modal.passive_scale`). Compiled and cached."""
-    def build():
-        model = cm.model
-        sm = cm.symbolic if model.layout.n_tot <= MODAL_UNROLLED_MAX else cm.kernels
-        X = type(sm.q)
-        q = X(sm.q)
-        for sl in model.layout.elastic_slice.values():
-            for i in range(sl.start, sl.stop):
-                q[i] = 0.0
-        dep = cm.dep.tolist()
-        rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
-        J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
-                                           [sm.q] + rest, [q] + [0 * x for x in rest])
-        act = list(model.layout.actuated)
-        free = [i for i in range(model.layout.n_tot) if i not in set(act)]
-        rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
-        M_ff = M_tot[free, free]
-        M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
-        m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
-        m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-        outputs = [_lower_product(J, M_tot), _lower_product(J, X(ca.sparsify(ca.DM(model.K_tot)))),
-                   ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
-                   ca.vertcat(m_free, m_act)]
-        return ca.Function("flexpkm_modal", [sm.q], outputs, ["q"], list(OUTPUTS))
-    return cm.function("flexpkm_modal", build, opt="-O2", merge=False)
+    (:func:`flexpkm.algorithms.modal.passive_scale`), for the design
+    parameters ``p`` (:func:`flexpkm.compiled.design.design_vector`; ``p``
+    is ignored, ``(0,)``, when :func:`parametric` is False). Compiled and
+    cached: once per topology when parametric."""
+    par = parametric(cm)
+    return cm.function("flexpkm_modal", lambda: modal_graph(cm, par), opt="-O2", merge=False,
+                       parametric=par)
 
 
 def _mapped(cm, fn, B):
-    """``fn`` over B poses in one call (kept on ``cm`` per batch size)."""
+    """``fn`` over B poses in one call, ``p`` shared (kept on ``cm`` per batch size)."""
     maps = cm.maps
     if B not in maps:
-        maps[B] = fn.map(B)
+        maps[B] = fn.map(f"{fn.name()}_{B}", "serial", B, [1], [])
     return maps[B]
 
 
@@ -106,7 +135,9 @@ def evaluate(cm: CompiledRobot, q):
     # column-major (r, c) blocks, pose after pose: (B, c, r) in C order
     out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(OUTPUTS))]
     buf, run = _mapped(cm, fn, B).buffer()
+    p = np.ascontiguousarray(cm.design if parametric(cm) else np.zeros(0), dtype=float)
     buf.set_arg(0, memoryview(q))
+    buf.set_arg(1, memoryview(p))
     for k, o in enumerate(out):
         buf.set_res(k, memoryview(o))
     run()

@@ -35,11 +35,11 @@ from flexpkm.algorithms.closure import row_labels
 from flexpkm.algorithms.dependent import limb_blocks
 from flexpkm.algorithms.dynamics import r_ordering
 from flexpkm.compiled import symbolic as sym
+from flexpkm.compiled.design import design_layout, design_vector
 from flexpkm.compiled.full import SymbolicDynamics
-from flexpkm.compiled.kernels import Kernels, frame_constants, invariant_vector
+from flexpkm.compiled.kernels import Kernels
 from flexpkm.model.build import build_structure
 from flexpkm.model.description import PRISMATIC, REVOLUTE
-from flexpkm.spatial import rotation_matrix
 
 FIXED = 2
 
@@ -51,11 +51,18 @@ class KernelDynamics(SymbolicDynamics):
     ``a_bias`` of O_j at ``qdd_r = 0`` (including ``-g``, m/s^2); its
     ``jacobian``, the exact Jacobian of the loop equations (all rows, n_tot
     columns), is the velocity rows of every cut joint, whose columns of a
-    platform's rotation vector are multiplied by ``J_l``."""
+    platform's rotation vector are multiplied by ``J_l``; ``design`` the symbol
+    ``p`` of the design parameters (:mod:`flexpkm.compiled.design`) when the graph
+    takes them as an input, else None (their numbers folded in); ``K_tot``
+    (n_tot, n_tot) and ``rotor`` (n_tot,) the stiffness and rotor inertia
+    of the graph (from ``p``)."""
 
     Jv: list = None
     Jw: list = None
     a_bias: list = None
+    design: ca.MX = None
+    K_tot: ca.MX = None
+    rotor: ca.MX = None
 
 
 @dataclass
@@ -108,24 +115,26 @@ def _move(child, parent, qd):
         parent.R, parent.O, parent.v, parent.w, parent.a, parent.al, q_j, qd_j, q_e, qd_e, const)
 
 
-def tree_poses(model, ks, q, base):
-    """The frames of the tree (list of :class:`_Frame`), pose pass."""
+def tree_poses(model, ks, q, base, p, lay):
+    """The frames of the tree (list of :class:`_Frame`), pose pass (their
+    constants the blocks of the design parameters ``p``, layout ``lay``)."""
     frames = []
-    for fc in model.frame_constants:
+    for fc, block in zip(model.frame_constants, lay.frames):
         parent = base if fc.antecedent < 0 else frames[fc.antecedent]
         col = fc.col if fc.sigma in (REVOLUTE, PRISMATIC) else -1
         q_j = q[col] if col >= 0 else 0
         ecols = list(range(fc.shapes[0].start, fc.shapes[0].stop)) if fc.shapes is not None else []
         q_e = q[ecols] if ecols else ca.MX.zeros(0)
         frames.append(_child(ks, parent, fc.sigma if col >= 0 else FIXED, len(ecols), q_j, q_e,
-                             ca.DM(frame_constants(fc)), [col] + ecols))
+                             p[block], [col] + ecols))
     return frames
 
 
-def _platform(model, q, qd, g):
+def _platform(model, q, qd, g, inertia):
     """``(frame of P (pose, Jacobians), M_p, c_p, T)`` or None without a
     platform (:func:`flexpkm.compiled.symbolic.platform_dynamics`, one small
-    kernel); ``T`` (n_tot, n_tot) maps d/dq_tot to the velocity coordinates:
+    kernel; ``inertia`` its block of the design parameters or None); ``T``
+    (n_tot, n_tot) maps d/dq_tot to the velocity coordinates:
     identity but for the rotation-vector block ``J_l``
     (:func:`flexpkm.compiled.symbolic.left_jacobian`)."""
     pl, n_t, n_tot = model.platform, model.layout.n_t, model.layout.n_tot
@@ -133,15 +142,18 @@ def _platform(model, q, qd, g):
         return None
     n = len(pl.dofs)
     xs, xds, gs = ca.SX.sym("x_p", n), ca.SX.sym("xd_p", n), ca.SX.sym("g", 3)
-    M_p, c_p, R, P, (v, w) = sym.platform_dynamics(model, xs, xds, gs)
+    ps = ca.SX.sym("inertia", 0 if inertia is None else inertia.shape[0])
+    M_p, c_p, R, P, (v, w) = sym.platform_dynamics(model, xs, xds, gs,
+                                                   None if inertia is None else ps)
     rot = [k for k, d in enumerate(pl.dofs) if d >= 3]
     r = [ca.SX(0)] * 3
     for k in rot:
         r[pl.dofs[k] - 3] = xs[k]
     axes = [pl.dofs[k] - 3 for k in rot]
     J_l = sym.left_jacobian(ca.vertcat(*r))[axes, axes]
-    fn = ca.Function("fk_platform", [xs, xds, gs], ca.cse([M_p, c_p, R, P, v, w, J_l]))
-    M_p, c_p, R, P, v, w, J_l = fn(q[n_t:], qd[n_t:], g)
+    fn = ca.Function("fk_platform", [xs, xds, gs, ps], ca.cse([M_p, c_p, R, P, v, w, J_l]))
+    M_p, c_p, R, P, v, w, J_l = fn(q[n_t:], qd[n_t:], g,
+                                   ca.MX(0, 1) if inertia is None else inertia)
     S = np.zeros((6, n_tot))
     for k, d in enumerate(pl.dofs):
         S[d, n_t + k] = 1.0
@@ -156,18 +168,16 @@ def _platform(model, q, qd, g):
     return frame, M_p, c_p, rates
 
 
-def _cut_frames(model, ks, frames, plat):
+def _cut_frames(model, ks, frames, plat, p, lay):
     """Per closure ``(k side, g side)`` frames; a platform side is a fixed
-    frame on the platform (pose kernel)."""
+    frame on the platform (pose kernel, constants from ``p``)."""
     out = []
-    for c in model.closures:
+    for c, block in zip(model.closures, lay.closures):
         k = frames[model.frame_index[c.frame]]
         if c.other is not None:
             out.append((k, frames[model.frame_index[c.other]]))
             continue
-        const = np.concatenate([np.ravel(rotation_matrix(np.asarray(c.platform_rotation, float)),
-                                         "F"), np.asarray(c.platform_point, float), [0.0]])
-        out.append((k, _child(ks, plat, FIXED, 0, 0, ca.MX.zeros(0), ca.DM(const), [-1])))
+        out.append((k, _child(ks, plat, FIXED, 0, 0, ca.MX.zeros(0), p[block], [-1])))
     return out
 
 
@@ -206,46 +216,71 @@ def dependent_solve(model, J_f, rhs, dep, kept=None):
     return out
 
 
-def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
+def _sparse(n, rows, cols, values):
+    """(n, n) MX with the non-zeros ``values`` (MX, column-major order) at
+    ``(rows, cols)``."""
+    return ca.MX(ca.Sparsity.triplet(n, n, list(rows), list(cols)), values)
+
+
+def design_matrices(model, p, lay):
+    """``(K_tot (n_tot, n_tot), rotor inertia (n_tot, n_tot) diagonal)``,
+    MX, on their structural entries, from the design parameters ``p``."""
+    n_tot = model.layout.n_tot
+    rows, cols = lay.stiffness
+    cols_r, sl = lay.rotor
+    return (_sparse(n_tot, rows, cols, p[lay.stiffness_slice]),
+            _sparse(n_tot, cols_r, cols_r, p[sl]))
+
+
+def _friction(lay, qd, friction, smoothing, p):
+    """``[(column, force)]``: viscous and (smoothed) Coulomb friction
+    (:func:`flexpkm.compiled.symbolic.joint_friction`), coefficients from ``p``."""
+    (cv, sv), (cc, sc) = lay.viscous, lay.coulomb
+    fv, fs = p[sv], p[sc]
+    return ([(c, friction * fv[k] * qd[c]) for k, c in enumerate(cv)]
+            + [(c, friction * fs[k] * ca.tanh(qd[c] / smoothing)) for k, c in enumerate(cc)])
+
+
+def tree_dynamics(model, ks, frames, q, qd, friction, smoothing, p, lay):
     """``(M_t, c_t)`` over the q_tot columns (n_tot, n_tot), (n_tot,): the
     bodies' terms (:meth:`Kernels.body`) projected, rotor inertia, springs,
-    friction."""
-    n_t, n_tot = model.layout.n_t, model.layout.n_tot
+    friction (numbers from the design parameters ``p``, layout ``lay``)."""
+    n_tot = model.layout.n_tot
     Js, Ms, Fs = [], [], []
-    for e in model.body_entries:
+    for e, block in zip(model.body_entries, lay.bodies):
         f = frames[e.frame]
         ecols = list(range(e.elastic.start, e.elastic.stop)) if e.elastic is not None else []
         n_e = len(ecols)
         q_e, qd_e = (q[ecols], qd[ecols]) if n_e else (ca.MX.zeros(0), ca.MX.zeros(0))
-        Mj, Fj = ks.body(n_e)(f.R, f.v, f.w, f.a, f.al, q_e, qd_e,
-                              ca.DM(invariant_vector(e.body.invariants)))
+        Mj, Fj = ks.body(n_e)(f.R, f.v, f.w, f.a, f.al, q_e, qd_e, p[block])
         Js.append(ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(_selection(n_tot, ecols))))
         Ms.append(Mj)
         Fs.append(Fj)
     J = ca.vertcat(*Js)                   # the stacked bodies (10.80): two sparse products
     M = J.T @ (ca.diagcat(*Ms) @ J)
     c = J.T @ ca.vertcat(*Fs)
-    K = np.zeros((n_tot, n_tot))
-    K[:n_t, :n_t] = model.K_tot[:n_t, :n_t]
-    c = c + ca.MX(ca.sparsify(ca.DM(K.T))) @ q
-    layout = model.layout
-    diag = np.zeros(n_tot)
-    for name, inertia in model.rotor_inertia.items():
-        diag[layout.joint_index[name]] += inertia
-    if diag.any():
-        M = M + ca.MX(ca.sparsify(ca.DM(np.diag(diag))))
-    forces = sym.joint_friction(model, qd, friction, smoothing)
+    K, rotor = design_matrices(model, p, lay)
+    c = c + K.T @ q
+    if rotor.nnz():
+        M = M + rotor
+    forces = _friction(lay, qd, friction, smoothing, p)
     if forces:
         cols, values = zip(*forces)
         c = c + ca.MX(_selection(n_tot, cols).T) @ ca.vertcat(*values)
     return M, c
 
 
-def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
+def kernel_dynamics(model, dep, kept=None, parametric=False) -> KernelDynamics:
     """The full model (10.123) as MX expressions for the dependent columns
     ``dep`` and the independent constraint rows ``kept`` (as
-    :func:`flexpkm.compiled.full.symbolic_dynamics`, same symbols and outputs)."""
+    :func:`flexpkm.compiled.full.symbolic_dynamics`, same symbols and
+    outputs); ``parametric``: the design parameters are a symbol ``p`` of
+    the expressions (:func:`flexpkm.compiled.design.design_vector` is its
+    value for ``model``), else the model's numbers, folded in."""
     model = build_structure(model)
+    lay = design_layout(model)
+    X_p = ca.MX.sym("p", lay.size) if parametric else None
+    p = X_p if parametric else ca.MX(ca.DM(design_vector(model)))
     layout = model.layout
     n_t, n_tot = layout.n_t, layout.n_tot
     dep = np.asarray(dep, dtype=int)
@@ -258,9 +293,10 @@ def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
     zeroJ = X(3, n_tot)
     base = _Frame(X.eye(3), X.zeros(3), zeroJ, zeroJ, v=X.zeros(3), w=X.zeros(3), a=-g,
                   al=X.zeros(3))
-    frames = tree_poses(model, ks, q, base)
-    plat = _platform(model, q, X.zeros(n_tot), X.zeros(3))   # its pose (its motion later)
-    cuts = _cut_frames(model, ks, frames, plat[0] if plat else None)
+    inertia = None if lay.platform is None else p[lay.platform]
+    frames = tree_poses(model, ks, q, base, p, lay)
+    plat = _platform(model, q, X.zeros(n_tot), X.zeros(3), inertia)   # its pose (motion later)
+    cuts = _cut_frames(model, ks, frames, plat[0] if plat else None, p, lay)
     residual, J_tot = _closures(model, ks, cuts, moving=False)
     jacobian = J_tot if plat is None else J_tot @ plat[3]      # d residual / d q_tot
     if kept is not None:
@@ -277,7 +313,7 @@ def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
     for k, fc in enumerate(model.frame_constants):
         _move(frames[k], base if fc.antecedent < 0 else frames[fc.antecedent], qd_tot)
     if plat is not None:
-        plat = _platform(model, q, qd_tot, g)
+        plat = _platform(model, q, qd_tot, g, inertia)
         for c, (_, gside) in zip(model.closures, cuts):
             if c.other is None:
                 _move(gside, plat[0], qd_tot)
@@ -286,7 +322,8 @@ def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
     b = X(n_tot, 1)
     if len(dep):
         b = -P_dep @ dependent_solve(model, J_k[:, dep.tolist()], bprime, dep, kept)
-    M_tot, c_tot = tree_dynamics(model, ks, frames, q, qd_tot, friction, ca.fmax(smoothing, 1e-300))
+    M_tot, c_tot = tree_dynamics(model, ks, frames, q, qd_tot, friction, ca.fmax(smoothing, 1e-300),
+                                 p, lay)
     if plat is not None:
         _, M_p, c_p, _ = plat
         P_p = X(ca.sparsify(_selection(n_tot, list(range(n_t, n_tot))).T))
@@ -294,11 +331,13 @@ def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
         c_tot = c_tot + P_p @ c_p
     M = J.T @ M_tot @ J
     c = J.T @ (M_tot @ b + c_tot)
+    K_p, rotor = design_matrices(model, p, lay)
     return KernelDynamics(q, qd_r, g, friction, smoothing, M, c, J, b, J_k, residual, qd_tot,
                        [f.R for f in frames], [f.O for f in frames], M_tot, c_tot,
                        np.asarray(indep), dep, n_a, model, kept,
                        Jv=[f.Jv for f in frames], Jw=[f.Jw for f in frames],
-                       a_bias=[f.a for f in frames], jacobian=jacobian)
+                       a_bias=[f.a for f in frames], jacobian=jacobian, design=X_p,
+                       K_tot=K_p, rotor=rotor)
 
 
 def point_acceleration(model, full: KernelDynamics, qdd_r, frame, axis_frame=None, axis=None):

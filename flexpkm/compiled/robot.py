@@ -13,6 +13,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import codegen
+from flexpkm.compiled.design import design_vector
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
 from flexpkm.compiled.recursive import kernel_dynamics
@@ -21,8 +22,11 @@ from flexpkm.model.build import build_structure
 
 #: largest n_tot whose simulation functions are generated from the unrolled SX
 #: graph (DualEMPS one element per body: 16 coordinates, 0.09 s per simulated
-#: second, 3x faster than the kernel graph); above, the kernel graph
-#: (:mod:`flexpkm.compiled.recursive`), whose code grows linearly
+#: second, 3x faster than the kernel graph); above, and for a robot with
+#: redundant constraint rows (the rigid Orthoglide, 18 coordinates: its
+#: unrolled step, projection and recorder take 9.0 s of gcc, the kernel
+#: graph's 2.6 s, for 0.21 against 0.30 s per simulated second), the kernel
+#: graph (:mod:`flexpkm.compiled.recursive`), whose code grows linearly
 UNROLLED_MAX = 20
 
 #: outputs of :meth:`CompiledRobot.full`
@@ -77,29 +81,54 @@ class CompiledRobot:
         return kernel_dynamics(self.model, self.dep, self.kept)
 
     @cached_property
+    def parametric(self):
+        """The kernel graph with the design parameters as the symbol ``p``
+        (:mod:`flexpkm.compiled.design`): its functions are compiled once per
+        topology and take :attr:`design` as an input."""
+        return kernel_dynamics(self.model, self.dep, self.kept, parametric=True)
+
+    @cached_property
+    def design(self):
+        """The design parameters ``p`` (n_p,) of this robot
+        (:func:`flexpkm.compiled.design.design_vector`)."""
+        return design_vector(self.model)
+
+    @cached_property
     def graph(self):
         """The model the simulation's functions are generated from: the
-        unrolled :attr:`symbolic` one up to :data:`UNROLLED_MAX` coordinates
-        (its code is smaller and ~3x faster there), else :attr:`kernels`."""
-        return self.symbolic if self.model.layout.n_tot <= UNROLLED_MAX else self.kernels
+        unrolled :attr:`symbolic` one when :attr:`unrolled` (its code is
+        smaller and ~3x faster there), else :attr:`kernels`."""
+        return self.symbolic if self.unrolled else self.kernels
 
-    def function(self, name, build, *options, opt=None, merge=True):
+    @property
+    def unrolled(self):
+        """Whether the simulation's functions come from the unrolled graph:
+        at most :data:`UNROLLED_MAX` coordinates, no redundant constraint rows."""
+        return self.model.layout.n_tot <= UNROLLED_MAX and self.kept is None
+
+    def function(self, name, build, *options, opt=None, merge=True, parametric=False,
+                 names=None):
         """``build()`` (a casadi Function), compiled and cached on disk
         (:func:`flexpkm.compiled.codegen.compiled`), or itself without
         ``compile``; kept in :attr:`functions`. ``opt`` default: ``-O2`` on
-        the kernel graph, the compiler driver's choice on the unrolled one."""
+        the kernel graph, the compiler driver's choice on the unrolled one.
+        ``parametric``: the function takes the design parameters as an input
+        (:attr:`parametric`), and its library's key is the robot's topology
+        (:func:`flexpkm.compiled.codegen.topology_key`), not its numbers.
+        ``names``: ``build()`` returns Functions of these names, compiled into
+        one library (:func:`flexpkm.compiled.codegen.compiled`)."""
         done = self.functions
-        if opt is None and self.model.layout.n_tot > UNROLLED_MAX:
+        if opt is None and (parametric or not self.unrolled):
             opt = "-O2"
-        tag = repr((name, options, opt, merge))
+        tag = repr((name, options, opt, merge, parametric, names))
         if tag in done:
             return done[tag]
         if not self.compile:
-            fn = build()
+            fn = tuple(build()) if names is not None else build()
         else:
-            key = codegen.description_key(self.model, name, self.dep.tolist(), self.kept,
-                                          *options, opt, merge)
-            fn = codegen.compiled(build, name, key, opt, merge)
+            keyed = codegen.topology_key if parametric else codegen.description_key
+            key = keyed(self.model, name, self.dep.tolist(), self.kept, *options, opt, merge)
+            fn = codegen.compiled(build, name, key, opt, merge, names)
         done[tag] = fn
         return fn
 
@@ -160,41 +189,39 @@ class CompiledRobot:
                               lambda: steps.newton_function(self.graph, prescribed, exact),
                               prescribed, exact)
 
-    def step(self, prescribed, iterations, exact=False):
-        """The HHT step, at most ``iterations`` Newton corrections
-        (:func:`flexpkm.compiled.step.step_function`), compiled with its
-        Newton function and its conditional iterations (one C call per
-        step; the iteration limit is part of the cache key)."""
-        dims = steps.Dims(self.model.layout.n_tot, len(self.indep), self.n_a,
-                          tuple(int(i) for i in self.indep))
-
-        name = f"flexpkm_step{int(prescribed)}{int(exact)}"
-
-        def build():
-            newton = steps.newton_function(self.graph, prescribed, exact)
-            return steps.step_function(newton, dims, prescribed, iterations, name)
-        return self.function(name, build, prescribed, iterations, exact)
-
-    @cached_property
-    def project(self):
-        """``q -> (q_proj, drift)`` (:func:`flexpkm.compiled.step.project_function`)."""
-        return self.function("flexpkm_project", lambda: steps.project_function(self.graph))
-
-    def record(self, prescribed, sensors=()):
-        """``(x, u, par) -> [tau; energy; sensors]`` (:func:`flexpkm.compiled.step.record_function`)."""
+    def simulation(self, prescribed, iterations, sensors=(), exact=False):
+        """``(step, project, record)``: the HHT step with at most ``iterations``
+        Newton corrections (:func:`flexpkm.compiled.step.step_function`: its
+        Newton function and conditional iterations, one C call per step),
+        the loop projection ``q -> (q_proj, drift)``
+        (:func:`flexpkm.compiled.step.project_function`) and the recorder
+        ``(x, u, par) -> [tau; energy; sensors]``
+        (:func:`flexpkm.compiled.step.record_function`), generated into ONE
+        library (one compiler run, the kernels they share once: the Delta's
+        6.4 s of gcc instead of 4.1 + 1.6 + 3.9 s for three libraries); the
+        options are part of its cache key."""
         sensors = tuple((str(f), None if a is None else str(a),
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
-        return self.function(f"flexpkm_record{int(prescribed)}",
-                              lambda: steps.record_function(self.graph, self.model,
-                                                            prescribed, sensors),
-                              prescribed, sensors)
+        dims = steps.Dims(self.model.layout.n_tot, len(self.indep), self.n_a,
+                          tuple(int(i) for i in self.indep))
+        tags = (f"{int(prescribed)}{int(exact)}", f"{int(prescribed)}")
+        names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}")
+
+        def build():
+            newton = steps.newton_function(self.graph, prescribed, exact)
+            return (steps.step_function(newton, dims, prescribed, iterations, names[0]),
+                    steps.project_function(self.graph),
+                    steps.record_function(self.graph, self.model, prescribed, sensors))
+        return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
+                             sensors, exact, names=names)
 
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
         """``(x, U, par) -> (x_next, rec)``: ``n_sub`` steps and an output sample
-        (:func:`flexpkm.compiled.step.sample_function`)."""
-        return steps.sample_function(self.step(prescribed, iterations, exact), self.project,
-                                     self.record(prescribed, sensors), n_sub, project_each)
+        (:func:`flexpkm.compiled.step.sample_function`) of the :meth:`simulation`
+        functions."""
+        step, project, record = self.simulation(prescribed, iterations, sensors, exact)
+        return steps.sample_function(step, project, record, n_sub, project_each)
 
     def pack(self, q, v, a, g, J, b):
         """The step state vector ``x`` (:func:`flexpkm.compiled.step.layout`)

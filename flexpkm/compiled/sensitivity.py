@@ -262,3 +262,45 @@ def _builder_derivative(data, path, model, rel_step):
     if any(a.shape != b.shape for a, b in zip(*ends)) or ends[0][0].shape != _built(model)[0].shape:
         raise InvalidArgumentError(f"{path}: the parameter changes the structure of the model")
     return [(a - b) / (2 * step) for a, b in zip(*ends)]
+
+
+def design_gradient(model, q_tot, n_modes=None):
+    """Natural frequencies (actuators locked, (11.34)) at ``q_tot`` and their
+    exact derivatives with respect to every design parameter: the entries of
+    ``p`` (:func:`flexpkm.compiled.design.design_vector`, layout
+    :func:`flexpkm.compiled.design.design_layout`), by reverse-mode AD of the
+    parametric kernel graph (:func:`flexpkm.compiled.modal.modal_graph`), no
+    finite differences: ``d lambda_i / dp = x_i^T (dK_cc/dp - lambda_i
+    dM_cc/dp) x_i`` in one sweep per mode.
+
+    model : Model with its reference state (or a Robot, built here);
+    q_tot : (n_tot,) an assembled configuration (q_e ignored).
+    Returns ``(f (n,), df_dp (n, n_p))``, Hz and Hz per unit of each entry.
+    At fixed ``q_tot``: the total derivative for the entries that do not
+    move the configuration (the bodies' invariants, the platform's inertia,
+    the stiffness, the rotor inertia; zero for the friction); for the
+    frames' and the platform joints' constants, the partial derivative at
+    fixed coordinates (the loops open; :func:`frequency_sensitivities`
+    re-assembles). At a repeated frequency, the rows of its cluster are the
+    diagonal terms (their sum is the derivative of the cluster's sum).
+    Raises what :func:`flexpkm.compiled.modal.reduced_matrices` raises
+    (:class:`flexpkm.errors.BackendUnavailableError`, an open loop...)."""
+    from flexpkm.algorithms.reference import build_model
+    from flexpkm.compiled import modal
+    model = build_model(model)
+    q = np.array(q_tot, float)
+    red = modal.reduced_matrices(model, q)
+    cm, _, _ = modal.compiled_robot(model)
+    na = cm.n_a
+    lam, X = generalized_eigh(red.K_r[None, na:, na:], red.M_r[None, na:, na:], "M_cc")
+    n = lam.shape[1] if n_modes is None else min(int(n_modes), lam.shape[1])
+    lam, X = lam[0, :n], X[0, :, :n]
+    F = modal.modal_graph(cm, True)
+    qs, ps = ca.MX.sym("q", q.size), ca.MX.sym("p", cm.design.size)
+    M_r, K_r = F(qs, ps)[:2]
+    Xs, ls = ca.MX.sym("X", X.shape[0], n), ca.MX.sym("lam", n)
+    s = ca.sum1(Xs * (K_r[na:, na:] @ Xs)).T - ls * ca.sum1(Xs * (M_r[na:, na:] @ Xs)).T
+    G = ca.Function("design_gradient", [qs, ps, Xs, ls], [ca.jacobian(s, ps)])
+    f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
+    dlam = np.array(G(q, cm.design, X, lam))
+    return f, dlam / (8 * np.pi ** 2 * f[:, None])

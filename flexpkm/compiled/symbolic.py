@@ -180,10 +180,12 @@ def joint_friction(model, qd, friction, smoothing):
                for n, fs in model.coulomb_friction.items()])
 
 
-def platform_dynamics(model, x_p, xd_p, g):
+def platform_dynamics(model, x_p, xd_p, g, inertia=None):
     """``(S^T M_p S, S^T c_p, R_0p, P, t_p)``: the platform's Newton-Euler
     model (8.97), (10.101) at P in the base frame, its pose from ``x_p``
-    (``R_0p = exp(hat(r))``) and twist ``t_p = S xd_p``."""
+    (``R_0p = exp(hat(r))``) and twist ``t_p = S xd_p``; ``inertia``: SX
+    ``[m; ms_r (3); I_rr (9, C order)]`` instead of the body's numbers
+    (:func:`flexpkm.compiled.design.platform_inertia`)."""
     pl = model.platform
     pose = [ca.SX(0)] * 6
     tp = [ca.SX(0)] * 6
@@ -196,9 +198,11 @@ def platform_dynamics(model, x_p, xd_p, g):
         n = len(pl.dofs)
         return ca.SX.zeros(n, n), ca.SX.zeros(n, 1), R, P, (v, w)
     inv = pl.body.invariants
-    ms, I_O = R @ ca.SX(inv.ms_r), R @ ca.SX(inv.I_rr) @ R.T
-    M = ca.vertcat(ca.horzcat(inv.m * ca.SX.eye(3), hat(ms).T), ca.horzcat(hat(ms), I_O))
-    c = ca.vertcat(-inv.m * g + ca.cross(w, ca.cross(w, ms)),
+    m, ms_r, I_rr = ((inv.m, ca.SX(inv.ms_r), ca.SX(inv.I_rr)) if inertia is None else
+                     (inertia[0], inertia[1:4], ca.reshape(inertia[4:13], 3, 3).T))
+    ms, I_O = R @ ms_r, R @ I_rr @ R.T
+    M = ca.vertcat(ca.horzcat(m * ca.SX.eye(3), hat(ms).T), ca.horzcat(hat(ms), I_O))
+    c = ca.vertcat(-m * g + ca.cross(w, ca.cross(w, ms)),
                    -ca.cross(ms, g) + ca.cross(w, I_O @ w))
     return S.T @ M @ S, S.T @ c, R, P, (v, w)
 

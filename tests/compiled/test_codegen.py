@@ -266,3 +266,22 @@ def test_sigterm_during_the_compiler_removes_the_build_folder(folder, tmp_path):
     err = proc.communicate(timeout=60)[1]
     assert proc.returncode != 0 and "flexpkm.signals.Stopped: SIGTERM" in err   # a KeyboardInterrupt
     assert os.listdir(folder) == []
+
+
+def test_functions_compiled_together_share_one_library(folder, recwarn):
+    """``names``: two functions in one library, one compiler run; a second
+    call loads both from it (no build) with the right values."""
+    x = ca.SX.sym("x")
+
+    def pair():
+        return ca.Function("fp_one", [x], [2 * x]), ca.Function("fp_two", [x], [ca.sin(x)])
+    before = codegen.COMPILE_SECONDS["total"]
+    one, two = codegen.compiled(pair, "fp_pair", "p" * 24, names=("fp_one", "fp_two"))
+    built = codegen.COMPILE_SECONDS["total"]
+    assert built > before and only_library(folder).name.startswith("fp_pair_")
+    again = codegen.compiled(pair, "fp_pair", "p" * 24, names=("fp_one", "fp_two"))
+    assert codegen.COMPILE_SECONDS["total"] == built
+    for f, g in zip((one, two), again):
+        assert f.class_name() == g.class_name() == "External"
+    assert float(again[0](X)) == 2 * X and abs(float(again[1](X)) - np.sin(X)) < 1e-15
+    assert not recwarn.list
