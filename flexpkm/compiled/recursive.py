@@ -56,6 +56,9 @@ class KernelDynamics(SymbolicDynamics):
     Jv: list = None
     Jw: list = None
     a_bias: list = None
+    frames: list = None
+    kernels: object = None
+    platform: tuple = None
 
 
 @dataclass
@@ -75,6 +78,8 @@ class _Frame:
     w: ca.MX = None
     a: ca.MX = None
     al: ca.MX = None
+    L_v: ca.MX = None
+    L_w: ca.MX = None
 
 
 def _selection(n_tot, cols):
@@ -96,7 +101,7 @@ def _child(ks, parent, sigma, n_e, q_j, q_e, const, cols):
     E = _selection(parent.Jv.shape[1], cols)
     Jv = parent.Jv - ca.skew(d) @ parent.Jw + L_v @ E
     Jw = parent.Jw + L_w @ E
-    return _Frame(R, O, Jv, Jw, args + (cols,), motion)
+    return _Frame(R, O, Jv, Jw, args + (cols,), motion, L_v=L_v, L_w=L_w)
 
 
 def _move(child, parent, qd):
@@ -206,39 +211,57 @@ def dependent_solve(model, J_f, rhs, dep, kept=None):
     return out
 
 
-def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
-    """``(M_t, c_t)`` over the q_tot columns (n_tot, n_tot), (n_tot,): the
-    bodies' terms (:meth:`Kernels.body`) projected, rotor inertia, springs,
-    friction."""
-    n_t, n_tot = model.layout.n_t, model.layout.n_tot
-    Js, Ms, Fs = [], [], []
+def body_terms(model, ks, frames, q, qd):
+    """Per body ``(frame, elastic columns, M_j, F_j)``: the body's terms
+    (:meth:`Kernels.body`, in F_j, at the frames' motion of the pass at
+    ``qdd = 0``)."""
+    out = []
     for e in model.body_entries:
         f = frames[e.frame]
         ecols = list(range(e.elastic.start, e.elastic.stop)) if e.elastic is not None else []
-        n_e = len(ecols)
-        q_e, qd_e = (q[ecols], qd[ecols]) if n_e else (ca.MX.zeros(0), ca.MX.zeros(0))
-        Mj, Fj = ks.body(n_e)(f.R, f.v, f.w, f.a, f.al, q_e, qd_e,
-                              ca.DM(invariant_vector(e.body.invariants)))
+        q_e, qd_e = (q[ecols], qd[ecols]) if ecols else (ca.MX.zeros(0), ca.MX.zeros(0))
+        Mj, Fj = ks.body(len(ecols))(f.R, f.v, f.w, f.a, f.al, q_e, qd_e,
+                                     ca.DM(invariant_vector(e.body.invariants)))
+        out.append((f, ecols, Mj, Fj))
+    return out
+
+
+def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
+    """``(M_t, c_t)`` over the q_tot columns (n_tot, n_tot), (n_tot,): the
+    bodies' terms (:func:`body_terms`) projected, rotor inertia, springs,
+    friction."""
+    n_tot = model.layout.n_tot
+    Js, Ms, Fs = [], [], []
+    for f, ecols, Mj, Fj in body_terms(model, ks, frames, q, qd):
         Js.append(ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(_selection(n_tot, ecols))))
         Ms.append(Mj)
         Fs.append(Fj)
     J = ca.vertcat(*Js)                   # the stacked bodies (10.80): two sparse products
     M = J.T @ (ca.diagcat(*Ms) @ J)
     c = J.T @ ca.vertcat(*Fs)
+    rotor, joint_forces = joint_terms(model, q, qd, friction, smoothing)
+    if rotor.any():
+        M = M + ca.MX(ca.sparsify(ca.DM(np.diag(rotor))))
+    return M, c + joint_forces
+
+
+def joint_terms(model, q, qd, friction, smoothing):
+    """``(rotor (n_tot,) numpy, forces MX (n_tot,))``: the rotor inertia on
+    the diagonal of ``M_t`` and the joints' springs ``K_t q`` (the rigid
+    block of ``K_tot``; the elastic one is in the bodies' terms) and
+    friction (:func:`flexpkm.compiled.symbolic.joint_friction`)."""
+    n_t, n_tot = model.layout.n_t, model.layout.n_tot
     K = np.zeros((n_tot, n_tot))
     K[:n_t, :n_t] = model.K_tot[:n_t, :n_t]
-    c = c + ca.MX(ca.sparsify(ca.DM(K.T))) @ q
-    layout = model.layout
-    diag = np.zeros(n_tot)
+    c = ca.MX(ca.sparsify(ca.DM(K.T))) @ q
+    rotor = np.zeros(n_tot)
     for name, inertia in model.rotor_inertia.items():
-        diag[layout.joint_index[name]] += inertia
-    if diag.any():
-        M = M + ca.MX(ca.sparsify(ca.DM(np.diag(diag))))
+        rotor[model.layout.joint_index[name]] += inertia
     forces = sym.joint_friction(model, qd, friction, smoothing)
     if forces:
         cols, values = zip(*forces)
         c = c + ca.MX(_selection(n_tot, cols).T) @ ca.vertcat(*values)
-    return M, c
+    return rotor, c
 
 
 def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
@@ -298,7 +321,8 @@ def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
                        [f.R for f in frames], [f.O for f in frames], M_tot, c_tot,
                        np.asarray(indep), dep, n_a, model, kept,
                        Jv=[f.Jv for f in frames], Jw=[f.Jw for f in frames],
-                       a_bias=[f.a for f in frames], jacobian=jacobian)
+                       a_bias=[f.a for f in frames], jacobian=jacobian, frames=frames,
+                       kernels=ks, platform=None if plat is None else plat[1:3])
 
 
 def point_acceleration(model, full: KernelDynamics, qdd_r, frame, axis_frame=None, axis=None):
