@@ -54,53 +54,93 @@ def _local(v, cols):
     return ca.vertcat(first, v[[int(c) for c in cols[1:]]]) if len(cols) > 1 else first
 
 
-def _accelerations(model, frames, qdd):
+class _Steps:
+    """The three SX kernels of the passes, one per size (``n`` local
+    coordinates of a frame, ``n_e`` shape functions of a body), made once
+    per graph: ``forward(n)``: ``(da_a, dal_a, O_j, O_a, L_v, L_w, qdd_loc)
+    -> (da_j, dal_j)``; ``body(n_e)``: ``(R, M_j, F_j, da, dal, qdd_e) ->
+    (f, n, F_e)`` (base frame wrench about O_j, elastic forces);
+    ``backward(n)``: ``(f_j, n_j, O_j, O_a, L_v, L_w, f_a, n_a) -> (gen,
+    f_a + f_j, n_a + n_j + d x f_j)``."""
+
+    def __init__(self):
+        self.made = {}
+
+    def get(self, kind, n):
+        if (kind, n) not in self.made:
+            self.made[kind, n] = getattr(self, "_" + kind)(n)
+        return self.made[kind, n]
+
+    @staticmethod
+    def _forward(n):
+        X = ca.SX
+        da, dal, O, Oa = (X.sym(k, 3) for k in ("da_a", "dal_a", "O_j", "O_a"))
+        L_v, L_w, qdd = X.sym("L_v", 3, n), X.sym("L_w", 3, n), X.sym("qdd", n)
+        outs = [da - ca.cross(O - Oa, dal) + L_v @ qdd, dal + L_w @ qdd]
+        return ca.Function(f"ne_forward{n}", [da, dal, O, Oa, L_v, L_w, qdd], outs)
+
+    @staticmethod
+    def _body(n_e):
+        X = ca.SX
+        R, M, F = X.sym("R", 3, 3), X.sym("M", 6 + n_e, 6 + n_e), X.sym("F", 6 + n_e)
+        da, dal, qdd = X.sym("da", 3), X.sym("dal", 3), X.sym("qdd_e", n_e)
+        W = M @ ca.vertcat(R.T @ da, R.T @ dal, qdd) + F
+        return ca.Function(f"ne_body{n_e}", [R, M, F, da, dal, qdd],
+                           ca.cse([R @ W[:3], R @ W[3:6], W[6:]]))
+
+    @staticmethod
+    def _backward(n):
+        X = ca.SX
+        f, m, O, Oa, fa, ma = (X.sym(k, 3) for k in ("f", "n", "O_j", "O_a", "f_a", "n_a"))
+        L_v, L_w = X.sym("L_v", 3, n), X.sym("L_w", 3, n)
+        outs = [L_v.T @ f + L_w.T @ m, fa + f, ma + m + ca.cross(O - Oa, f)]
+        return ca.Function(f"ne_backward{n}", [f, m, O, Oa, L_v, L_w, fa, ma], outs)
+
+
+def _accelerations(model, frames, qdd, steps):
     """Per frame ``(da, dal)`` (3,), base frame: the accelerations' part linear in ``qdd``."""
     out, zero = [], ca.MX.zeros(3)
     for fc, f in zip(model.frame_constants, frames):
-        cols = f.args[-1]
-        if fc.antecedent < 0:
-            da, dal = zero, zero
-        else:
-            da, dal = out[fc.antecedent]
-            da = da - ca.cross(f.O - frames[fc.antecedent].O, dal)
-        loc = _local(qdd, cols)
-        out.append((da + f.L_v @ loc, dal + f.L_w @ loc))
+        loc = _local(qdd, f.args[-1])
+        parent = frames[fc.antecedent].O if fc.antecedent >= 0 else zero
+        da, dal = out[fc.antecedent] if fc.antecedent >= 0 else (zero, zero)
+        out.append(steps.get("forward", loc.shape[0])(da, dal, f.O, parent, f.L_v, f.L_w, loc))
     return out
 
 
-def tree_wrenches(model, frames, bodies, qdd, bias):
+def tree_wrenches(model, frames, bodies, qdd, bias, steps=None):
     """``tau_tot`` (n_tot,): the bodies' terms projected on the q_tot
     columns by the backward pass, ``M_t qdd`` (``bias`` False) or ``M_t
     qdd + (bodies' velocity and gravity terms)`` (True); ``bodies`` of
-    :func:`flexpkm.compiled.recursive.body_terms`."""
-    acc = _accelerations(model, frames, qdd)
+    :func:`flexpkm.compiled.recursive.body_terms`; ``steps`` the kernels
+    (a :class:`_Steps`, shared by the passes of one graph)."""
+    steps = steps or _Steps()
+    acc = _accelerations(model, frames, qdd, steps)
     index = {id(f): k for k, f in enumerate(frames)}
-    force = [ca.MX.zeros(3) for _ in frames]
-    moment = [ca.MX.zeros(3) for _ in frames]
+    zero = ca.MX.zeros(3)
+    force, moment = [zero] * len(frames), [zero] * len(frames)
     cols, values = [], []
     for f, ecols, Mj, Fj in bodies:
         k = index[id(f)]
-        da, dal = acc[k]
         qdd_e = qdd[ecols] if ecols else ca.MX.zeros(0)
-        F = Mj @ ca.vertcat(f.R.T @ da, f.R.T @ dal, qdd_e)
-        F = F + Fj if bias else F
-        force[k] = force[k] + f.R @ F[:3]
-        moment[k] = moment[k] + f.R @ F[3:6]
+        fk, nk, Fe = steps.get("body", len(ecols))(f.R, Mj, Fj if bias else ca.MX.zeros(Fj.shape),
+                                                   *acc[k], qdd_e)
+        force[k], moment[k] = force[k] + fk, moment[k] + nk
         if ecols:
             cols += ecols
-            values.append(F[6:])
+            values.append(Fe)
     for k in reversed(range(len(frames))):
         f, a = frames[k], model.frame_constants[k].antecedent
         fcols = f.args[-1]
-        gen = f.L_v.T @ force[k] + f.L_w.T @ moment[k]
+        parent = (frames[a].O, force[a], moment[a]) if a >= 0 else (zero, zero, zero)
+        gen, fa, na = steps.get("backward", len(fcols))(force[k], moment[k], f.O, parent[0],
+                                                        f.L_v, f.L_w, *parent[1:])
+        if a >= 0:
+            force[a], moment[a] = fa, na
         keep = [i for i, c in enumerate(fcols) if c >= 0]
         if keep:
             cols += [int(fcols[i]) for i in keep]
             values.append(gen[keep])
-        if a >= 0:
-            force[a] = force[a] + force[k]
-            moment[a] = moment[a] + moment[k] + ca.cross(f.O - frames[a].O, force[k])
     scatter = np.zeros((model.layout.n_tot, len(cols)))
     scatter[cols, np.arange(len(cols))] = 1.0
     return ca.MX(ca.sparsify(ca.DM(scatter))) @ ca.vertcat(*values)
@@ -113,10 +153,10 @@ def recursive_dynamics(kd: KernelDynamics) -> RecursiveDynamics:
     qdd_r = ca.MX.sym("qdd_r", kd.qd_r.shape[0])
     bodies = body_terms(model, kd.kernels, kd.frames, kd.q, kd.qd_tot)
     rotor, joints = joint_terms(model, kd.q, kd.qd_tot, kd.friction, ca.fmax(kd.smoothing, 1e-300))
-    rotor = ca.MX(ca.sparsify(ca.DM(rotor)))
+    rotor, steps = ca.MX(ca.sparsify(ca.DM(rotor))), _Steps()
 
     def tau(qdd, bias):
-        out = tree_wrenches(model, kd.frames, bodies, qdd, bias) + rotor * qdd
+        out = tree_wrenches(model, kd.frames, bodies, qdd, bias, steps) + rotor * qdd
         if kd.platform is not None:
             M_p, c_p = kd.platform
             out[n_t:] = out[n_t:] + M_p @ qdd[n_t:] + (c_p if bias else 0)

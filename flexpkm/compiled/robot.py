@@ -12,7 +12,7 @@ from functools import cached_property
 import casadi as ca
 import numpy as np
 
-from flexpkm.compiled import codegen
+from flexpkm.compiled import codegen, modified_newton
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
 from flexpkm.compiled.recursive import kernel_dynamics
@@ -171,6 +171,12 @@ class CompiledRobot:
         name = f"flexpkm_step{int(prescribed)}{int(exact)}"
 
         def build():
+            if self.graph is self.kernels and not exact:    # recursive, kept matrix
+                kd = self.kernels
+                return steps.step_function(modified_newton.newton_function(kd, prescribed),
+                                           dims, prescribed, iterations, name,
+                                           lambda x, par: modified_newton.kept_inverse(
+                                               kd, prescribed, x, par))
             newton = steps.newton_function(self.graph, prescribed, exact)
             return steps.step_function(newton, dims, prescribed, iterations, name)
         return self.function(name, build, prescribed, iterations, exact)
@@ -199,7 +205,9 @@ class CompiledRobot:
     def pack(self, q, v, a, g, J, b):
         """The step state vector ``x`` (:func:`flexpkm.compiled.step.layout`)
         from the numpy state at t_n (the model of the last evaluation at (q, v))."""
-        return np.concatenate([q, v, a, a, g, np.asarray(J).reshape(-1, order="F"), b, q, v])
+        n_r = len(v)       # no kept iteration matrix yet (age: stale at the first step)
+        return np.concatenate([q, v, a, a, g, np.asarray(J).reshape(-1, order="F"), b, q, v,
+                               np.zeros(n_r * n_r), [0.0, 1e9, 0.0]])
 
     def unpack(self, x):
         """``(q, v, a)`` of the state vector(s) x (n_x,) or (n_x, K) -> (K, n)."""
