@@ -284,10 +284,10 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     args = (x[sl["q_ev"]], x[sl["v_ev"]], par[2 * n_a + 2:2 * n_a + 5], par[2 * n_a + 5],
             par[2 * n_a + 6])
     if isinstance(sm, KernelDynamics):           # M a, M v by the recursive model, no M
-        rd = recursive_dynamics(sm)
-        products = ca.Function("products", sm.inputs + [rd.qdd_r], [rd.M_qdd, rd.c])
-        (Ma, c), Mv = products(*args, a), products(*args, v)[0]
-        vals = ca.Function("sens", sm.inputs + [qdd], outs).call([*args, a]) if outs else []
+        rd, vel = recursive_dynamics(sm), X.sym("v", n_r)      # one pose pass for all
+        Ma, c, Mv, *vals = ca.Function("sens", sm.inputs + [qdd, vel], [
+            ca.substitute(rd.M_qdd, rd.qdd_r, qdd), rd.c, ca.substitute(rd.M_qdd, rd.qdd_r, vel)]
+            + outs).call([*args, a, v])
     else:
         M, c, *vals = ca.Function("sens", sm.inputs + [qdd], [sm.M, sm.c] + outs)(*args, a)
         Ma, Mv = M @ a, M @ v
