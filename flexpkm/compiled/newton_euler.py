@@ -151,7 +151,7 @@ def recursive_dynamics(kd: KernelDynamics) -> RecursiveDynamics:
     frames, :func:`flexpkm.compiled.recursive.kernel_dynamics`)."""
     model, n_t = kd.model, kd.model.layout.n_t
     qdd_r = ca.MX.sym("qdd_r", kd.qd_r.shape[0])
-    bodies = body_terms(model, kd.kernels, kd.frames, kd.q, kd.qd_tot)
+    bodies = body_terms(model, kd.kernels, kd.frames, kd.q, kd.qd_tot, kd.threads)
     rotor, joints = joint_terms(model, kd.q, kd.qd_tot, kd.friction, ca.fmax(kd.smoothing, 1e-300))
     rotor, steps = ca.MX(ca.sparsify(ca.DM(rotor))), _Steps()
 

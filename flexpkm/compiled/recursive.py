@@ -59,6 +59,7 @@ class KernelDynamics(SymbolicDynamics):
     frames: list = None
     kernels: object = None
     platform: tuple = None
+    threads: int = 1
 
 
 @dataclass
@@ -211,28 +212,38 @@ def dependent_solve(model, J_f, rhs, dep, kept=None):
     return out
 
 
-def body_terms(model, ks, frames, q, qd):
+def body_terms(model, ks, frames, q, qd, threads=1):
     """Per body ``(frame, elastic columns, M_j, F_j)``: the body's terms
     (:meth:`Kernels.body`, in F_j, at the frames' motion of the pass at
-    ``qdd = 0``)."""
-    out = []
+    ``qdd = 0``); with ``threads`` > 1 the bodies of one structure in one
+    call of the kernel mapped over them on that many threads (CasADi
+    ``map(n, "thread", threads)``: Müller's limbs in parallel)."""
+    calls = []
     for e in model.body_entries:
         f = frames[e.frame]
         ecols = list(range(e.elastic.start, e.elastic.stop)) if e.elastic is not None else []
         q_e, qd_e = (q[ecols], qd[ecols]) if ecols else (ca.MX.zeros(0), ca.MX.zeros(0))
-        Mj, Fj = ks.body(len(ecols))(f.R, f.v, f.w, f.a, f.al, q_e, qd_e,
-                                     ca.DM(invariant_vector(e.body.invariants)))
-        out.append((f, ecols, Mj, Fj))
+        calls.append((f, ecols, (f.R, f.v, f.w, f.a, f.al, q_e, qd_e,
+                                 ca.DM(invariant_vector(e.body.invariants)))))
+    if threads <= 1:
+        return [(f, ecols, *ks.body(len(ecols))(*args)) for f, ecols, args in calls]
+    out = [None] * len(calls)
+    for n_e in sorted({len(c[1]) for c in calls}):
+        group = [k for k, c in enumerate(calls) if len(c[1]) == n_e]
+        M, F = ks.body(n_e).map(len(group), "thread", threads)(
+            *[ca.horzcat(*[calls[k][2][i] for k in group]) for i in range(8)])
+        for i, k in enumerate(group):
+            out[k] = calls[k][:2] + (M[:, i * (6 + n_e):(i + 1) * (6 + n_e)], F[:, i])
     return out
 
 
-def tree_dynamics(model, ks, frames, q, qd, friction, smoothing):
+def tree_dynamics(model, ks, frames, q, qd, friction, smoothing, threads=1):
     """``(M_t, c_t)`` over the q_tot columns (n_tot, n_tot), (n_tot,): the
     bodies' terms (:func:`body_terms`) projected, rotor inertia, springs,
     friction."""
     n_tot = model.layout.n_tot
     Js, Ms, Fs = [], [], []
-    for f, ecols, Mj, Fj in body_terms(model, ks, frames, q, qd):
+    for f, ecols, Mj, Fj in body_terms(model, ks, frames, q, qd, threads):
         Js.append(ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(_selection(n_tot, ecols))))
         Ms.append(Mj)
         Fs.append(Fj)
@@ -264,10 +275,11 @@ def joint_terms(model, q, qd, friction, smoothing):
     return rotor, c
 
 
-def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
+def kernel_dynamics(model, dep, kept=None, threads=1) -> KernelDynamics:
     """The full model (10.123) as MX expressions for the dependent columns
     ``dep`` and the independent constraint rows ``kept`` (as
-    :func:`flexpkm.compiled.full.symbolic_dynamics`, same symbols and outputs)."""
+    :func:`flexpkm.compiled.full.symbolic_dynamics`, same symbols and outputs);
+    ``threads``: the bodies' kernels on that many threads (:func:`body_terms`)."""
     model = build_structure(model)
     layout = model.layout
     n_t, n_tot = layout.n_t, layout.n_tot
@@ -309,7 +321,8 @@ def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
     b = X(n_tot, 1)
     if len(dep):
         b = -P_dep @ dependent_solve(model, J_k[:, dep.tolist()], bprime, dep, kept)
-    M_tot, c_tot = tree_dynamics(model, ks, frames, q, qd_tot, friction, ca.fmax(smoothing, 1e-300))
+    M_tot, c_tot = tree_dynamics(model, ks, frames, q, qd_tot, friction, ca.fmax(smoothing, 1e-300),
+                                 threads)
     if plat is not None:
         _, M_p, c_p, _ = plat
         P_p = X(ca.sparsify(_selection(n_tot, list(range(n_t, n_tot))).T))
@@ -322,7 +335,7 @@ def kernel_dynamics(model, dep, kept=None) -> KernelDynamics:
                        np.asarray(indep), dep, n_a, model, kept,
                        Jv=[f.Jv for f in frames], Jw=[f.Jw for f in frames],
                        a_bias=[f.a for f in frames], jacobian=jacobian, frames=frames,
-                       kernels=ks, platform=None if plat is None else plat[1:3])
+                       kernels=ks, platform=None if plat is None else plat[1:3], threads=threads)
 
 
 def point_acceleration(model, full: KernelDynamics, qdd_r, frame, axis_frame=None, axis=None):
