@@ -103,7 +103,6 @@ def parallel_bodies(model, q0, repeats=5, calls=2000):
     2 threads (CasADi ``map(n, "thread", 2)``, pthreads in the generated
     C), compiled at -O2; (wall us per evaluation with 1 thread, with 2,
     CPU us with 1 thread, with 2 (both threads' CPU), the load average)."""
-    import casadi as ca
     from flexpkm.algorithms.dynamics import full_dynamics
     from flexpkm.compiled import codegen
     from flexpkm.compiled.recursive import kernel_dynamics
