@@ -277,18 +277,18 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
-    qdd = X.sym("qdd", n_r)
-    accel = kernel_acceleration if isinstance(sm, KernelDynamics) else point_acceleration
-    outs = [accel(model, sm, qdd, *s) for s in sensors]
     a, v, q = x[sl["a"]], x[sl["v"]], x[sl["q"]]
     args = (x[sl["q_ev"]], x[sl["v_ev"]], par[2 * n_a + 2:2 * n_a + 5], par[2 * n_a + 5],
             par[2 * n_a + 6])
     if isinstance(sm, KernelDynamics):           # M a, M v by the recursive model, no M
-        rd, vel = recursive_dynamics(sm), X.sym("v", n_r)      # one pose pass for all
-        Ma, c, Mv, *vals = ca.Function("sens", sm.inputs + [qdd, vel], [
-            ca.substitute(rd.M_qdd, rd.qdd_r, qdd), rd.c, ca.substitute(rd.M_qdd, rd.qdd_r, vel)]
-            + outs).call([*args, a, v])
+        rd = recursive_dynamics(sm)        # one function (its code once) called twice
+        sens = ca.Function("sens", sm.inputs + [rd.qdd_r], [rd.M_qdd, rd.c] + [
+            kernel_acceleration(model, sm, rd.qdd_r, *s) for s in sensors])
+        Ma, c, *vals = sens.call([*args, a])
+        Mv = sens.call([*args, v])[0]
     else:
+        qdd = X.sym("qdd", n_r)
+        outs = [point_acceleration(model, sm, qdd, *s) for s in sensors]
         M, c, *vals = ca.Function("sens", sm.inputs + [qdd], [sm.M, sm.c] + outs)(*args, a)
         Ma, Mv = M @ a, M @ v
     if prescribed:
