@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import casadi as ca
 
+from flexpkm.compiled import step
 from flexpkm.compiled.newton_euler import recursive_dynamics
 
 #: steps after which the kept iteration matrix is formed again
@@ -33,11 +34,10 @@ def model_function(kd, prescribed):
     :func:`flexpkm.compiled.step.model_function` (``g = c - [tau; 0]``,
     ``forces = [c, [tau; 0], J^T K_tot q]``) with ``M a`` by the recursive
     Newton-Euler model."""
-    from flexpkm.compiled.step import drive_effort
     rd = recursive_dynamics(kd)
     n_a, X = kd.n_a, ca.MX
     u, par = X.sym("u", 3 * n_a), X.sym("par", 2 * n_a + 8)
-    tau = drive_effort(kd, u, par, prescribed)
+    tau = step.drive_effort(kd, u, par, prescribed)
     forces = ca.horzcat(rd.c, tau, kd.J.T @ (X(ca.sparsify(ca.DM(kd.model.K_tot))) @ kd.q))
     outs = ca.substitute([rd.M_qdd, rd.c - tau, kd.J, kd.b, forces],
                          [ca.vertcat(kd.g, kd.friction, kd.smoothing)],
@@ -49,7 +49,6 @@ def newton_function(kd, prescribed):
     """One Newton correction with a kept inverse iteration matrix:
     ``(x, a1, J, b, u, par, S_inv) -> (a1 - S_inv R, J1, b1, g1, q1, v1,
     rho)`` (:func:`flexpkm.compiled.step.newton_function`'s outputs)."""
-    from flexpkm.compiled import step
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     sl, n_x, n_par = step.layout(n_tot, n_r, n_a)
     F = model_function(kd, prescribed)
@@ -70,7 +69,6 @@ def refresh_function(kd, prescribed):
     """``(x, par) -> S_inv`` (n_r, n_r): the inverse iteration matrix on the
     unknown rows and columns at the last evaluation ``(q_ev, v_ev, J)`` of
     the state ``x`` (zero elsewhere)."""
-    from flexpkm.compiled import step
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     sl, n_x, n_par = step.layout(n_tot, n_r, n_a)
     x, par = X.sym("x", n_x), X.sym("par", n_par)
@@ -88,7 +86,6 @@ def kept_inverse(kd, prescribed, x, par):
     """``(S_inv, stale)`` at the start of a step from the state ``x``: the
     kept inverse, or a new one (CasADi's conditional: formed only when
     stale)."""
-    from flexpkm.compiled import step
     n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
     sl = step.layout(n_tot, n_r, n_a)[0]
     stale = ((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
