@@ -9,7 +9,9 @@ the first-use time in the bodies.
 
 Run: ``python benchmarks/bench_scaling.py [--quick] [N ...]`` (default N =
 1 2 4 8 for the DualEMPS, those <= 2 for the NaVARo's modal analysis;
-``--quick``: short runs, the NaVARo at N = 2 only, to check that it runs). CPU seconds (the process and
+``--quick``: short runs, the NaVARo at N = 2 only, to check that it runs;
+``--threads``: also the full model with the bodies' kernels on 1 and 2
+threads, :func:`parallel_bodies`). CPU seconds (the process and
 the compiler it waits for), BLAS on one thread, medians of ``REPEATS``: on
 the shared 2-core machine the wall clock depends on the other sessions'
 load (3-5x the CPU time at a load average of 7-10). Exudyn's test model of
@@ -95,6 +97,42 @@ def navaro(n):
     return model.layout.n_tot, first, 1e3 * ours, 1e3 * ref, 1e3 * eig
 
 
+def parallel_bodies(model, q0, repeats=5, calls=2000):
+    """Item 2, Müller's limbs in parallel: the full model ``(M, c)`` of the
+    kernel graph with the bodies' kernels of one structure mapped on 1 and
+    2 threads (CasADi ``map(n, "thread", 2)``, pthreads in the generated
+    C), compiled at -O2; (wall us per evaluation with 1 thread, with 2,
+    CPU us with 1 thread, with 2 (both threads' CPU), the load average)."""
+    from flexpkm.algorithms.dynamics import full_dynamics
+    from flexpkm.compiled import codegen
+    from flexpkm.compiled.recursive import kernel_dynamics
+    dep = full_dynamics(model, q0, 0.0).dep
+    out = []
+    for threads in (1, 2):
+        kd = kernel_dynamics(model, dep, threads=threads)
+        fn = codegen.compiled(lambda kd=kd: kd.function("bench_full", [kd.M, kd.c], "Mc"),
+                              f"bench_full{threads}",
+                              codegen.description_key(model, "bench_full", threads), "-O2")
+        buf, evaluate = fn.buffer()
+        ins = [np.asarray(q0, float), np.full(fn.nnz_in(1), 0.3), np.asarray(model.gravity, float),
+               np.ones(1), np.full(1, 1e-3)]
+        outs = [np.zeros(fn.nnz_out(i)) for i in range(fn.n_out())]
+        for i, a in enumerate(ins):
+            buf.set_arg(i, memoryview(a))
+        for i, a in enumerate(outs):
+            buf.set_res(i, memoryview(a))
+        wall, busy = [], []
+        for _ in range(repeats):
+            t0, c0 = time.perf_counter(), time.process_time()
+            for _ in range(calls):
+                evaluate()
+            wall.append((time.perf_counter() - t0) / calls * 1e6)
+            busy.append((time.process_time() - c0) / calls * 1e6)
+        out.append((statistics.median(wall), statistics.median(busy), outs[0].copy()))
+    assert np.allclose(out[0][2], out[1][2], rtol=0, atol=1e-12 * np.abs(out[0][2]).max())
+    return out[0][0], out[1][0], out[0][1], out[1][1], os.getloadavg()[0]
+
+
 def exponent(x, y):
     """The slope of log y over log x (least squares)."""
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
@@ -126,8 +164,27 @@ def main():
             n_tot, first, ours, ref, eig = navaro(n)
             print(f"{'N = %d' % n:<16s} {n_tot:6d} {first:12.1f} {ours:9.3f} {ref:9.3f} "
                   f"{eig:9.3f}   ({ours / eig:.2f}x the eigensolver)", flush=True)
+    if "--threads" in sys.argv[1:]:
+        threads_table()
     print(f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
           f"{os.getloadavg()[0]:.1f}")
+
+
+def threads_table():
+    """The table of :func:`parallel_bodies` (the flexible Delta; the NaVARo
+    unless ``--quick``)."""
+    print(f"\n{'bodies on threads':<18s} {'n_tot':>6s} {'1 thread':>9s} {'2 threads':>10s} "
+          f"{'speed-up':>9s} {'CPU 1':>7s} {'CPU 2':>7s}   (full model M, c; us per evaluation)")
+    from flexpkm.cases import delta
+    robots = [("Delta flexible", build_model(delta.robot(flexible=True)))]
+    robots[0] += (delta.configuration(robots[0][1], np.array([0.05, -0.03, -0.85])),)
+    if not QUICK:
+        nv = build_model(NV.robot())
+        robots.append(("NaVARo", nv, NV.pose_configurations(nv, [[0.05, 0.03, -0.5]])[0]))
+    for name, model, q0 in robots:
+        one, two, cpu1, cpu2, load = parallel_bodies(model, q0)
+        print(f"{name:<18s} {model.layout.n_tot:6d} {one:9.1f} {two:10.1f} {one / two:9.2f} "
+              f"{cpu1:7.1f} {cpu2:7.1f}   (wall; load {load:.1f})", flush=True)
 
 
 if __name__ == "__main__":

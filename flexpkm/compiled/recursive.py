@@ -55,7 +55,10 @@ class KernelDynamics(SymbolicDynamics):
     ``p`` of the design parameters (:mod:`flexpkm.compiled.design`) when the graph
     takes them as an input, else None (their numbers folded in); ``K_tot``
     (n_tot, n_tot) and ``rotor`` (n_tot,) the stiffness and rotor inertia
-    of the graph (from ``p``)."""
+    of the graph (from ``p``); ``frames``, ``kernels``, ``platform`` (``(M_p,
+    c_p)`` or None), ``threads``, ``design_values`` (``p``: the symbol or the
+    numbers) and ``design_layout`` what the recursive Newton-Euler products of
+    :mod:`flexpkm.compiled.newton_euler` call again."""
 
     Jv: list = None
     Jw: list = None
@@ -63,6 +66,12 @@ class KernelDynamics(SymbolicDynamics):
     design: ca.MX = None
     K_tot: ca.MX = None
     rotor: ca.MX = None
+    frames: list = None
+    kernels: object = None
+    platform: tuple = None
+    threads: int = 1
+    design_values: ca.MX = None
+    design_layout: object = None
 
 
 @dataclass
@@ -82,6 +91,8 @@ class _Frame:
     w: ca.MX = None
     a: ca.MX = None
     al: ca.MX = None
+    L_v: ca.MX = None
+    L_w: ca.MX = None
 
 
 def _selection(n_tot, cols):
@@ -103,7 +114,7 @@ def _child(ks, parent, sigma, n_e, q_j, q_e, const, cols):
     E = _selection(parent.Jv.shape[1], cols)
     Jv = parent.Jv - ca.skew(d) @ parent.Jw + L_v @ E
     Jw = parent.Jw + L_w @ E
-    return _Frame(R, O, Jv, Jw, args + (cols,), motion)
+    return _Frame(R, O, Jv, Jw, args + (cols,), motion, L_v=L_v, L_w=L_w)
 
 
 def _move(child, parent, qd):
@@ -241,42 +252,73 @@ def _friction(lay, qd, friction, smoothing, p):
             + [(c, friction * fs[k] * ca.tanh(qd[c] / smoothing)) for k, c in enumerate(cc)])
 
 
-def tree_dynamics(model, ks, frames, q, qd, friction, smoothing, p, lay):
-    """``(M_t, c_t)`` over the q_tot columns (n_tot, n_tot), (n_tot,): the
-    bodies' terms (:meth:`Kernels.body`) projected, rotor inertia, springs,
-    friction (numbers from the design parameters ``p``, layout ``lay``)."""
-    n_tot = model.layout.n_tot
-    Js, Ms, Fs = [], [], []
+def body_terms(model, ks, frames, q, qd, p, lay, threads=1):
+    """Per body ``(frame, elastic columns, M_j, F_j)``: the body's terms
+    (:meth:`Kernels.body`, in F_j, at the frames' motion of the pass at
+    ``qdd = 0``), its invariants from the design parameters ``p`` (layout
+    ``lay``); with ``threads`` > 1 the bodies of one structure in one call
+    of the kernel mapped over them on that many threads (CasADi
+    ``map(n, "thread", threads)``: Müller's limbs in parallel)."""
+    calls = []
     for e, block in zip(model.body_entries, lay.bodies):
         f = frames[e.frame]
         ecols = list(range(e.elastic.start, e.elastic.stop)) if e.elastic is not None else []
-        n_e = len(ecols)
-        q_e, qd_e = (q[ecols], qd[ecols]) if n_e else (ca.MX.zeros(0), ca.MX.zeros(0))
-        Mj, Fj = ks.body(n_e)(f.R, f.v, f.w, f.a, f.al, q_e, qd_e, p[block])
+        q_e, qd_e = (q[ecols], qd[ecols]) if ecols else (ca.MX.zeros(0), ca.MX.zeros(0))
+        calls.append((f, ecols, (f.R, f.v, f.w, f.a, f.al, q_e, qd_e, p[block])))
+    if threads <= 1:
+        return [(f, ecols, *ks.body(len(ecols))(*args)) for f, ecols, args in calls]
+    out = [None] * len(calls)
+    for n_e in sorted({len(c[1]) for c in calls}):
+        group = [k for k, c in enumerate(calls) if len(c[1]) == n_e]
+        M, F = ks.body(n_e).map(len(group), "thread", threads)(
+            *[ca.horzcat(*[calls[k][2][i] for k in group]) for i in range(8)])
+        for i, k in enumerate(group):
+            out[k] = calls[k][:2] + (M[:, i * (6 + n_e):(i + 1) * (6 + n_e)], F[:, i])
+    return out
+
+
+def tree_dynamics(model, ks, frames, q, qd, friction, smoothing, p, lay, threads=1):
+    """``(M_t, c_t)`` over the q_tot columns (n_tot, n_tot), (n_tot,): the
+    bodies' terms (:func:`body_terms`) projected, rotor inertia, springs,
+    friction (numbers from the design parameters ``p``, layout ``lay``)."""
+    n_tot = model.layout.n_tot
+    Js, Ms, Fs = [], [], []
+    for f, ecols, Mj, Fj in body_terms(model, ks, frames, q, qd, p, lay, threads):
         Js.append(ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(_selection(n_tot, ecols))))
         Ms.append(Mj)
         Fs.append(Fj)
     J = ca.vertcat(*Js)                   # the stacked bodies (10.80): two sparse products
     M = J.T @ (ca.diagcat(*Ms) @ J)
     c = J.T @ ca.vertcat(*Fs)
-    K, rotor = design_matrices(model, p, lay)
-    c = c + K.T @ q
+    rotor, joint_forces = joint_terms(model, q, qd, friction, smoothing, p, lay)
     if rotor.nnz():
         M = M + rotor
+    return M, c + joint_forces
+
+
+def joint_terms(model, q, qd, friction, smoothing, p, lay):
+    """``(rotor MX (n_tot, n_tot) diagonal, forces MX (n_tot,))``: the rotor
+    inertia of ``M_t`` and the springs ``K_tot q`` (the joints' springs and
+    the bodies' ``K_ee``) and friction, numbers from the design parameters
+    ``p`` (layout ``lay``, :func:`design_matrices`, :func:`_friction`)."""
+    n_tot = model.layout.n_tot
+    K, rotor = design_matrices(model, p, lay)
+    c = K.T @ q
     forces = _friction(lay, qd, friction, smoothing, p)
     if forces:
         cols, values = zip(*forces)
         c = c + ca.MX(_selection(n_tot, cols).T) @ ca.vertcat(*values)
-    return M, c
+    return rotor, c
 
 
-def kernel_dynamics(model, dep, kept=None, parametric=False) -> KernelDynamics:
+def kernel_dynamics(model, dep, kept=None, parametric=False, threads=1) -> KernelDynamics:
     """The full model (10.123) as MX expressions for the dependent columns
     ``dep`` and the independent constraint rows ``kept`` (as
     :func:`flexpkm.compiled.full.symbolic_dynamics`, same symbols and
     outputs); ``parametric``: the design parameters are a symbol ``p`` of
     the expressions (:func:`flexpkm.compiled.design.design_vector` is its
-    value for ``model``), else the model's numbers, folded in."""
+    value for ``model``), else the model's numbers, folded in; ``threads``:
+    the bodies' kernels on that many threads (:func:`body_terms`)."""
     model = build_structure(model)
     lay = design_layout(model)
     X_p = ca.MX.sym("p", lay.size) if parametric else None
@@ -323,7 +365,7 @@ def kernel_dynamics(model, dep, kept=None, parametric=False) -> KernelDynamics:
     if len(dep):
         b = -P_dep @ dependent_solve(model, J_k[:, dep.tolist()], bprime, dep, kept)
     M_tot, c_tot = tree_dynamics(model, ks, frames, q, qd_tot, friction, ca.fmax(smoothing, 1e-300),
-                                 p, lay)
+                                 p, lay, threads)
     if plat is not None:
         _, M_p, c_p, _ = plat
         P_p = X(ca.sparsify(_selection(n_tot, list(range(n_t, n_tot))).T))
@@ -337,7 +379,9 @@ def kernel_dynamics(model, dep, kept=None, parametric=False) -> KernelDynamics:
                        np.asarray(indep), dep, n_a, model, kept,
                        Jv=[f.Jv for f in frames], Jw=[f.Jw for f in frames],
                        a_bias=[f.a for f in frames], jacobian=jacobian, design=X_p,
-                       K_tot=K_p, rotor=rotor)
+                       K_tot=K_p, rotor=rotor, frames=frames, kernels=ks,
+                       platform=None if plat is None else plat[1:3], threads=threads,
+                       design_values=p, design_layout=lay)
 
 
 def point_acceleration(model, full: KernelDynamics, qdd_r, frame, axis_frame=None, axis=None):

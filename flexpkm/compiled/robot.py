@@ -12,7 +12,7 @@ from functools import cached_property
 import casadi as ca
 import numpy as np
 
-from flexpkm.compiled import codegen
+from flexpkm.compiled import codegen, modified_newton
 from flexpkm.compiled.design import design_vector
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
@@ -209,8 +209,16 @@ class CompiledRobot:
         names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}")
 
         def build():
-            newton = steps.newton_function(self.graph, prescribed, exact)
-            return (steps.step_function(newton, dims, prescribed, iterations, names[0]),
+            if self.graph is self.kernels and not exact:    # recursive, kept matrix
+                kd = self.kernels
+                step = steps.step_function(modified_newton.newton_function(kd, prescribed),
+                                           dims, prescribed, iterations, names[0],
+                                           lambda x, par: modified_newton.kept_inverse(
+                                               kd, prescribed, x, par))
+            else:
+                step = steps.step_function(steps.newton_function(self.graph, prescribed, exact),
+                                           dims, prescribed, iterations, names[0])
+            return (step,
                     steps.project_function(self.graph),
                     steps.record_function(self.graph, self.model, prescribed, sensors))
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
@@ -226,7 +234,9 @@ class CompiledRobot:
     def pack(self, q, v, a, g, J, b):
         """The step state vector ``x`` (:func:`flexpkm.compiled.step.layout`)
         from the numpy state at t_n (the model of the last evaluation at (q, v))."""
-        return np.concatenate([q, v, a, a, g, np.asarray(J).reshape(-1, order="F"), b, q, v])
+        n_r = len(v)       # no kept iteration matrix yet (age: stale at the first step)
+        return np.concatenate([q, v, a, a, g, np.asarray(J).reshape(-1, order="F"), b, q, v,
+                               np.zeros(n_r * n_r), [0.0, 1e9, 0.0]])
 
     def unpack(self, x):
         """``(q, v, a)`` of the state vector(s) x (n_x,) or (n_x, K) -> (K, n)."""

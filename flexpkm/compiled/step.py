@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import casadi as ca
 
 from flexpkm.compiled.full import SymbolicDynamics, point_acceleration
+from flexpkm.compiled.newton_euler import recursive_dynamics
 from flexpkm.compiled.recursive import KernelDynamics
 from flexpkm.compiled.recursive import point_acceleration as kernel_acceleration
 
@@ -67,7 +68,8 @@ def _symbols(sm):
 def layout(n_tot, n_r, n_a):
     """Slices of the state vector ``x`` and the length of ``par``."""
     sizes = [("q", n_tot), ("v", n_r), ("a", n_r), ("a_prev", n_r), ("g", n_r),
-             ("J", n_tot * n_r), ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r)]
+             ("J", n_tot * n_r), ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r),
+             ("S", n_r * n_r), ("S_h", 1), ("age", 1), ("evals", 1)]
     out, k = {}, 0
     for name, n in sizes:
         out[name] = slice(k, k + n)
@@ -80,18 +82,32 @@ def model_function(sm: SymbolicDynamics, prescribed):
     (the effort of the drive input ``u``; none for a prescribed motion) and
     ``forces = [c, [tau; 0], J^T K_tot q]`` (n_r, 3), the terms that scale
     the residual."""
-    n_a, n_r, X = sm.n_a, sm.qd_r.shape[0], _symbols(sm)
+    n_a, X = sm.n_a, _symbols(sm)
     u, par = X.sym("u", 3 * n_a), X.sym("par", 2 * n_a + 8)
-    kp, kd = par[:n_a], par[n_a:2 * n_a]
-    tau = X.zeros(n_r)
-    if not prescribed:
-        qa, va = sm.q[[int(i) for i in sm.indep[:n_a]]], sm.qd_r[:n_a]
-        tau[:n_a] = u[:n_a] + kp * (u[n_a:2 * n_a] - qa) + kd * (u[2 * n_a:] - va)
+    tau = drive_effort(sm, u, par, prescribed)
     forces = ca.horzcat(sm.c, tau, sm.J.T @ (X(ca.sparsify(ca.DM(sm.model.K_tot))) @ sm.q))
     outs = ca.substitute([sm.M, sm.c - tau, sm.J, sm.b, forces],   # in one call: the
                          [ca.vertcat(sm.g, sm.friction, sm.smoothing)],  # outputs share their
                          [par[2 * n_a + 2:2 * n_a + 7]])                  # subexpressions
     return ca.Function("model", [sm.q, sm.qd_r, u, par], outs)
+
+
+def drive_effort(sm, u, par, prescribed):
+    """``[tau; 0]`` (n_r,): the drive's effort on the actuated coordinates
+    (none for a prescribed motion): ``tau + kp (q_ref - q_a) + kd (qd_ref -
+    qd_a)`` of the input ``u`` and ``par``."""
+    n_a, n_r, X = sm.n_a, sm.qd_r.shape[0], _symbols(sm)
+    tau = X.zeros(n_r)
+    if not prescribed:
+        qa, va = sm.q[[int(i) for i in sm.indep[:n_a]]], sm.qd_r[:n_a]
+        tau[:n_a] = (u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa)
+                     + par[n_a:2 * n_a] * (u[2 * n_a:] - va))
+    return tau
+
+
+def unknowns(n_r, n_a, prescribed):
+    """The unknown accelerations' rows (all, or all but the prescribed actuators')."""
+    return list(range(n_a if prescribed else 0, n_r))
 
 
 def iteration_matrix(sm: SymbolicDynamics, M, J, v, par):
@@ -129,8 +145,7 @@ def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
     F = model_function(sm, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     J, b = X.sym("J", n_tot, n_r), X.sym("b", n_tot)
-    known = list(range(n_a)) if prescribed else []
-    unk = [i for i in range(n_r) if i not in known]
+    unk = unknowns(n_r, n_a, prescribed)
     a_u = X.sym("a_u", len(unk))
     a1 = X.sym("a1", n_r)
     acc = X(a1)
@@ -184,13 +199,15 @@ def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
     return q1, v1
 
 
-def step_function(newton, d: Dims, prescribed, iterations, name="hht_step"):
+def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept=None):
     """``(x, u, par) -> (x1, rho, evaluations)``: one HHT step of the
     (compiled) ``newton`` function (:func:`newton_function`): a first
     correction, then up to ``iterations - 1`` more while the relative
     residual rho of the last iterate is above ``tol`` (the last entry of
     ``par``); rho of the last evaluated iterate. Composed at run time (MX:
-    no new code to compile per iteration limit)."""
+    no new code to compile per iteration limit). ``kept``: ``(x, par) ->
+    (S_inv, stale)`` for a ``newton`` taking the kept inverse iteration
+    matrix as its last input (:mod:`flexpkm.compiled.modified_newton`)."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
@@ -199,27 +216,34 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step"):
     if prescribed:
         a1 = ca.vertcat(u[2 * n_a:], a1[n_a:])
     J, b = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["b"]]
-    state = newton(x, a1, J, b, u, par)
+    if kept is None:
+        extra, S, age = (), x[sl["S"]], x[sl["age"]]
+    else:
+        S_inv, stale = kept(x, par)
+        extra, S, age = (S_inv,), ca.vec(S_inv), ca.if_else(stale, 0, x[sl["age"]] + 1)
+    state = newton(x, a1, J, b, u, par, *extra)
     more, evaluations = _conditional(newton), 1
     for _ in range(iterations - 1):
         go = state[-1] > par[-1]
-        state = more(go, x, *state, u, par)
+        state = more(go, x, *state, u, par, *extra)
         evaluations += go
     a1, J, b, g, q_ev, v_ev, rho = state
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed)
-    x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev))
+    x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
+                               evaluations))
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
 def _conditional(newton):
-    """``(go, x, a1, J, b, g, q_ev, v_ev, rho, u, par) -> (a1, J, b, g,
-    q_ev, v_ev, rho)``: one more correction when ``go``, else the state
-    unchanged (not evaluated: CasADi's switch)."""
-    x, a1, J, b, u, par = (ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(6))
+    """``(go, x, a1, J, b, g, q_ev, v_ev, rho, u, par, *extra) -> (a1, J,
+    b, g, q_ev, v_ev, rho)``: one more correction when ``go``, else the
+    state unchanged (not evaluated: CasADi's switch)."""
+    ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
+    x, a1, J, b, u, par, *extra = ins
     kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
-    args = [x, *kept, u, par]
+    args = [x, *kept, u, par, *extra]
     keep = ca.Function("newton_skip", args, kept)
-    again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par))
+    again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par, *extra))
     return ca.Function.conditional("newton_if", [keep], again)
 
 
@@ -253,19 +277,26 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
-    qdd = X.sym("qdd", n_r)
-    accel = kernel_acceleration if isinstance(sm, KernelDynamics) else point_acceleration
-    outs = [accel(model, sm, qdd, *s) for s in sensors]
-    sens = ca.Function("sens", sm.inputs + [qdd], [sm.M, sm.c] + outs)
     a, v, q = x[sl["a"]], x[sl["v"]], x[sl["q"]]
-    M, c, *vals = sens(x[sl["q_ev"]], x[sl["v_ev"]], par[2 * n_a + 2:2 * n_a + 5],
-                       par[2 * n_a + 5], par[2 * n_a + 6], a)
+    args = (x[sl["q_ev"]], x[sl["v_ev"]], par[2 * n_a + 2:2 * n_a + 5], par[2 * n_a + 5],
+            par[2 * n_a + 6])
+    if isinstance(sm, KernelDynamics):           # M a, M v by the recursive model, no M
+        rd = recursive_dynamics(sm)        # one function (its code once) called twice
+        sens = ca.Function("sens", sm.inputs + [rd.qdd_r], [rd.M_qdd, rd.c] + [
+            kernel_acceleration(model, sm, rd.qdd_r, *s) for s in sensors])
+        Ma, c, *vals = sens.call([*args, a])
+        Mv = sens.call([*args, v])[0]
+    else:
+        qdd = X.sym("qdd", n_r)
+        outs = [point_acceleration(model, sm, qdd, *s) for s in sensors]
+        M, c, *vals = ca.Function("sens", sm.inputs + [qdd], [sm.M, sm.c] + outs)(*args, a)
+        Ma, Mv = M @ a, M @ v
     if prescribed:
-        tau = (M @ a + c)[:n_a]
+        tau = (Ma + c)[:n_a]
     else:
         qa = q[[int(i) for i in sm.indep[:n_a]]]
         tau = u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa) + par[n_a:2 * n_a] * (u[2 * n_a:] - v[:n_a])
-    energy = 0.5 * ca.bilin(M, v, v) + 0.5 * ca.bilin(X(ca.sparsify(ca.DM(model.K_tot))), q, q)
+    energy = 0.5 * ca.dot(v, Mv) + 0.5 * ca.bilin(X(ca.sparsify(ca.DM(model.K_tot))), q, q)
     return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])
 
 

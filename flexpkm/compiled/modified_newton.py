@@ -1,0 +1,96 @@
+"""Modified Newton for the HHT step on the kernel graph (issue 18): the
+residual by the recursive Newton-Euler model
+(:mod:`flexpkm.compiled.newton_euler`, no mass matrix), the inverse of the
+iteration matrix kept in the step state over several steps.
+
+The iteration matrix is the numpy step's (:func:`flexpkm.compiled.step.iteration_matrix`:
+``S = M + (1 - alpha) (gamma h D + beta h^2 K)``), formed from the dense
+``M = J^T M_tot J`` of :func:`flexpkm.compiled.recursive.kernel_dynamics`
+and inverted (LDL^T, generated) only when it is stale: at the first step,
+after :data:`REFRESH_AGE` steps, after a step that needed more than
+:data:`SLOW` model evaluations (convergence slows: friction switching, a
+fast motion), or for another step length ``h`` (a retried sample). Each
+Newton correction is then one recursive evaluation and a product by the
+kept inverse; the converged step is the same fixed point (the residual is
+the same equation of motion), reached at the same relative residual
+``tol``. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
+columns), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
+"""
+from __future__ import annotations
+
+import casadi as ca
+
+from flexpkm.compiled import step
+from flexpkm.compiled.newton_euler import recursive_dynamics
+
+#: steps after which the kept iteration matrix is formed again
+REFRESH_AGE = 64
+#: a step with more model evaluations than this refreshes it for the next
+SLOW = 3
+
+
+def model_function(kd, prescribed):
+    """``(q, v, a, u, par) -> (M a, g, J, b, forces)`` as
+    :func:`flexpkm.compiled.step.model_function` (``g = c - [tau; 0]``,
+    ``forces = [c, [tau; 0], J^T K_tot q]``) with ``M a`` by the recursive
+    Newton-Euler model."""
+    rd = recursive_dynamics(kd)
+    n_a, X = kd.n_a, ca.MX
+    u, par = X.sym("u", 3 * n_a), X.sym("par", 2 * n_a + 8)
+    tau = step.drive_effort(kd, u, par, prescribed)
+    forces = ca.horzcat(rd.c, tau, kd.J.T @ (X(ca.sparsify(ca.DM(kd.model.K_tot))) @ kd.q))
+    outs = ca.substitute([rd.M_qdd, rd.c - tau, kd.J, kd.b, forces],
+                         [ca.vertcat(kd.g, kd.friction, kd.smoothing)],
+                         [par[2 * n_a + 2:2 * n_a + 7]])
+    return ca.Function("model_ne", [kd.q, kd.qd_r, rd.qdd_r, u, par], outs)
+
+
+def newton_function(kd, prescribed):
+    """One Newton correction with a kept inverse iteration matrix:
+    ``(x, a1, J, b, u, par, S_inv) -> (a1 - S_inv R, J1, b1, g1, q1, v1,
+    rho)`` (:func:`flexpkm.compiled.step.newton_function`'s outputs)."""
+    n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
+    sl, n_x, n_par = step.layout(n_tot, n_r, n_a)
+    F = model_function(kd, prescribed)
+    x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
+    J, b, a1, S_inv = X.sym("J", n_tot, n_r), X.sym("b", n_tot), X.sym("a1", n_r), X.sym("S", n_r, n_r)
+    unk = step.unknowns(n_r, n_a, prescribed)
+    q1, v1 = step.newmark(step.Dims.of(kd), x, a1, J, b, u, par, prescribed)
+    Ma, g, J1, b1, forces = F(q1, v1, a1, u, par)
+    alpha = par[2 * n_a + 1]
+    res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
+    rho = step.relative_residual(res, Ma[unk], forces[unk, :])
+    new = X(a1)
+    new[unk] = a1[unk] - S_inv[unk, unk] @ res
+    return ca.Function("newton_ne", [x, a1, J, b, u, par, S_inv], [new, J1, b1, g, q1, v1, rho])
+
+
+def refresh_function(kd, prescribed):
+    """``(x, par) -> S_inv`` (n_r, n_r): the inverse iteration matrix on the
+    unknown rows and columns at the last evaluation ``(q_ev, v_ev, J)`` of
+    the state ``x`` (zero elsewhere)."""
+    n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
+    sl, n_x, n_par = step.layout(n_tot, n_r, n_a)
+    x, par = X.sym("x", n_x), X.sym("par", n_par)
+    mass = ca.Function("mass", kd.inputs, [kd.M])
+    J, v_ev = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["v_ev"]]
+    M = mass(x[sl["q_ev"]], v_ev, par[2 * n_a + 2:2 * n_a + 5], par[2 * n_a + 5], par[2 * n_a + 6])
+    S = step.iteration_matrix(kd, M, J, v_ev, par)
+    unk = step.unknowns(n_r, n_a, prescribed)
+    S_inv = X(n_r, n_r)
+    S_inv[unk, unk] = ca.solve(S[unk, unk], X.eye(len(unk)), "ldl", {})
+    return ca.Function("refresh", [x, par], [ca.densify(S_inv)])
+
+
+def kept_inverse(kd, prescribed, x, par):
+    """``(S_inv, stale)`` at the start of a step from the state ``x``: the
+    kept inverse, or a new one (CasADi's conditional: formed only when
+    stale)."""
+    n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
+    sl = step.layout(n_tot, n_r, n_a)[0]
+    stale = ((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
+             + (x[sl["S_h"]] != par[2 * n_a])) > 0
+    xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
+    keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
+    choose = ca.Function.conditional("S_if", [keep], refresh_function(kd, prescribed))
+    return choose(stale, x, par), stale
