@@ -91,7 +91,7 @@ def test_simulate_with_elastic_transmissions(tmp_path, capsys):
     np.testing.assert_allclose(d["q_m"], np.broadcast_to([1.9, 1.2], d["q_m"].shape), atol=1e-12)
     stretch = d["q_m"] - d["q_a"]
     np.testing.assert_allclose(d["tau"], k * stretch, rtol=1e-9, atol=1e-9)   # I_a qdd_M = 0 at rest
-    assert np.abs(stretch).max() > 1e-5                    # gravity held by the springs
+    assert np.abs(stretch).min() > 5e-7                    # gravity held by the springs
     assert "q_M_q11 [rad]" in (tmp_path / "a" / "simulation.csv").read_text().splitlines()[0]
     for extra, message in ((["--free"], "motor_inertia must be > 0"),
                            (["--backend", "compiled", "--motor-inertia", "1e-4"],
