@@ -74,11 +74,10 @@ def augment(full, motors: Motors) -> MotorDynamics:
     return MotorDynamics(M, J, np.concatenate([full.b, np.zeros(na)]), full)
 
 
-def spring_effort(full, motors, q, v):
-    """``K_a (q_M - q_a)`` (n_a,) at the augmented state ``q``, ``v``
+def spring_effort(full, motors, q):
+    """``K_a (q_M - q_a)`` (n_a,) at the augmented positions ``q``
     (transmission torque on the actuated joints, N m or N)."""
-    n_tot, n_r = full.J.shape
-    return motors.k * (q[n_tot:] - q[full.indep[:full.n_a]])
+    return motors.k * (q[full.J.shape[0]:] - q[full.indep[:full.n_a]])
 
 
 def motor_evaluator(model, drive, dep, n_r, motors, o, wrench=None):
@@ -95,7 +94,7 @@ def motor_evaluator(model, drive, dep, n_r, motors, o, wrench=None):
         full = full_dynamics(model, q[:n_tot], v[:n_r], dep=dep, gravity=o.gravity,
                              friction=o.friction, coulomb_smoothing=o.coulomb_smoothing,
                              loop_tol=None, wrench=wrench_at(wrench, t, "simulate: wrench"))
-        s = spring_effort(full, motors, q, v)
+        s = spring_effort(full, motors, q)
         tau = np.zeros(na) if drive.prescribes_actuators else drive.efforts(t, q[n_tot:], v[n_r:])
         J = full.J
         g = np.concatenate([full.c, motors.viscous * v[n_r:] + s - tau])
@@ -134,7 +133,7 @@ def motor_initial_state(model, q, v, m, drive, motors, evaluate) -> StepState:
     ev = evaluate(0.0, qa, va)
     if drive.prescribes_actuators:
         a_m = qdd_m
-        a_r = direct_dynamics(ev.full.full, spring_effort(ev.full.full, motors, qa, va))
+        a_r = direct_dynamics(ev.full.full, spring_effort(ev.full.full, motors, qa))
     else:
         a_all = np.linalg.solve(ev.full.M, -ev.g)
         a_r, a_m = a_all[:len(v)], a_all[len(v):]
@@ -156,7 +155,7 @@ def motor_torque(s: StepState, drive, motors, t):
     n_tot, n_r = full.J.shape
     if drive.prescribes_actuators:
         return (motors.inertia * s.a[n_r:] + motors.viscous * s.v[n_r:]
-                + spring_effort(full, motors, s.q, s.v))
+                + spring_effort(full, motors, s.q))
     return drive.efforts(t, s.q[n_tot:], s.v[n_r:])
 
 
