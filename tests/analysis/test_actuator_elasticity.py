@@ -59,15 +59,15 @@ def test_free_motion_conserves_the_energy_with_springs_and_rotors():
     pulse = EffortHistory(lambda t: np.array([0.05, -0.03]) * (t < 0.005 - 1e-9))
     kw = dict(friction=False, hht_alpha=0.0, tol=1e-9, iterations=12, backend="numpy",
               actuator_stiffness=k, motor_inertia=[2e-4, 3e-4])
-    runs = [simulate(m, q0, 0.03, pulse, h=h, dt_out=1e-3, **kw) for h in (1e-3, 2.5e-4)]
+    runs = [simulate(m, q0, 0.03, pulse, h=h, dt_out=1e-3, **kw) for h in (1e-3, 5e-4)]
     after = runs[1].t >= 0.005
     drift = [np.abs(r.energies.total[after] - r.energies.total[after][0]).max()
              / r.energies.total[after][0] for r in runs]
     spring = 0.5 * (k * (runs[1].q_m - runs[1].q[:, a]) ** 2).sum(axis=1)
-    print(f"energy drift after the pulse: {drift[0]:.2e} (h = 1 ms), {drift[1]:.2e} (0.25 ms); "
+    print(f"energy drift after the pulse: {drift[0]:.2e} (h = 1 ms), {drift[1]:.2e} (0.5 ms); "
           f"spring energy up to {spring[after].max() / runs[1].energies.total[-1]:.0%} of the total")
     assert spring[after].max() > 0.1 * runs[1].energies.total[-1]    # the springs take energy
-    assert drift[1] < 1e-7 and drift[0] > 8 * drift[1]                # O(h^2)
+    assert drift[1] < 1e-7 and drift[0] > 3 * drift[1]                # O(h^2)
     np.testing.assert_allclose(runs[1].energies.total, runs[1].energy, rtol=1e-12)
 
 
