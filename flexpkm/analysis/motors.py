@@ -22,7 +22,9 @@ Initial state: a prescribed motion starts with the spring carrying the
 rigid-actuator effort of (10.124) at t = 0 (``q_a(0) = q_M(0) - K_a^-1
 tau_0``, loops closed again), so the motion starts in the quasi-static state
 of the springs and tends to the rigid-actuator one as ``k_a`` grows; the
-other drives start with ``q_M(0) = q_a(0)`` (spring at rest).
+other drives start with the springs carrying the drive's torque at t = 0,
+``q_M(0) = q_a(0) + K_a^-1 tau(0)`` (tau evaluated at ``q_M = q_a``; a
+:class:`Free` drive: springs at rest).
 """
 from __future__ import annotations
 
@@ -127,8 +129,9 @@ def motor_initial_state(model, q, v, m, drive, motors, evaluate) -> StepState:
         q, _ = project_on_loops(model, q, m.dep)
         v = v.copy()
         v[:na] = qd_m
-    else:
+    else:                                   # the springs carry the drive's torque at t = 0
         q_m, qd_m = q[m.indep[:na]], v[:na]
+        q_m = q_m + np.asarray(drive.efforts(0.0, q_m, qd_m), float) / motors.k
     qa, va = np.concatenate([q, q_m]), np.concatenate([v, qd_m])
     ev = evaluate(0.0, qa, va)
     if drive.prescribes_actuators:
