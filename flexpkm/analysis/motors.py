@@ -37,7 +37,6 @@ from flexpkm.algorithms.dynamics import direct_dynamics, full_dynamics, inverse_
 from flexpkm.algorithms.energy import recorded_energies
 from flexpkm.algorithms.virtual_system import friction_damping
 from flexpkm.analysis.hht import HHT, Evaluation, StepState
-from flexpkm.analysis.simulate import Recorder
 from flexpkm.analysis.simulation_options import Motors
 from flexpkm.analysis.wrenches import wrench_at
 
@@ -171,51 +170,55 @@ def motor_energy(s: StepState, motors):
     return 0.5 * motors.inertia @ s.v[n_r:] ** 2, 0.5 * motors.k @ stretch ** 2
 
 
-class MotorRecorder(Recorder):
-    """A :class:`flexpkm.analysis.simulate.Recorder` that also keeps the
-    motor positions q_m and velocities qd_m (n_out, n_a), the motor torque
-    as ``tau`` and the motors' kinetic and spring energies in ``energy``."""
+class MotorRecorder:
+    """Wraps a :class:`flexpkm.analysis.simulate.Recorder` (``rec``; its
+    other attributes are read through) to keep the motor positions q_m and
+    velocities qd_m (n_out, n_a) too, the motor torque as ``tau`` and the
+    motors' kinetic and spring energies in ``energy``."""
 
-    def __init__(self, model, n_out, dt_out, n_r, motors, sensors, backend=None):
-        na = len(motors.k)
-        super().__init__(model, n_out, dt_out, n_r, na, sensors, backend)
-        self.motors = motors
+    def __init__(self, rec, motors):
+        n_out, na = len(rec.t), len(motors.k)
+        self.rec, self.motors = rec, motors
         self.q_m, self.qd_m = np.zeros((n_out, na)), np.zeros((n_out, na))
         self.motor_kinetic, self.spring = np.zeros(n_out), np.zeros(n_out)
 
+    def __getattr__(self, name):
+        return getattr(self.rec, name)
+
     def record(self, k, s: StepState, drive, drift, residual=0.0):
-        m = s.full.full
+        rec, m = self.rec, s.full.full
         n_tot, n_r = m.J.shape
         q, v, a = s.q[:n_tot], s.v[:n_r], s.a[:n_r]
-        tau = motor_torque(s, drive, self.motors, self.t[k])
+        tau = motor_torque(s, drive, self.motors, rec.t[k])
         kin, spring = motor_energy(s, self.motors)
         self.motor_kinetic[k], self.spring[k] = kin, spring
         self.q_m[k], self.qd_m[k] = s.q[n_tot:], s.v[n_r:]
-        energy = 0.5 * v @ m.M @ v + 0.5 * q @ self.model.K_tot @ q + kin + spring
-        values = {name: fn(self.model, m, a) for name, fn in self.sensors.items()}
-        self.store(k, q[None], v[None], np.asarray(tau, float)[None], [energy], [drift],
-                   [residual], {name: [x] for name, x in values.items()})
+        energy = 0.5 * v @ m.M @ v + 0.5 * q @ rec.model.K_tot @ q + kin + spring
+        values = {name: fn(rec.model, m, a) for name, fn in rec.sensors.items()}
+        rec.store(k, q[None], v[None], np.asarray(tau, float)[None], [energy], [drift],
+                  [residual], {name: [x] for name, x in values.items()})
 
     def result(self, indep, n_sub, h):
-        n = self.n_done
-        return replace(super().result(indep, n_sub, h), q_m=self.q_m[:n], qd_m=self.qd_m[:n])
+        n = self.rec.n_done
+        return replace(self.rec.result(indep, n_sub, h), q_m=self.q_m[:n], qd_m=self.qd_m[:n])
 
     def energies(self, res, gravity):
         """The robot's energies with the rotors' kinetic energy in
         ``kinetic`` and the transmission springs' in ``elastic``."""
-        n = self.n_done
-        e = recorded_energies(self.model, res.q, res.energy - self.motor_kinetic[:n]
+        n = self.rec.n_done
+        e = recorded_energies(self.rec.model, res.q, res.energy - self.motor_kinetic[:n]
                               - self.spring[:n], gravity)
         return replace(e, kinetic=e.kinetic + self.motor_kinetic[:n],
                        elastic=e.elastic + self.spring[:n])
 
 
-def motor_setup(model, q, v, m, drive, motors, o, n_sub, n_out, sensors, choice, wrench):
+def motor_setup(model, q, v, m, drive, motors, o, n_sub, rec, wrench):
     """``(evaluate, HHT, initial StepState, MotorRecorder)`` of a simulation
-    with elastic transmissions (:func:`flexpkm.simulate`)."""
+    with elastic transmissions (:func:`flexpkm.simulate`); ``rec`` the
+    simulation's Recorder (n_a efforts)."""
     n_r, na = len(m.indep), m.n_a
     evaluate = motor_evaluator(model, drive, m.dep, n_r, motors, o, wrench)
     p = motor_hht(o.dt_out / n_sub, float(o.hht_alpha), n_r, model.layout.n_tot, na, drive,
                   o.tol, o.iterations)
     state = motor_initial_state(model, q, v, m, drive, motors, evaluate)
-    return evaluate, p, state, MotorRecorder(model, n_out, o.dt_out, n_r, motors, sensors, choice)
+    return evaluate, p, state, MotorRecorder(rec, motors)

@@ -304,17 +304,17 @@ def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND,
     with threadpool_limits(1):
         q, v, m = _assemble(model, q0_tot, qd0_r, drive, o.gravity)
         r, na = m.indep, m.n_a
+        rec = Recorder(model, n_out, o.dt_out, len(r), na, sensors, choice)
         if motors is None:
             evaluate = _evaluator(model, drive, m.dep, len(r), na, o, wrench)
             known = np.arange(na) if drive.prescribes_actuators else np.arange(0)
             p = HHT(o.dt_out / n_sub, float(o.hht_alpha), np.setdiff1d(np.arange(len(r)), known),
                     r[known], known, o.tol, o.iterations)
             state = _initial_state(q, v, drive, evaluate)
-            rec = Recorder(model, n_out, o.dt_out, len(r), na, sensors, choice)
         else:                                       # elastic transmissions, Section 10.5
             from flexpkm.analysis.motors import motor_setup
-            evaluate, p, state, rec = motor_setup(model, q, v, m, drive, motors, o, n_sub, n_out,
-                                                  sensors, choice, wrench)
+            evaluate, p, state, rec = motor_setup(model, q, v, m, drive, motors, o, n_sub, rec,
+                                                  wrench)
         q_tot = state.q[:model.layout.n_tot]
         rec.record(0, state, drive, np.abs(closure_residual(model, q_tot)).max(initial=0.0))
         try:
