@@ -136,3 +136,5 @@ def test_motor_torques_of_the_inverse_problem_reproduce_its_motion():
     print(f"max|q - q_inv| (motors and robot) = {errors[0]:.2e} (h = 0.5 ms), "
           f"{errors[1]:.2e} (0.25 ms)")
     assert errors[1] < 5e-6 and errors[0] > 3 * errors[1]          # O(h^2), 0.05 rad moved
+    res = simulate(m, q0, 0.002, Free(), actuator_stiffness=1e3, motor_inertia=1e-4)
+    assert res.backend == "numpy" and "no motor coordinates" in res.backend_reason   # auto says why
