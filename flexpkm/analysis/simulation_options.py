@@ -43,8 +43,9 @@ class SimulationOptions:
     coulomb_smoothing : velocity (m/s or rad/s, >= 0) below which the
         Coulomb friction is smoothed (``tanh(qd / s)``).
     gravity : (3,) m/s^2 in the base frame, or None (the model's).
-    actuator_stiffness : k_a, one value or one per actuator (N m/rad or
-        N/m, > 0): elastic transmissions with motor coordinates q_M
+    actuator_stiffness : k_a, one value or one per actuator in the order of
+        q_a (``result.r_names[:n_a]``) (N m/rad or N/m, > 0): elastic
+        transmissions with motor coordinates q_M
         (Section 10.5, :mod:`flexpkm.analysis.motors`); None (default): the
         motors are rigidly joined to the actuated joints.
     motor_inertia : I_a, rotor inertias on the joint side (kg m^2 or kg,
