@@ -41,7 +41,7 @@ from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.algorithms.tree import as_batch
 from flexpkm.analysis.hht import HHT, Evaluation, StepState, hht_step
 from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
-from flexpkm.analysis.simulation_options import SimulationOptions
+from flexpkm.analysis.simulation_options import SimulationOptions, motors_of
 from flexpkm.analysis.step_control import Attempt, StepLog, converged_sample
 from flexpkm.errors import Interrupted, InvalidArgumentError, StepConvergenceError
 from flexpkm.algorithms.reference import build_model
@@ -66,6 +66,10 @@ class SimulationResult(ResultViews):
     (:func:`flexpkm.analysis.ground_history.simulation_ground_reactions`).
     backend: ``"numpy"`` or ``"compiled"``, what ran; backend_reason: why
     (``"asked"`` or ``"auto: ..."``, :mod:`flexpkm.analysis.backend`).
+    q_m, qd_m: (n, n_a) motor positions and velocities with elastic
+    transmissions (``actuator_stiffness``, :mod:`flexpkm.analysis.motors`;
+    then ``tau`` is the motor torque and ``energy`` includes the rotors'
+    kinetic and the springs' energy), else None.
     """
 
     _views = ("simulation_dataset", "simulation_frame")   # flexpkm.datasets
@@ -86,6 +90,8 @@ class SimulationResult(ResultViews):
     ground: object = None
     backend: str = "numpy"
     backend_reason: str = ""
+    q_m: np.ndarray = None
+    qd_m: np.ndarray = None
 
 
 
@@ -195,6 +201,10 @@ class Recorder:
         self.values = {name: np.zeros(n_out) for name in self.sensors}
         self.n_done = 0                                 # complete samples
 
+    def energies(self, res, gravity):
+        """The :class:`flexpkm.algorithms.energy.Energy` of the result ``res``."""
+        return recorded_energies(self.model, res.q, res.energy, gravity)
+
 
     def record(self, k, s: StepState, drive, drift, residual=0.0):
         m, na, K_tot = s.full, s.full.n_a, self.model.K_tot
@@ -267,7 +277,9 @@ def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND,
         ``f(t) -> (6,)`` (N, N m, at P, base frame;
         :mod:`flexpkm.analysis.wrenches`); numpy backend only for now: with
         ``backend="compiled"`` it raises BackendUnavailableError, with
-        ``"auto"`` the numpy backend runs (and the result says why).
+        ``"auto"`` the numpy backend runs (and the result says why); the
+        same for elastic transmissions (``actuator_stiffness``, Section
+        10.5, :mod:`flexpkm.analysis.motors`).
     A sample with a step that does not converge is redone with steps h/2,
     h/4, ... (at most 4 times, :mod:`flexpkm.analysis.step_control`);
     ``residual`` and ``retried_steps`` of the result report them (measured
@@ -288,17 +300,25 @@ def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND,
     _check_drive(drive)
     model = build_model(model)
     q0_tot = _vector(q0_tot, model.layout.n_tot, "q0_tot")
-    choice = choose_backend(backend, "simulate", model, drive=drive, wrench=wrench)
+    motors = motors_of(o, [model.layout.names[i] for i in model.layout.actuated], drive)
+    choice = choose_backend(backend, "simulate", model, drive=drive, wrench=wrench,
+                            motors=motors is not None)
     with threadpool_limits(1):
         q, v, m = _assemble(model, q0_tot, qd0_r, drive, o.gravity)
         r, na = m.indep, m.n_a
-        evaluate = _evaluator(model, drive, m.dep, len(r), na, o, wrench)
-        known = np.arange(na) if drive.prescribes_actuators else np.arange(0)
-        p = HHT(o.dt_out / n_sub, float(o.hht_alpha), np.setdiff1d(np.arange(len(r)), known),
-                r[known], known, o.tol, o.iterations)
-        state = _initial_state(q, v, drive, evaluate)
         rec = Recorder(model, n_out, o.dt_out, len(r), na, sensors, choice)
-        rec.record(0, state, drive, np.abs(closure_residual(model, state.q)).max(initial=0.0))
+        if motors is None:
+            evaluate = _evaluator(model, drive, m.dep, len(r), na, o, wrench)
+            known = np.arange(na) if drive.prescribes_actuators else np.arange(0)
+            p = HHT(o.dt_out / n_sub, float(o.hht_alpha), np.setdiff1d(np.arange(len(r)), known),
+                    r[known], known, o.tol, o.iterations)
+            state = _initial_state(q, v, drive, evaluate)
+        else:                                       # elastic transmissions, Section 10.5
+            from flexpkm.analysis.motors import motor_setup
+            evaluate, p, state, rec = motor_setup(model, q, v, m, drive, motors, o, n_sub, rec,
+                                                  wrench)
+        q_tot = state.q[:model.layout.n_tot]
+        rec.record(0, state, drive, np.abs(closure_residual(model, q_tot)).max(initial=0.0))
         try:
             if choice.name == "compiled":
                 from flexpkm.analysis.compiled_simulate import run_compiled
@@ -313,7 +333,7 @@ def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND,
                               f"({rec.n_done} of {n_out} samples)",
                               rec.result(r, n_sub, p.h)) from None
     res = rec.result(r, n_sub, p.h)
-    return replace(res, energies=recorded_energies(model, res.q, res.energy, o.gravity))
+    return replace(res, energies=rec.energies(res, o.gravity))
 
 
 def options_of(options, settings) -> SimulationOptions:
@@ -368,6 +388,8 @@ def _sample(model, p, state, a_prev, drive, evaluate, steps, project) -> Attempt
         if not newton.converged:
             return Attempt(None, worst, iters, state.t)
         if project == "step" or sub == steps - 1:         # close the loops
-            q, drift = project_on_loops(model, state.q, state.full.dep)
+            n = model.layout.n_tot                        # (motor coordinates after q_tot)
+            q, drift = project_on_loops(model, state.q[:n], state.full.dep)
+            q = np.concatenate([q, state.q[n:]])
             state = StepState(state.t, q, state.v, state.a, state.g, state.full)
     return Attempt((state, a_prev, drift), worst, iters)

@@ -43,6 +43,15 @@ class SimulationOptions:
     coulomb_smoothing : velocity (m/s or rad/s, >= 0) below which the
         Coulomb friction is smoothed (``tanh(qd / s)``).
     gravity : (3,) m/s^2 in the base frame, or None (the model's).
+    actuator_stiffness : k_a, one value or one per actuator in the order of
+        q_a (``result.r_names[:n_a]``) (N m/rad or N/m, > 0): elastic
+        transmissions with motor coordinates q_M
+        (Section 10.5, :mod:`flexpkm.analysis.motors`); None (default): the
+        motors are rigidly joined to the actuated joints.
+    motor_inertia : I_a, rotor inertias on the joint side (kg m^2 or kg,
+        >= 0; > 0 unless the drive prescribes the motors); motor_viscous :
+        F_vM, viscous friction of the motors and transmissions (N m s/rad or
+        N s/m, >= 0). Both need ``actuator_stiffness``.
 
     Raises :class:`InvalidArgumentError` naming the setting for a value out
     of its range (when made, or by :meth:`with_settings`).
@@ -58,6 +67,9 @@ class SimulationOptions:
     friction: bool = True
     coulomb_smoothing: float = 1e-3
     gravity: tuple | None = None
+    actuator_stiffness: object = None
+    motor_inertia: object = 0.0
+    motor_viscous: object = 0.0
 
     def __post_init__(self):
         for name in ("h", "dt_out"):
@@ -107,3 +119,48 @@ def _positive(name, value):
     if not _number(value) or not np.isfinite(value) or not value > 0:
         raise InvalidArgumentError(f"simulate: {name} must be a positive finite number "
                                    f"(s), got {value!r}")
+
+
+@dataclass(frozen=True)
+class Motors:
+    """The transmissions: k (n_a,) N m/rad or N/m, inertia (n_a,) kg m^2 or
+    kg (rotor, joint side), viscous (n_a,) N m s/rad or N s/m (F_vM)."""
+
+    k: np.ndarray
+    inertia: np.ndarray
+    viscous: np.ndarray
+
+
+def motors_of(o, names, drive) -> Motors | None:
+    """The :class:`Motors` of the options ``o`` for the actuated coordinates
+    ``names``, or None without ``actuator_stiffness``; InvalidArgumentError
+    for a bad value or a zero rotor inertia under a drive that does not
+    prescribe the motors."""
+    if o.actuator_stiffness is None:
+        for name in ("motor_inertia", "motor_viscous"):
+            if np.any(np.asarray(getattr(o, name), float) != 0):
+                raise InvalidArgumentError(f"simulate: {name} needs actuator_stiffness (the "
+                                           "motors are rigidly joined to the actuated joints)")
+        return None
+    n = len(names)
+    values = [_per_actuator(o, name, n, positive) for name, positive in
+              (("actuator_stiffness", True), ("motor_inertia", False), ("motor_viscous", False))]
+    m = Motors(*values)
+    if not drive.prescribes_actuators and np.any(m.inertia <= 0):
+        raise InvalidArgumentError(f"simulate: motor_inertia must be > 0 for each actuator "
+                                   f"({', '.join(names)}) when the drive gives the motor torque "
+                                   f"({type(drive).__name__}); got {o.motor_inertia!r}")
+    return m
+
+
+def _per_actuator(o, name, n, positive):
+    """Option ``name`` as (n,) floats (one value is repeated); InvalidArgumentError."""
+    x = getattr(o, name)
+    try:
+        v = np.broadcast_to(np.asarray(x, float), (n,)).copy()
+    except (TypeError, ValueError):
+        v = None
+    if v is None or not np.all(np.isfinite(v)) or np.any(v <= 0 if positive else v < 0):
+        raise InvalidArgumentError(f"simulate: {name} must be one or {n} finite values "
+                                   f"{'> 0' if positive else '>= 0'} (one per actuator), got {x!r}")
+    return v

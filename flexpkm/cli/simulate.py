@@ -60,6 +60,7 @@ def _options(p, case):
                    help="Newton's iteration limit per step (default 8; a sample that does "
                         "not converge is redone with smaller steps)")
     add_wrench(p)
+    _motor_options(p)
     add_backend(p)
     p.add_argument("--out", default="out", help="output directory (default out)")
     p.add_argument("--xdmf", action="store_true",
@@ -70,6 +71,33 @@ def _options(p, case):
                    help="no progress bar (default: a bar when stderr is a terminal)")
     add_force(p)
     p.set_defaults(drive="prescribed")
+
+
+def _motor_options(p):
+    """``--actuator-stiffness K ...``, ``--motor-inertia I ...``: elastic
+    transmissions with motor coordinates (Section 10.5)."""
+    p.add_argument("--actuator-stiffness", nargs="+", type=positive, default=None, metavar="K",
+                   help="transmission stiffness k_a of each actuator (or one for all), N m/rad "
+                        "or N/m: motor coordinates q_M joined to the actuated joints by springs, "
+                        "the drive on the motors (Eqs. 10.125-10.126; default: rigid)")
+    p.add_argument("--motor-inertia", nargs="+", type=finite, default=None, metavar="I",
+                   help="rotor inertia I_a of each motor (or one for all), kg m^2 or kg, joint "
+                        "side; > 0 with --free or --pd (needs --actuator-stiffness)")
+
+
+def _motor_settings(args, model) -> dict:
+    """The SimulationOptions fields of ``--actuator-stiffness`` and
+    ``--motor-inertia``, given in the order of the actuated joints
+    (``model.layout.actuated``), in the order of q_a (ascending columns)."""
+    out = {}
+    for name in ("actuator_stiffness", "motor_inertia"):
+        given = getattr(args, name)
+        if given is not None and len(given) > 1:
+            order = np.argsort(list(model.layout.actuated), kind="stable")
+            given = [given[i] for i in order] if len(given) == len(order) else given
+        if given is not None:
+            out[name] = given
+    return out
 
 
 def _file_options(p):
@@ -139,6 +167,7 @@ def run(args) -> int:
         model, q0, drive, sensors = case.simulation(args.maneuver, args.drive, {})
         if args.elements > 1:
             model, q0 = _refined(model, q0, args.elements)
+    settings = settings.with_settings(**_motor_settings(args, model))
     plot = _optional_outputs(args)                         # before the simulation
     run_ = start_run(args.out, args, model, OWNED)
     if abs(n_sub * args.step - DT_OUT) > 1e-9 * DT_OUT:

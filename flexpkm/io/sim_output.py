@@ -18,7 +18,8 @@ def arrays(robot, res) -> dict:
     coordinates (n, n_tot)), names, drift, energy (kinetic + elastic) and,
     when the result has them, kinetic, gravity_energy, elastic_energy,
     total_energy (J), ground (n, 6) the base's wrench on the robot at O
-    (8.206) and ground_<leg> per leg (N, N m)."""
+    (8.206) and ground_<leg> per leg (N, N m); with elastic transmissions
+    (Section 10.5) q_m, qd_m (n, n_a) the motor positions and velocities."""
     layout = robot.layout
     qa = res.q[:, list(layout.actuated)]
     out = {"t": res.t, "q_a": qa, "tau": res.tau, "q": res.q,
@@ -30,6 +31,8 @@ def arrays(robot, res) -> dict:
     if getattr(res, "ground", None) is not None:
         out.update(ground=res.ground.total,
                    **{f"ground_{leg}": w for leg, w in res.ground.legs.items()})
+    if getattr(res, "q_m", None) is not None:
+        out.update(q_m=res.q_m, qd_m=res.qd_m)
     out.update(res.sensors)
     return out
 
@@ -70,17 +73,20 @@ def csv_columns(robot, res):
     the sensors, ``drift [m or rad]``, ``energy [J]``, then every coordinate
     of ``q`` with its unit (``q11 [rad]`` for a revolute joint, ``[m]`` for a
     prismatic joint or a platform translation, ``[1]`` for an elastic
-    coordinate: :func:`flexpkm.datasets.coordinate_units`)."""
+    coordinate: :func:`flexpkm.datasets.coordinate_units`), then with elastic
+    transmissions the motor positions ``q_M_<actuator>``."""
     units = coordinate_units(robot)
     layout = robot.layout
     act = [layout.names[i] for i in layout.actuated]
     cols = (["t [s]"] + [f"tau_{n} [{effort_unit(units[i])}]" for n, i in zip(act, layout.actuated)]
             + list(res.sensors) + ["drift [m or rad]", "energy [J]"]
             + [f"{n} [{units[layout.names.index(n)]}]" for n in res.names])
+    motors = [] if getattr(res, "q_m", None) is None else [res.q_m]
+    cols += [f"q_M_{n} [{units[i]}]" for n, i in zip(act, layout.actuated)] if motors else []
     n = len(res.t)
     extra = [np.full(n, np.nan) if v is None else v for v in (res.drift, res.energy)]
     table = np.column_stack([res.t, res.tau] + [res.sensors[k] for k in res.sensors] + extra
-                            + [res.q])
+                            + [res.q] + motors)
     return cols, table
 
 

@@ -74,3 +74,30 @@ def test_simulate_wrench_and_energies(tmp_path, capsys):
     assert main(hold + wrench + ["--backend", "compiled", "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip()
     assert "does not take an external wrench" in err and "\n" not in err
+
+
+def test_simulate_with_elastic_transmissions(tmp_path, capsys):
+    """Issue 20 item 4: ``--actuator-stiffness`` and ``--motor-inertia``
+    add the motor coordinates (npz ``q_m``, ``qd_m``; csv ``q_M_*``): the
+    prescribed motors follow the law while the joints lag by tau / k_a; a
+    free drive without rotor inertia and the compiled backend are refused
+    in one line before anything is written."""
+    hold = ["simulate", FIVE_BAR, "--to", "1.9", "1.2", "--duration", "0.002", "--t-end", "0.002",
+            "--no-xdmf", "--no-progress", "--no-friction"]
+    k = np.array([1e4, 2e4])
+    motors = ["--actuator-stiffness", "1e4", "2e4", "--motor-inertia", "1e-4"]
+    assert main(hold + motors + ["--backend", "numpy", "--out", str(tmp_path / "a")]) == 0
+    d = np.load(tmp_path / "a" / "simulation.npz")
+    np.testing.assert_allclose(d["q_m"], np.broadcast_to([1.9, 1.2], d["q_m"].shape), atol=1e-12)
+    stretch = d["q_m"] - d["q_a"]
+    np.testing.assert_allclose(d["tau"], k * stretch, rtol=1e-9, atol=1e-9)   # I_a qdd_M = 0 at rest
+    assert np.abs(stretch).min() > 5e-7                    # gravity held by the springs
+    assert "q_M_q11 [rad]" in (tmp_path / "a" / "simulation.csv").read_text().splitlines()[0]
+    for extra, message in ((["--free"], "motor_inertia must be > 0"),
+                           (["--backend", "compiled", "--motor-inertia", "1e-4"],
+                            "no motor coordinates")):
+        capsys.readouterr()
+        out = tmp_path / "b"
+        assert main(hold + ["--actuator-stiffness", "1e4"] + extra + ["--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and "\n" not in err and not out.exists()
