@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cli.common import add_case_parsers, count, emit, model_of, options_of, resolve
+from flexpkm.cli.common import case_command, count, emit, model_of, options_of, resolve
 from flexpkm.errors import InvalidArgumentError
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser("assemble", help="the assembled configuration, or every assembly "
-                                               "and working mode (--all)",
-                              description=__doc__.splitlines()[0])
-    add_case_parsers(p, "assemble", _options, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "assemble", _options, run,
+                 help="the assembled configuration, or every assembly "
+                      "and working mode (--all)",
+                 description=__doc__.splitlines()[0],
+                 files=files)
 
 
 def _options(p, case):

@@ -9,15 +9,15 @@ refused (exit 2): the identification of elastic parameters is not in
 Section 8.7."""
 from __future__ import annotations
 
-from flexpkm.cli.common import add_case_parsers, count, emit, model_of, positive
+from flexpkm.cli.common import case_command, count, emit, model_of, positive
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser(
-        "base-parameters", help="base dynamic parameters and their groupings (rigid robots)",
-        description=__doc__.splitlines()[0])
-    add_case_parsers(p, "base-parameters", add_sampling, pose=False, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "base-parameters", add_sampling, run,
+                 help="base dynamic parameters and their groupings (rigid robots)",
+                 description=__doc__.splitlines()[0],
+                 pose=False,
+                 files=files)
 
 
 def add_sampling(p, case=None):

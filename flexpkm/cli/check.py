@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cli.common import add_case_parsers, emit, model_of, options_of, resolve
+from flexpkm.cli.common import case_command, emit, model_of, options_of, resolve
 from flexpkm.errors import InvalidArgumentError
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser("check", help="validate a robot description, count its coordinates",
-                              description=__doc__.splitlines()[0])
-    add_case_parsers(p, "check", _add_options, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "check", _add_options, run,
+                 help="validate a robot description, count its coordinates",
+                 description=__doc__.splitlines()[0],
+                 files=files)
 
 
 def _add_options(p, case):

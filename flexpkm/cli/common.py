@@ -79,6 +79,18 @@ def count(text: str) -> int:
     return value
 
 
+def case_command(subparsers, command: str, add_options, run, help: str, description: str,
+                 pose: bool = True, only=lambda case: True, files=()):
+    """The parser of ``flexpkm COMMAND CASE|FILE.toml ...``: ``help`` in the
+    list of commands, ``description`` on its page, one sub-parser per case
+    with the command's options (:func:`add_case_parsers`); ``run(args)``
+    runs it."""
+    p = subparsers.add_parser(command, help=help, description=description)
+    add_case_parsers(p, command, add_options, pose=pose, only=only, files=files)
+    p.set_defaults(func=run)
+    return p
+
+
 def add_case_parsers(subparsers, command: str, add_options, pose: bool = True,
                      only=lambda case: True, files=()):
     """One sub-parser ``flexpkm COMMAND NAME`` per ``(NAME, case)`` of

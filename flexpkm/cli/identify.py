@@ -11,16 +11,16 @@ A flexible robot is refused (exit 2)."""
 from __future__ import annotations
 
 from flexpkm.cli.base_parameters import add_sampling, base_of
-from flexpkm.cli.common import add_case_parsers, count, emit, model_of, positive
+from flexpkm.cli.common import case_command, count, emit, model_of, positive
 from flexpkm.errors import InvalidArgumentError
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser(
-        "identify", help="identify the base dynamic parameters from a measured trajectory",
-        description=__doc__.splitlines()[0])
-    add_case_parsers(p, "identify", _options, pose=False, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "identify", _options, run,
+                 help="identify the base dynamic parameters from a measured trajectory",
+                 description=__doc__.splitlines()[0],
+                 pose=False,
+                 files=files)
 
 
 def _options(p, case):

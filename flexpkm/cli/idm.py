@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from flexpkm.cli.common import (add_backend, add_case_parsers, add_path_options, add_wrench,
+from flexpkm.cli.common import (add_backend, case_command, add_path_options, add_wrench,
                                 backend_text, can_plot, emit, options_of, positive)
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
 
@@ -23,13 +23,13 @@ OWNED = ("idm.*",)
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser(
-        "idm", help="actuator efforts along a straight platform path (rigid robots)",
-        description="Inverse dynamic model along the straight path --from -> --to of the "
-                    "platform, s = 10 tau^3 - 15 tau^4 + 6 tau^5, sampled at --rate.")
-    add_case_parsers(p, "idm", _options, pose=False, only=lambda c: c.extra.get("idm", False),
-                     files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "idm", _options, run,
+                 help="actuator efforts along a straight platform path (rigid robots)",
+                 description="Inverse dynamic model along the straight path --from -> --to of the "
+                             "platform, s = 10 tau^3 - 15 tau^4 + 6 tau^5, sampled at --rate.",
+                 pose=False,
+                 only=lambda c: c.extra.get("idm", False),
+                 files=files)
 
 
 def _options(p, case):

@@ -9,21 +9,21 @@ from __future__ import annotations
 import re
 
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
-                                add_case_parsers, backend_text, count, emit, finite, options_of,
+                                case_command, backend_text, count, emit, finite, options_of,
                                 progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import InvalidArgumentError
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser(
-        "map", help="workspace map: frequencies, Type 2 measure and compliance over a grid",
-        description="Natural frequencies, the Type 2 measure, condition numbers and the "
-                    "platform's static compliance over a grid of poses (1 to 3 axes, the "
-                    "first pose components), assembled by continuation; unreachable, "
-                    "singular and other-mode cells masked and counted by cause.")
-    add_case_parsers(p, "map", _options, pose=False, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "map", _options, run,
+                 help="workspace map: frequencies, Type 2 measure and compliance over a grid",
+                 description="Natural frequencies, the Type 2 measure, condition numbers and the "
+                             "platform's static compliance over a grid of poses (1 to 3 axes, the "
+                             "first pose components), assembled by continuation; unreachable, "
+                             "singular and other-mode cells masked and counted by cause.",
+                 pose=False,
+                 files=files)
 
 
 #: a value that starts with "-" but is a number or a grid axis (-0.1:0.1:21)

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
-                                add_case_parsers, backend_text, compilation_timer, count,
+                                case_command, backend_text, compilation_timer, count,
                                 pose_text, resolve)
 from flexpkm.errors import InvalidArgumentError
 
@@ -19,10 +19,10 @@ SHOWN = 20
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser("modal", help="natural frequencies of a robot at a pose",
-                              description="Natural frequencies at a pose (Eqs. 11.34-11.42).")
-    add_case_parsers(p, "modal", _options, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "modal", _options, run,
+                 help="natural frequencies of a robot at a pose",
+                 description="Natural frequencies at a pose (Eqs. 11.34-11.42).",
+                 files=files)
 
 
 def _options(p, case):

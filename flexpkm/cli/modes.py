@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
-                                add_case_parsers, backend_text, count, emit, pose_text, positive,
+                                case_command, backend_text, count, emit, pose_text, positive,
                                 resolve)
 from flexpkm.cli.runs import add_force, interrupts_deferred
 from flexpkm.errors import InvalidArgumentError
@@ -41,11 +41,11 @@ def mode_numbers(args, n_available: int) -> list:
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser("modes", help="pictures and meshes of mode shapes at a pose",
-                              description="Mode shapes at a pose: PNG (and GIF) pictures, "
-                                          "VTU meshes, an XDMF series.")
-    add_case_parsers(p, "modes", _options, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "modes", _options, run,
+                 help="pictures and meshes of mode shapes at a pose",
+                 description="Mode shapes at a pose: PNG (and GIF) pictures, "
+                             "VTU meshes, an XDMF series.",
+                 files=files)
 
 
 def _options(p, case):

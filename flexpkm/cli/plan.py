@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from flexpkm.cli.common import (add_case_parsers, add_path_options, emit, json_safe, options_of,
+from flexpkm.cli.common import (case_command, add_path_options, emit, json_safe, options_of,
                                 positive)
 from flexpkm.cli.runs import add_force, interrupts_deferred, start_run
 
@@ -22,14 +22,14 @@ OWNED = ("plan.*",)
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser(
-        "plan", help="a law along a platform path, through a singularity with --cross",
-        description="Rest-to-rest law --from -> --to in --duration s and the rigid efforts "
-                    "along it; --cross plans it through the Type 2 or LPJTS singularity on "
-                    "the straight path with finite efforts (Chapter 9).")
-    add_case_parsers(p, "plan", _options, pose=False, only=lambda c: c.extra.get("idm", False),
-                     files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "plan", _options, run,
+                 help="a law along a platform path, through a singularity with --cross",
+                 description="Rest-to-rest law --from -> --to in --duration s and the rigid efforts "
+                             "along it; --cross plans it through the Type 2 or LPJTS singularity on "
+                             "the straight path with finite efforts (Chapter 9).",
+                 pose=False,
+                 only=lambda c: c.extra.get("idm", False),
+                 files=files)
 
 
 def _point(text: str) -> float:

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from flexpkm.cli.common import (add_backend, add_case_parsers, add_wrench, backend_text, can_plot,
+from flexpkm.cli.common import (add_backend, case_command, add_wrench, backend_text, can_plot,
                                 compilation_timer, count, emit,
                                 finite, model_of, positive, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_run
@@ -29,11 +29,12 @@ OWNED = ("simulation.*",)
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser("simulate", help="elastodynamic time simulation of a robot",
-                              description="Time simulation of the full elastodynamic model.")
-    add_case_parsers(p, "simulate", _options, pose=False,
-                     only=lambda c: c.simulation is not None or "file" in c.extra, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "simulate", _options, run,
+                 help="elastodynamic time simulation of a robot",
+                 description="Time simulation of the full elastodynamic model.",
+                 pose=False,
+                 only=lambda c: c.simulation is not None or "file" in c.extra,
+                 files=files)
 
 
 def _options(p, case):

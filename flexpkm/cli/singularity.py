@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.cli.common import (add_case_parsers, emit, finite, model_of, options_of, positive)
+from flexpkm.cli.common import (case_command, emit, finite, model_of, options_of, positive)
 from flexpkm.errors import InvalidArgumentError
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser(
-        "singularity", help="distances to the singularities at a configuration (Section 7.5)",
-        description="Type 2, serial (Type 1), LPJTS, constraint and Type 3 singularities at a "
-                    "pose or actuator position: scale-free distances and singular vectors.")
-    add_case_parsers(p, "singularity", _options, pose=False, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "singularity", _options, run,
+                 help="distances to the singularities at a configuration (Section 7.5)",
+                 description="Type 2, serial (Type 1), LPJTS, constraint and Type 3 singularities at a "
+                             "pose or actuator position: scale-free distances and singular vectors.",
+                 pose=False,
+                 files=files)
 
 
 def _options(p, case):

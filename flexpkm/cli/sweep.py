@@ -8,7 +8,7 @@ from collections import Counter
 
 
 from flexpkm.cli.common import (actuator_stiffness, add_actuator_stiffness, add_backend,
-                                add_case_parsers, add_path_options, backend_text, count, emit,
+                                case_command, add_path_options, backend_text, count, emit,
                                 options_of, progress_callback)
 from flexpkm.cli.runs import add_force, interrupted, interrupts_deferred, start_file_run
 from flexpkm.errors import FlexPKMError, Interrupted, InvalidArgumentError
@@ -16,12 +16,12 @@ from flexpkm.io.run_files import atomic_write
 
 
 def register(subparsers, files=()):
-    p = subparsers.add_parser(
-        "sweep", help="natural frequencies along a straight path of poses",
-        description="Natural frequencies along the straight path --from -> --to, in the case's "
-                    "pose components. The case's options select the model.")
-    add_case_parsers(p, "sweep", _options, pose=False, files=files)
-    p.set_defaults(func=run)
+    case_command(subparsers, "sweep", _options, run,
+                 help="natural frequencies along a straight path of poses",
+                 description="Natural frequencies along the straight path --from -> --to, in the case's "
+                             "pose components. The case's options select the model.",
+                 pose=False,
+                 files=files)
 
 
 def _options(p, case):
