@@ -190,11 +190,12 @@ class DesignProblem:
         return self._cache[key]
 
 
-def gradient_check(problem: DesignProblem, x, rel_step=1e-2) -> float:
+def gradient_check(problem: DesignProblem, x, rel_step=1e-3) -> float:
     """The largest relative difference ``|df1/dp - D| / max|df1/dp|`` over
     the poses and parameters, D the Richardson extrapolation
     ``(4 D(h/2) - D(h)) / 3`` of central differences of
-    :meth:`DesignProblem.frequencies` (step ``h = rel_step (upper - lower)``)."""
+    :meth:`DesignProblem.frequencies` (step ``h = rel_step |x_k|``, or
+    ``rel_step (upper - lower)`` at ``x_k = 0``)."""
     x = np.asarray(x, float)
     exact = problem.evaluate(x)[1]
     err = 0.0
@@ -203,7 +204,7 @@ def gradient_check(problem: DesignProblem, x, rel_step=1e-2) -> float:
             e = np.zeros(len(x))
             e[k] = h
             return (problem.frequencies(x + e) - problem.frequencies(x - e)) / (2 * h)
-        h = rel_step * (problem.upper[k] - problem.lower[k])
+        h = rel_step * (abs(x[k]) or problem.upper[k] - problem.lower[k])
         rich = (4 * central(h / 2) - central(h)) / 3
         err = max(err, float(np.max(np.abs(exact[:, k] - rich)) / np.max(np.abs(exact[:, k]))))
     return err
