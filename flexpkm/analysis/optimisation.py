@@ -24,7 +24,7 @@ central differences of the frequencies of :func:`flexpkm.natural_frequencies`
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +66,6 @@ class OptimisationResult:
     success: bool
     message: str
     gradient_error: float | None = None
-    extra: dict = field(default_factory=dict)
 
     @property
     def worst_before(self) -> float:
