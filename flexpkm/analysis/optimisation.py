@@ -279,3 +279,29 @@ def _problem(description, parameters, poses, n_modes, variant) -> DesignProblem:
         raise InvalidArgumentError(f"{path}: cannot read the description ({e})") from None
     return DesignProblem(parse(text, Where(str(path))), parameters, poses, n_modes, variant,
                          source=str(path))
+
+
+def read_optimisation(path) -> dict:
+    """The keyword arguments of :func:`optimise_design` from an optimisation
+    file (TOML: ``poses = [[...], ...]``, ``mass_limit`` (kg) or
+    ``equal_mass = true``, ``modes``, ``variant``, and ``[[parameters]]``
+    with ``path`` or ``paths``, ``low``, ``high``; docs/maps.md). Raises
+    :class:`InvalidArgumentError` naming the file."""
+    from flexpkm.analysis.study import parameters_of
+    try:
+        import tomllib
+    except ImportError:                                 # Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InvalidArgumentError(f"{path}: cannot read the optimisation file ({e})") from None
+    unknown = set(data) - {"poses", "mass_limit", "equal_mass", "modes", "variant", "parameters"}
+    if unknown or "poses" not in data or "parameters" not in data:
+        raise InvalidArgumentError(f"{path}: an optimisation file has poses = [[...]] and "
+                                   "[[parameters]]" + (f"; unknown keys {sorted(unknown)}"
+                                                       if unknown else ""))
+    params = parameters_of(data["parameters"])
+    return {"parameters": {p.paths: (p.low, p.high) for p in params}, "poses": data["poses"],
+            "mass_limit": data.get("mass_limit"), "equal_mass": bool(data.get("equal_mass")),
+            "n_modes": int(data.get("modes", 1)), "variant": data.get("variant")}
