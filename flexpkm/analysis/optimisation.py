@@ -113,6 +113,9 @@ class DesignProblem:
         self.x0 = np.array([self._value(g) for g in self.groups])
         self.poses = np.atleast_2d(np.asarray(poses, float))
         n_c = len(self.model(self.x0).layout.commanded)
+        if not n_c:
+            raise InvalidArgumentError("optimise_design: the poses are commanded platform "
+                                       "coordinates; this robot has none (no platform)")
         if self.poses.shape[1:] != (n_c,) or not np.isfinite(self.poses).all():
             raise InvalidArgumentError(f"poses: (P, {n_c}) finite commanded platform "
                                        f"coordinates, got shape {self.poses.shape}")
