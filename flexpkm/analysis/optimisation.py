@@ -291,10 +291,7 @@ def read_optimisation(path) -> dict:
     with ``path`` or ``paths``, ``low``, ``high``; docs/maps.md). Raises
     :class:`InvalidArgumentError` naming the file."""
     from flexpkm.analysis.study import parameters_of
-    try:
-        import tomllib
-    except ImportError:                                 # Python 3.10
-        import tomli as tomllib
+    from flexpkm.model.files import tomllib             # or tomli on Python 3.10
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
