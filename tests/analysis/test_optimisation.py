@@ -44,6 +44,16 @@ def test_gradient_vs_central_differences(problem):
     assert gradient_check(problem, np.array([0.007, 0.002])) < 1e-6
 
 
+def test_gradient_of_a_length_vs_central_differences():
+    # a parameter that moves frames: both proximal links' length and the MDH
+    # d of their elbows tied, the poses re-assembled (hold the pose)
+    data = parse(FILE.read_text(encoding="utf-8"), Where(str(FILE)))
+    length = tuple(f"legs[{k}].frames[0].bodies[0].length" for k in (0, 1)) \
+        + tuple(f"legs[{k}].frames[1].d" for k in (0, 1))
+    problem = DesignProblem(data, {length: (0.25, 0.35), PROX: (0.003, 0.008)}, POSES)
+    assert gradient_check(problem, problem.x0) < 1e-6
+
+
 def test_mass_gradient_exact(problem):
     dm = problem.evaluate(problem.x0)[3]
     # dm/db = 2 legs x rho h L
