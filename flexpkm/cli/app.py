@@ -27,6 +27,7 @@ from flexpkm.version import __version__
 from flexpkm.cli import cache, check, examples, idm, modal, modes, plan, simulate, sweep
 from flexpkm.cli import assemble, base_parameters, identify, singularity
 from flexpkm.cli import map as map_command, study as study_command
+from flexpkm.cli import optimise
 from flexpkm.cli.common import Headlines, Parser, add_output_options
 from flexpkm.cli.runs import exit_status, signal_of
 from flexpkm.errors import FlexPKMError
@@ -43,7 +44,7 @@ EXIT_STATUSES = ((0, "success"),
 
 #: the sub-command modules, each with ``register(subparsers)``
 COMMANDS = (modal, modes, sweep, simulate, idm, check, examples, cache, singularity, map_command,
-            study_command, base_parameters, identify, assemble, plan)
+            study_command, base_parameters, identify, assemble, plan, optimise)
 
 
 def build_parser(files=(), argv=None) -> Parser:
