@@ -169,8 +169,9 @@ def design_study(description, parameters, grid, n_modes: int = 3, sampling: str 
     chunk : designs per chunk; workers : local processes (None: every core,
         1: in this process); client : a ``dask.distributed.Client``
     resume : continue the study already in ``folder`` (its chunks are read)
-    backend : of the modal step (``"numpy"`` default: one compile per design
-        would dominate a study on ``"compiled"``)
+    backend : of the modal step (``"numpy"`` default; ``"compiled"`` builds
+        one library for every design of the study: the design parameters are
+        inputs of the generated modal function, :mod:`flexpkm.compiled.design`)
     Raises :class:`InvalidArgumentError` (parameters, sampling, key paths),
     :class:`flexpkm.errors.OutputError` (folder), what the description raises.
     """

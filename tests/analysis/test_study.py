@@ -113,3 +113,18 @@ def test_study_file(tmp_path):
     f.write_text('[poses]\ngrid = ["0:0.1:2"]\nbogus = 1\n')
     with pytest.raises(InvalidArgumentError, match="bogus"):
         read_study(f)
+
+
+def test_a_compiled_study_builds_one_library_for_every_design(reference, tmp_path, monkeypatch):
+    """Issue 21 item 4: the design parameters are inputs of the generated
+    modal function, so the four designs share one compiled library (a
+    private, empty cache holds one after the study) and give numpy's
+    frequencies."""
+    pytest.importorskip("casadi")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("FLEXPKM_CACHE", str(cache))
+    ds = _study(backend="compiled")
+    libraries = [p for p in cache.rglob("*.so")]
+    assert len(libraries) == 1, libraries
+    np.testing.assert_allclose(ds.frequencies_hz.values, reference.frequencies_hz.values,
+                               rtol=1e-9, equal_nan=True)
