@@ -29,8 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from flexpkm.analysis.study import robot_mass, set_key_path
+from flexpkm.analysis.study import robot_mass
 from flexpkm.errors import InvalidArgumentError
+from flexpkm.model.key_paths import get_number, set_number
 
 
 @dataclass(kw_only=True, repr=False)
@@ -124,12 +125,7 @@ class DesignProblem:
     def _value(self, group):
         values = set()
         for path in group:
-            probe = copy.deepcopy(self.data)
-            set_key_path(probe, path, 0.0)               # refuses a bad path
-            node = self.data
-            for k in path.replace("]", "").replace("[", ".").split("."):
-                node = node[int(k)] if isinstance(node, list) else node[k]
-            values.add(float(node))
+            values.add(get_number(self.data, path))      # refuses a bad path
         if len(values) != 1:
             raise InvalidArgumentError(f"{' '.join(group)}: tied key paths with different "
                                        f"values in the file {sorted(values)}")
@@ -140,7 +136,7 @@ class DesignProblem:
         data = copy.deepcopy(self.data)
         for group, v in zip(self.groups, x):
             for path in group:
-                set_key_path(data, path, float(v))
+                set_number(data, path, float(v))
         return data
 
     def model(self, x):

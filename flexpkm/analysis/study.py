@@ -27,6 +27,7 @@ import numpy as np
 from flexpkm.analysis.execution import prepare_folder, run_chunks, write_whole
 from flexpkm.analysis.workspace_map import cause
 from flexpkm.errors import InvalidArgumentError
+from flexpkm.model.key_paths import set_number
 
 #: the objectives of a design (module doc)
 OBJECTIVES = ("min_f1_hz", "mass_kg", "max_compliance", "cells_ok")
@@ -44,25 +45,6 @@ class Parameter:
     low: float
     high: float
     number: int = 2
-
-
-def set_key_path(data, path: str, value: float):
-    """Set the number at the key path ``a.b[2].c`` of ``data`` (nested dicts
-    and lists) to ``value``. Raises :class:`InvalidArgumentError` for a path
-    that does not lead to a number."""
-    keys = [k for part in path.replace("]", "").split(".") for k in part.split("[")]
-    node = data
-    try:
-        for k in keys[:-1]:
-            node = node[int(k)] if isinstance(node, list) else node[k]
-        key = int(keys[-1]) if isinstance(node, list) else keys[-1]
-        old = node[key]
-    except (KeyError, IndexError, ValueError, TypeError):
-        raise InvalidArgumentError(f"{path!r}: no such key path in the description (paths "
-                                   "read like legs[0].frames[0].bodies[0].section.b_y)") from None
-    if isinstance(old, bool) or not isinstance(old, (int, float)):
-        raise InvalidArgumentError(f"{path!r}: not a number in the description ({old!r})")
-    node[key] = float(value)
 
 
 def sample_designs(parameters, sampling="grid", samples=None, seed=0) -> np.ndarray:
@@ -97,7 +79,7 @@ def evaluate_chunk(job) -> dict:
         data = copy.deepcopy(spec["data"])
         for paths, v in zip(spec["paths"], values):
             for p in paths:
-                set_key_path(data, p, v)
+                set_number(data, p, v)
         model = build_model(from_dict(data, source=spec["source"], variant=spec["variant"]))
         m = workspace_map(model, spec["grid"], n_modes=spec["n_modes"], over=spec["over"],
                           fixed=spec["fixed"], chunk=spec["chunk_poses"], backend=spec["backend"])
@@ -184,7 +166,7 @@ def design_study(description, parameters, grid, n_modes: int = 3, sampling: str 
     check = copy.deepcopy(data)
     for p in params:
         for key in p.paths:
-            set_key_path(check, key, p.low)     # every key path refused before any work
+            set_number(check, key, p.low)     # every key path refused before any work
     from flexpkm.model.files import from_dict
     layout = from_dict(data, source=str(path), variant=variant).layout
     if over not in ("pose", "q_a"):

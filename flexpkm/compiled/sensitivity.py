@@ -36,6 +36,7 @@ from flexpkm.compiled.geometric import frame_derivatives, frame_vector
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.build import build_structure
 from flexpkm.model.files import from_dict
+from flexpkm.model.key_paths import locate, set_number
 
 #: keys that are not continuous parameters
 DISCRETE = {"elements", "planar", "sigma", "mu"}
@@ -125,25 +126,14 @@ def parametric_matrices(model, q_tot, J):
 
 
 def _set(data, path, value):
-    """``data`` (nested dict/list) with the key path ``a.b[2].c`` set to value."""
-    keys = [k for part in path.replace("]", "").split(".") for k in part.split("[")]
-    node = data
-    try:
-        for k in keys[:-1]:
-            node = node[int(k)] if isinstance(node, list) else node[k]
-        last = keys[-1]
-        old = node[int(last)] if isinstance(node, list) else node[last]
-    except (KeyError, IndexError, ValueError, TypeError):
-        raise InvalidArgumentError(f"{path!r}: no such key path in the description") from None
-    if last in DISCRETE:
+    """``data`` (nested dict/list) with the key path ``a.b[2].c`` set to
+    value (:func:`flexpkm.model.key_paths.set_number`); returns the old
+    value. Raises :class:`InvalidArgumentError` for a discrete key (no
+    derivative) and as ``set_number``."""
+    _, key, _ = locate(data, path)
+    if key in DISCRETE:
         raise InvalidArgumentError(f"{path}: not a continuous parameter (no derivative)")
-    if isinstance(old, bool) or not isinstance(old, (int, float)):
-        raise InvalidArgumentError(f"{path}: not a number ({type(old).__name__}): no derivative")
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
-    return float(old)
+    return set_number(data, path, value)
 
 
 def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hold=None):

@@ -9,8 +9,7 @@ import pytest
 
 import flexpkm as fp
 from flexpkm import cases
-from flexpkm.analysis.study import (Parameter, design_study, read_study, sample_designs,
-                                    set_key_path)
+from flexpkm.analysis.study import Parameter, design_study, read_study, sample_designs
 from flexpkm.analysis.workspace_map import workspace_map
 from flexpkm.errors import InvalidArgumentError, OutputError
 from flexpkm.model import files
@@ -95,13 +94,6 @@ def test_latin_hypercube_has_one_sample_per_stratum():
     assert sorted(np.floor(d[:, 0] * 8).astype(int)) == list(range(8))
     assert sorted(np.floor((d[:, 1] - 10) / 10 * 8).astype(int)) == list(range(8))
     assert sample_designs(p, "grid").shape == (4, 2)
-
-
-@pytest.mark.parametrize("path", ["legs[9].frames[0].d", "name", "legs[0].frames[0].nothing"])
-def test_bad_key_paths_are_refused(path):
-    data = {"name": "x", "legs": [{"frames": [{"d": 0.1}]}]}
-    with pytest.raises(InvalidArgumentError):
-        set_key_path(data, path, 1.0)
 
 
 def test_study_file(tmp_path):
