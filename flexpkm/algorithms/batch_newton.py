@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.closure import closure_residual, constraint_jacobian
-from flexpkm.algorithms.platform import platform_increment, platform_pose
+from flexpkm.algorithms.closure import apply_step, closure_residual, constraint_jacobian
+from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 
 #: largest change of any coordinate per Newton step (m, rad)
@@ -43,7 +43,7 @@ def batch_newton(model, q, free, tol, max_iter):
         dx = -np.linalg.solve(JtJ + damping * np.eye(len(free)),
                               np.einsum("bki,bk->bi", J, r[active])[..., None])[..., 0]
         dx *= np.minimum(1.0, radius[active] / np.maximum(np.abs(dx).max(axis=1), 1e-300))[:, None]
-        trial = step(model, qa, free, dx)
+        trial = apply_step(model, qa, free, dx)
         r_new, e_new = loop_error(model, trial)
         ok = np.linalg.norm(r_new, axis=1) < np.linalg.norm(r[active], axis=1)
         good, bad = active[ok], active[~ok]
@@ -59,21 +59,6 @@ def loop_error(model, q):
     r = closure_residual(model, q)
     err = np.abs(r).max(axis=1) if r.shape[1] else np.zeros(len(q))
     return r, np.where(np.isfinite(err), err, np.inf)
-
-
-def step(model, q, free, dx):
-    """``q`` (B, n_tot) moved by ``dx`` (B, len(free)): added to joint
-    coordinates, composed on the platform pose
-    (:func:`flexpkm.algorithms.platform.platform_increment`)."""
-    n_t = model.layout.n_t
-    q = q.copy()
-    tree = free < n_t
-    q[:, free[tree]] += dx[:, tree]
-    if (~tree).any():
-        dx_p = np.zeros((len(q), model.layout.n_p))
-        dx_p[:, free[~tree] - n_t] = dx[:, ~tree]
-        q = platform_increment(model, q, dx_p)
-    return q
 
 
 def distance_to_singularity(model, q, free) -> np.ndarray:

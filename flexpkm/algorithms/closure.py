@@ -235,16 +235,19 @@ def project_on_loops(model, q_tot, dep=None, tol=1e-12, max_iter=20):
 
 
 def apply_step(model, q_tot, cols, dx):
-    """``q_tot`` (1, n_tot) moved by ``dx`` (len(cols),) on the columns
-    ``cols``: added to joint coordinates, composed on the platform pose."""
+    """``q_tot`` (B, n_tot) moved by ``dx`` (B, len(cols)), or (len(cols),)
+    for every row, on the columns ``cols``: added to joint coordinates,
+    composed on the platform pose
+    (:func:`flexpkm.algorithms.platform.platform_increment`)."""
     n_t = model.layout.n_t
-    q = q_tot.copy()
-    cols = np.asarray(cols)
+    q = np.array(q_tot, dtype=float)
+    cols = np.asarray(cols, dtype=int)
+    dx = np.broadcast_to(dx, (len(q), len(cols)))
     tree = cols < n_t
-    q[0, cols[tree]] += dx[tree]
+    q[:, cols[tree]] += dx[:, tree]
     if (~tree).any():
-        dx_p = np.zeros((1, model.layout.n_p))
-        dx_p[0, cols[~tree] - n_t] = dx[~tree]
+        dx_p = np.zeros((len(q), model.layout.n_p))
+        dx_p[:, cols[~tree] - n_t] = dx[:, ~tree]
         q = platform_increment(model, q, dx_p)
     return q
 

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.assembly import (MAX_STEP, RCOND_RANK, assemble,
+from flexpkm.algorithms.assembly import (MAX_STEP, RCOND_RANK, assemble, free_columns,
                                          reference_configuration, reference_modes)
-from flexpkm.algorithms.closure import closure_residual, constraint_jacobian, half_turns
+from flexpkm.algorithms.closure import (apply_step, closure_residual, constraint_jacobian,
+                                        half_turns)
 from flexpkm.algorithms.mode_keeping import kept_modes
 from flexpkm.algorithms.modes import mode_signature
-from flexpkm.algorithms.platform import platform_increment, platform_pose
+from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import FlexPKMError, InvalidArgumentError
 
@@ -79,9 +80,7 @@ class NumericalAssembler:
             raise InvalidArgumentError(f"{model.name} has no platform: map over q_a")
         self.model, self.over = model, over
         self.fixed = np.array(layout.commanded if over == "pose" else layout.actuated, int)
-        joints = set(layout.joint_index.values())      # the joints and x_p, but the fixed
-        self.free = np.array([c for c in range(layout.n_tot) if (c in joints or c >= layout.n_t)
-                              and c not in set(self.fixed)], int)
+        self.free = free_columns(model, self.fixed)    # the joints and x_p, but the fixed
         keep = kept_modes(model, None, modes, inverse=over == "pose",
                           reference=reference_modes(model))
         self.wanted = dict(keep.wanted) if keep is not None else {}
@@ -151,24 +150,12 @@ class NumericalAssembler:
             todo = np.flatnonzero(~better)
             if not todo.size:
                 break
-            trial = self._step(q[todo], alpha * dx[todo])
+            trial = apply_step(self.model, q[todo], self.free, alpha * dx[todo])
             r_try = closure_residual(self.model, trial)
             ok = np.linalg.norm(r_try, axis=1) < norm[todo]
             q_out[todo[ok]], r_out[todo[ok]] = trial[ok], r_try[ok]
             better[todo[ok]] = True
         return q_out, r_out, better
-
-    def _step(self, q, dx):
-        """q (B, n_tot) moved by dx (B, len(free)) (platform by composition)."""
-        n_t = self.model.layout.n_t
-        q = q.copy()
-        tree = self.free < n_t
-        q[:, self.free[tree]] += dx[:, tree]
-        if (~tree).any():
-            dx_p = np.zeros((len(q), self.model.layout.n_p))
-            dx_p[:, self.free[~tree] - n_t] = dx[:, ~tree]
-            q = platform_increment(self.model, q, dx_p)
-        return q
 
     def _accepted(self, q) -> np.ndarray:
         """(B,) the converged cells in the wanted modes, closed with their cut

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexpkm.algorithms.assembly import assemble
-from flexpkm.algorithms.closure import closure_residual, constraint_jacobian
-from flexpkm.algorithms.platform import platform_increment, platform_pose
+from flexpkm.algorithms.assembly import assemble, free_columns
+from flexpkm.algorithms.closure import apply_step, closure_residual, constraint_jacobian
+from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.tree import tree_kinematics
 from flexpkm.errors import UnreachablePoseError
 
@@ -47,25 +47,17 @@ def newton_batch(model, q, fixed, tol=1e-11, max_iter=10):
     ``fixed`` held (actuated: the forward problem; commanded platform
     coordinates: the inverse one); ``err`` the largest loop residual left."""
     layout = model.layout
-    joints = set(layout.joint_index.values())
-    free = np.array([c for c in range(layout.n_tot)
-                     if (c in joints or c >= layout.n_t) and c not in set(fixed)], dtype=int)
-    tree = free < layout.n_t
+    free = free_columns(model, fixed)
     for _ in range(max_iter):
         kin = tree_kinematics(model, q[:, :layout.n_t])
-        err = np.abs(closure_residual(model, q, kin)).max(axis=1)
+        r = closure_residual(model, q, kin)
+        err = np.abs(r).max(axis=1)
         if not err.max() >= tol:                 # all closed (or a NaN: stop)
             break
-        r = closure_residual(model, q, kin)
         J = constraint_jacobian(model, kin, platform_pose(model, q))[0][:, :, free]
         dx = -np.linalg.lstsq(J[0], r[0], rcond=None)[0][None] if len(q) == 1 else \
             -(np.linalg.pinv(J) @ r[..., None])[..., 0]
-        q = q.copy()
-        q[:, free[tree]] += dx[:, tree]
-        if (~tree).any():
-            dx_p = np.zeros((len(q), layout.n_p))
-            dx_p[:, free[~tree] - layout.n_t] = dx[:, ~tree]
-            q = platform_increment(model, q, dx_p)
+        q = apply_step(model, q, free, dx)
     else:
         err = np.abs(closure_residual(model, q)).max(axis=1)
     return q, np.where(np.isfinite(err), err, np.inf)
