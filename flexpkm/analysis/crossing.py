@@ -197,7 +197,8 @@ def _crossings(model, state, law, t, measure, kept, friction, coords):
 def law_inverse_dynamics(model, state, law, rate=1000.0, friction=True, coords=None) -> IdmResult:
     """Rigid IDM along a law of n_dof coordinates (the platform's by
     default), through Type 2 and LPJTS singularities that the law crosses
-    with the criterion met.
+    with the criterion met ((9.1)-(9.3) with the criteria (9.11), (9.15);
+    the module doc).
 
     model : Model or Robot (rigid, no actuation redundancy); state :
     ``values (m, k) -> q_tot (m, n_tot)`` (a closed-form geometric model,

@@ -84,7 +84,8 @@ class SingularLoci:
 
 def singular_loci(model, x, y, kind="type 2", over="pose", axes=(0, 1), fixed=None,
                   state=None, tol=1e-12) -> SingularLoci:
-    """Scan a grid and refine the loci of ``kind`` onto it (module doc).
+    """Scan a grid and refine the loci of ``kind`` onto it (module doc;
+    the singularities of Briot & Khalil Section 7.5).
 
     model : Model or Robot.  x, y : (n,) grid values (m, rad) of the two
     coordinates ``axes`` (indices into the commanded pose,

@@ -131,7 +131,9 @@ def _weighted_least_squares(W, tau, symbols):
 
 def identify(model, data, base=None, window=WINDOW, order=ORDER, decimate=None,
              friction=True) -> Identification:
-    """Weighted least-squares identification of the base parameters.
+    """Weighted least-squares identification of the base parameters
+    (Briot & Khalil Section 8.7: the IDM linear in the base parameters,
+    (8.231) with the grouping (8.266)-(8.274), stacked over the samples).
 
     model : Model or Robot (rigid, no actuation redundancy): its geometry,
         and its standard parameters as the a priori values shown beside.
