@@ -66,6 +66,10 @@ class MotorDynamics:
     def n_a(self):
         return self.full.n_a
 
+    @property
+    def rows(self):
+        return self.full.rows
+
 
 def augment(full, motors: Motors) -> MotorDynamics:
     """``diag(M, I_a)``, ``diag(J, 1)``, ``[b; 0]``."""
@@ -191,11 +195,11 @@ class MotorRecorder:
     other attributes are read through) to keep the motor positions q_m and
     velocities qd_m (n_out, n_a) too, the motor torque as ``tau`` and the
     motors' kinetic and spring energies in ``energy`` (``eps`` the Coulomb
-    smoothing of the motor torque)."""
+    smoothing of the motor torque, ``actuated`` the q_tot columns of q_a)."""
 
-    def __init__(self, rec, motors, eps=0.0):
+    def __init__(self, rec, motors, eps=0.0, actuated=None):
         n_out, na = len(rec.t), len(motors.k)
-        self.rec, self.motors, self.eps = rec, motors, eps
+        self.rec, self.motors, self.eps, self.actuated = rec, motors, eps, actuated
         self.q_m, self.qd_m = np.zeros((n_out, na)), np.zeros((n_out, na))
         self.motor_kinetic, self.spring = np.zeros(n_out), np.zeros(n_out)
 
@@ -214,6 +218,20 @@ class MotorRecorder:
         values = {name: fn(rec.model, m, a) for name, fn in rec.sensors.items()}
         rec.store(k, q[None], v[None], np.asarray(tau, float)[None], [energy], [drift],
                   [residual], {name: [x] for name, x in values.items()})
+
+    def store(self, k0, q, v, tau, energy, drift, residual, values, progress=None):
+        """Samples computed by the compiled step
+        (:mod:`flexpkm.compiled.motors`): q (K, n_tot + n_a), v (K, n_r +
+        n_a) augmented as in :meth:`record`, the rest as
+        :meth:`flexpkm.analysis.simulate.Recorder.store`."""
+        n_tot, na = self.rec.model.layout.n_tot, len(self.motors.k)
+        n_r, ks = v.shape[1] - na, slice(k0, k0 + len(q))
+        self.q_m[ks], self.qd_m[ks] = q[:, n_tot:], v[:, n_r:]
+        stretch = q[:, n_tot:] - q[:, self.actuated]
+        self.motor_kinetic[ks] = 0.5 * (self.motors.inertia * v[:, n_r:] ** 2).sum(axis=1)
+        self.spring[ks] = 0.5 * (self.motors.k * stretch ** 2).sum(axis=1)
+        self.rec.store(k0, q[:, :n_tot], v[:, :n_r], tau, energy, drift, residual, values,
+                       progress)
 
     def result(self, indep, n_sub, h):
         n = self.rec.n_done
@@ -238,4 +256,4 @@ def motor_setup(model, q, v, m, drive, motors, o, n_sub, rec, wrench):
     p = motor_hht(o.dt_out / n_sub, float(o.hht_alpha), n_r, model.layout.n_tot, na, drive,
                   o.tol, o.iterations)
     state = motor_initial_state(model, q, v, m, drive, motors, evaluate)
-    return evaluate, p, state, MotorRecorder(rec, motors, o.coulomb_smoothing)
+    return evaluate, p, state, MotorRecorder(rec, motors, o.coulomb_smoothing, m.indep[:na])

@@ -302,7 +302,7 @@ def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND,
     q0_tot = _vector(q0_tot, model.layout.n_tot, "q0_tot")
     motors = motors_of(o, [model.layout.names[i] for i in model.layout.actuated], drive)
     choice = choose_backend(backend, "simulate", model, drive=drive, wrench=wrench,
-                            motors=motors is not None)
+                            motors=motors is not None, sensors=sensors)
     with threadpool_limits(1):
         q, v, m = _assemble(model, q0_tot, qd0_r, drive, o.gravity)
         r, na = m.indep, m.n_a
