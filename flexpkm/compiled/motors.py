@@ -81,12 +81,11 @@ def motor_dynamics(sm: SymbolicDynamics, motors) -> SymbolicDynamics:
     ``g``, ``friction``, ``smoothing``."""
     X, n_tot, n_r, n_a = type(sm.q), sm.q.shape[0], sm.qd_r.shape[0], sm.n_a
     q, v = X.sym("q_m", n_tot + n_a), X.sym("v_m", n_a + n_r)
-    outs = [sm.M, sm.c, sm.J, sm.b, sm.residual]
-    if sm.jacobian is not None:
-        outs.append(sm.jacobian)
-    robot = ca.Function("robot", sm.inputs, outs)
-    M_r, c_r, J_r, b_r, residual, *jac = robot(q[:n_tot], v[n_a:], sm.g, sm.friction,
-                                                sm.smoothing)
+    robot = ca.Function("robot", sm.inputs, [sm.M, sm.c, sm.J, sm.b])
+    M_r, c_r, J_r, b_r = robot(q[:n_tot], v[n_a:], sm.g, sm.friction, sm.smoothing)
+    loops = ca.Function("loops", [sm.q], [sm.residual] + ([] if sm.jacobian is None
+                                                          else [sm.jacobian]))
+    residual, *jac = loops.call([q[:n_tot]])        # of the positions only (projection)
     a = [int(i) for i in sm.indep[:n_a]]
     s = X(ca.DM(motors.k)) * (q[n_tot:] - q[a])
     qd_m = v[:n_a]
