@@ -12,10 +12,12 @@ rigid-actuator model on the compiled path.
   the load of the machine printed beside).
 * Book five-bar (rigid), quintic of 0.1 rad in 25 ms on the motors,
   k_a = 1e3 .. 1e8 N m/rad: max |q_a - q_a_rigid| (compiled) and the
-  compiled - numpy difference (tol 1e-10: below, the stiff springs'
-  round-off stalls Newton's relative residual).
+  compiled - numpy difference (Newton's tol max(1e-10, 1e-15 k_a): the
+  springs' round-off, ~1e-16 k_a |q| / |tau|, stalls the relative residual
+  below it on both backends).
 
-Run: ``python benchmarks/bench_motors.py [--quick]`` from the project root
+Run: ``python benchmarks/bench_motors.py [--quick | --convergence]`` from
+the project root
 (the first run compiles one library per robot and set of motors, 20-40 s
 each for the DualEMPS).
 """
@@ -70,18 +72,22 @@ def convergence(ks):
     full = fp.full_dynamics(m, q0, 0.0)
     a = full.indep[:full.n_a]
     drive = PrescribedMotion(Trajectory(np.array([q0[a], q0[a] + 0.1]), (0.025,), (0.005,)))
-    kw = dict(h=5e-4, dt_out=1e-3, friction=False, tol=1e-10, iterations=10)
-    rigid = simulate(m, q0, 0.03, drive, backend="numpy", **kw)
-    print("k_a (N m/rad) | max|q_a - q_a_rigid| compiled (rad) | compiled - numpy (rad)")
+    kw = dict(h=5e-4, dt_out=1e-3, friction=False, iterations=10)
+    rigid = simulate(m, q0, 0.03, drive, backend="numpy", tol=1e-10, **kw)
+    print("k_a (N m/rad) | tol | max|q_a - q_a_rigid| compiled (rad) | compiled - numpy (rad)")
     for k in ks:
-        c, n = (simulate(m, q0, 0.03, drive, backend=b, actuator_stiffness=k,
+        tol = max(1e-10, 1e-15 * k)        # above the springs' round-off, ~1e-16 k |q| / |tau|
+        c, n = (simulate(m, q0, 0.03, drive, backend=b, actuator_stiffness=k, tol=tol,
                          motor_inertia=[1e-4, 2e-4], **kw) for b in ("compiled", "numpy"))
-        print(f"{k:.0e} | {np.abs(c.q[:, a] - rigid.q[:, a]).max():.3e} | "
+        print(f"{k:.0e} | {tol:.0e} | {np.abs(c.q[:, a] - rigid.q[:, a]).max():.3e} | "
               f"{np.abs(c.q - n.q).max():.1e}")
 
 
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
+    if "--convergence" in sys.argv:
+        convergence((1e3, 1e4, 1e5, 1e6, 1e7, 1e8))
+        sys.exit()
     T, repeats = (0.01, 3) if quick else (0.04, 5)
     for elements in (1, 2):
         dualemps(elements, T, repeats)

@@ -277,9 +277,11 @@ def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND,
         ``f(t) -> (6,)`` (N, N m, at P, base frame;
         :mod:`flexpkm.analysis.wrenches`); numpy backend only for now: with
         ``backend="compiled"`` it raises BackendUnavailableError, with
-        ``"auto"`` the numpy backend runs (and the result says why); the
-        same for elastic transmissions (``actuator_stiffness``, Section
-        10.5, :mod:`flexpkm.analysis.motors`).
+        ``"auto"`` the numpy backend runs (and the result says why).
+        Elastic transmissions (``actuator_stiffness``, Section 10.5,
+        :mod:`flexpkm.analysis.motors`) run on both backends
+        (:mod:`flexpkm.compiled.motors`), but not with sensors on the
+        compiled one (refused the same way).
     A sample with a step that does not converge is redone with steps h/2,
     h/4, ... (at most 4 times, :mod:`flexpkm.analysis.step_control`);
     ``residual`` and ``retried_steps`` of the result report them (measured
