@@ -7,7 +7,9 @@ rigid-actuator model on the compiled path.
 * DualEMPS, fast maneuver, first 40 ms (``--quick``: 10 ms), one element
   per link (16 coordinates, unrolled graph) and two (25, kernel graph),
   belts k_a = 2e6 N/m, 0.5 kg, F_vM = 20 N s/m, f_sM = 5 N; h = 0.25 ms,
-  Newton tol 1e-12: max |q_compiled - q_numpy| and CPU times
+  Newton tol 1e-12, the accelerometer acc_P_y17 recorded: max
+  |q_compiled - q_numpy|, the efforts' and accelerometer's relative gaps, CPU
+  times
   (``time.process_time``, medians of interleaved runs, after the compile;
   the load of the machine printed beside).
 * Book five-bar (rigid), quintic of 0.1 rad in 25 ms on the motors,
@@ -46,11 +48,15 @@ def load():
     return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
 
 
+def rel(a, b):
+    return np.abs(a - b).max() / np.abs(b).max()
+
+
 def dualemps(elements, T, repeats):
     robot = fp.load_robot("cases/dualemps.toml", elements=elements)
     q0, drive = D.initial_state(robot), PrescribedMotion(D.maneuver("fast"))
     model = fp.build_model(robot)
-    kw = dict(h=2.5e-4, tol=1e-12, iterations=8, **BELTS)
+    kw = dict(h=2.5e-4, tol=1e-12, iterations=8, sensors={"acc_P_y17": D.acc_P_y17}, **BELTS)
     res = {b: simulate(model, q0, T, drive, backend=b, **kw) for b in ("compiled", "numpy")}
     cpu = {"compiled": [], "numpy": []}
     for _ in range(repeats):                          # interleaved
@@ -62,7 +68,8 @@ def dualemps(elements, T, repeats):
     tc, tn = np.median(cpu["compiled"]), np.median(cpu["numpy"])
     print(f"DualEMPS, {elements} element(s)/link, n_tot = {model.layout.n_tot}, {T * 1e3:g} ms: "
           f"max|q_c - q_n| = {np.abs(c.q - n.q).max():.1e}, max|tau_c - tau_n| / max|tau| = "
-          f"{np.abs(c.tau - n.tau).max() / np.abs(n.tau).max():.1e}; CPU compiled {tc:.3f} s, "
+          f"{np.abs(c.tau - n.tau).max() / np.abs(n.tau).max():.1e}, accelerometer "
+          f"{rel(c.sensors['acc_P_y17'], n.sensors['acc_P_y17']):.1e}; CPU compiled {tc:.3f} s, "
           f"numpy {tn:.3f} s ({tn / tc:.0f}x), load {load()}")
 
 

@@ -77,7 +77,7 @@ def compiled_problem(analysis: str, model, drive=None, q_dep=None, wrench=None,
     """Why ``analysis`` cannot run compiled for ``model`` (a Model with its
     reference state) and ``drive``, ``wrench`` (``simulate``) or ``q_dep``
     (the modal analyses), ``motors`` (elastic transmissions, Section 10.5)
-    and ``sensors`` (their names), or None when it can."""
+    and ``sensors`` (name -> function), or None when it can."""
     if analysis in NUMPY_ONLY:
         return NUMPY_ONLY[analysis]
     try:
@@ -93,9 +93,11 @@ def compiled_problem(analysis: str, model, drive=None, q_dep=None, wrench=None,
     if analysis == "simulate":
         if wrench is not None:
             return "the generated step does not take an external wrench yet"
-        if motors and sensors:
+        numpy_only = [name for name, fn in (sensors or {}).items()
+                      if getattr(fn, "point", None) is None]
+        if motors and numpy_only:
             return ("the generated step with motor coordinates (actuator_stiffness) records "
-                    f"no sensors (given: {', '.join(sensors)})")
+                    f"point-acceleration sensors only (not: {', '.join(numpy_only)})")
         from flexpkm.analysis.compiled_simulate import drive_problem
         return drive_problem(drive)
     raise InvalidArgumentError(f"no backend rule for the analysis {analysis!r}")

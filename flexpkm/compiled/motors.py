@@ -22,8 +22,10 @@ takes the motor friction's derivative through the friction tables of
 ``friction=False`` it lacks F_vM and f_sM's terms, which only slows Newton;
 the converged step is the same, and ``exact_tangent`` has them all). On the
 kernel graph the motor step forms and factors its iteration matrix at every
-Newton correction (no kept inverse). Sensors are not recorded on this path
-(:mod:`flexpkm.analysis.backend` names the refusal).
+Newton correction (no kept inverse). The point-acceleration sensors
+(``point = (frame, axis_frame, axis)``) are recorded from the robot's part
+of the state (:func:`sensor_function`); other sensors are not evaluated on
+this path (:mod:`flexpkm.analysis.backend` names the refusal).
 """
 from __future__ import annotations
 
@@ -33,7 +35,10 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import step as steps
-from flexpkm.compiled.full import SymbolicDynamics
+from flexpkm.compiled.full import SymbolicDynamics, point_acceleration
+from flexpkm.compiled.newton_euler import recursive_dynamics
+from flexpkm.compiled.recursive import KernelDynamics
+from flexpkm.compiled.recursive import point_acceleration as kernel_acceleration
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,30 @@ def motor_dynamics(sm: SymbolicDynamics, motors) -> SymbolicDynamics:
                             sm.kept, jacobian)
 
 
+def sensor_function(sm, model, sensors):
+    """``(q, qd_r, g, friction, smoothing, qdd_r) -> values`` of the robot
+    (``sm`` its expressions, unrolled or kernel graph): the point
+    accelerations ``sensors`` ((frame, axis_frame, axis) each), m/s^2."""
+    if isinstance(sm, KernelDynamics):
+        qdd = recursive_dynamics(sm).qdd_r
+        values = [kernel_acceleration(model, sm, qdd, *s) for s in sensors]
+    else:
+        qdd = ca.SX.sym("qdd", sm.qd_r.shape[0])
+        values = [point_acceleration(model, sm, qdd, *s) for s in sensors]
+    return ca.Function("sensors", sm.inputs + [qdd], [ca.vertcat(*values)])
+
+
+def record_with_sensors(record, sensors, n_tot, n_r, n_a, name):
+    """``(x, u, par) -> [record(x, u, par); sensors]`` of the augmented
+    step state ``x``: the robot's sensors (:func:`sensor_function`) at its
+    part of the last evaluation (q_ev, v_ev) and of the accelerations."""
+    sl, n_x, n_par = steps.layout(n_tot + n_a, n_r + n_a, n_a)
+    x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
+    values = sensors(x[sl["q_ev"]][:n_tot], x[sl["v_ev"]][n_a:], par[2 * n_a + 2:2 * n_a + 5],
+                     par[2 * n_a + 5], par[2 * n_a + 6], x[sl["a"]][n_a:])
+    return ca.Function(name, [x, u, par], [ca.vertcat(record(x, u, par), values)])
+
+
 class MotorRobot:
     """The compiled robot ``cm`` (:class:`flexpkm.compiled.robot.CompiledRobot`)
     with motor coordinates, as the compiled simulation driver
@@ -121,13 +150,16 @@ class MotorRobot:
     def parameters(self, *args, **kw):
         return self.cm.parameters(*args, **kw)
 
-    def simulation(self, prescribed, iterations, exact=False):
+    def simulation(self, prescribed, iterations, exact=False, sensors=()):
         """``(step, project, record)`` of the augmented model
-        (:meth:`flexpkm.compiled.robot.CompiledRobot.simulation`'s, no
-        sensors), one library per set of motors."""
+        (:meth:`flexpkm.compiled.robot.CompiledRobot.simulation`'s, the
+        point-acceleration ``sensors`` recorded too), one library per set of
+        motors."""
         cm, mo = self.cm, self.motors
-        numbers = tuple(tuple(float(x) for x in getattr(mo, f))
-                        for f in ("k", "inertia", "viscous", "coulomb"))
+        sensors = tuple((str(f), None if a is None else str(a),
+                         None if x is None else tuple(float(v) for v in x))
+                        for f, a, x in sensors)
+        numbers = motor_numbers(mo)
         d = steps.Dims(cm.model.layout.n_tot + self.n_a, len(self.indep), self.n_a,
                        tuple(int(i) for i in range(cm.model.layout.n_tot,
                                                    cm.model.layout.n_tot + self.n_a)))
@@ -137,17 +169,20 @@ class MotorRobot:
 
         def build():
             aug = motor_dynamics(cm.graph, mo)
+            record = steps.record_function(aug, aug.model, prescribed)
+            if sensors:
+                record = record_with_sensors(record, sensor_function(cm.graph, cm.model, sensors),
+                                             d.n_tot - self.n_a, d.n_r - self.n_a, self.n_a,
+                                             names[2])
             return (steps.step_function(steps.newton_function(aug, prescribed, exact), d,
                                         prescribed, iterations, names[0]),
-                    steps.project_function(aug),
-                    steps.record_function(aug, aug.model, prescribed))
+                    steps.project_function(aug), record)
         return cm.function(f"flexpkm_motor_simulation{tag}", build, prescribed, iterations,
-                           exact, numbers, names=names)
+                           exact, numbers, sensors, names=names)
 
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
-        """As :meth:`flexpkm.compiled.robot.CompiledRobot.sample` (``sensors``
-        must be empty)."""
-        step, project, record = self.simulation(prescribed, iterations, exact)
+        """As :meth:`flexpkm.compiled.robot.CompiledRobot.sample`."""
+        step, project, record = self.simulation(prescribed, iterations, exact, sensors)
         return steps.sample_function(step, project, record, n_sub, project_each)
 
     def pack(self, q, v, a, g, J, b):
@@ -165,12 +200,18 @@ class MotorRobot:
         return q, v[..., back], a[..., back]
 
 
+def motor_numbers(motors) -> tuple:
+    """``(k_a, I_a, F_vM, f_sM)`` as tuples of floats: the key of a set of
+    motors (their generated code, their MotorRobot)."""
+    return tuple(tuple(float(x) for x in getattr(motors, f))
+                 for f in ("k", "inertia", "viscous", "coulomb"))
+
+
 def motor_robot(model, cm, motors) -> MotorRobot:
     """The :class:`MotorRobot` of the compiled robot ``cm`` and the motors,
     kept in the model's slot of compiled simulations (one per set of motor
     numbers)."""
-    key = ("motors", tuple(int(i) for i in cm.dep), cm.kept) + tuple(tuple(np.asarray(getattr(motors, f), float).tolist())
-                                     for f in ("k", "inertia", "viscous", "coulomb"))
+    key = ("motors", tuple(int(i) for i in cm.dep), cm.kept, motor_numbers(motors))
     held = model.compiled.simulate
     if key not in held:
         held[key] = MotorRobot(cm, motors)
