@@ -73,11 +73,11 @@ def check_backend(backend, where: str) -> str:
 
 
 def compiled_problem(analysis: str, model, drive=None, q_dep=None, wrench=None,
-                     motors=False) -> str | None:
+                     motors=False, sensors=None) -> str | None:
     """Why ``analysis`` cannot run compiled for ``model`` (a Model with its
     reference state) and ``drive``, ``wrench`` (``simulate``) or ``q_dep``
-    (the modal analyses), ``motors`` (elastic transmissions, Section 10.5),
-    or None when it can."""
+    (the modal analyses), ``motors`` (elastic transmissions, Section 10.5)
+    and ``sensors`` (name -> function), or None when it can."""
     if analysis in NUMPY_ONLY:
         return NUMPY_ONLY[analysis]
     try:
@@ -93,15 +93,18 @@ def compiled_problem(analysis: str, model, drive=None, q_dep=None, wrench=None,
     if analysis == "simulate":
         if wrench is not None:
             return "the generated step does not take an external wrench yet"
-        if motors:
-            return "the generated step has no motor coordinates (actuator_stiffness) yet"
+        numpy_only = [name for name, fn in (sensors or {}).items()
+                      if getattr(fn, "point", None) is None]
+        if motors and numpy_only:
+            return ("the generated step with motor coordinates (actuator_stiffness) records "
+                    f"point-acceleration sensors only (not: {', '.join(numpy_only)})")
         from flexpkm.analysis.compiled_simulate import drive_problem
         return drive_problem(drive)
     raise InvalidArgumentError(f"no backend rule for the analysis {analysis!r}")
 
 
 def choose_backend(backend, analysis: str, model, drive=None, q_dep=None,
-                   wrench=None, motors=False) -> BackendChoice:
+                   wrench=None, motors=False, sensors=None) -> BackendChoice:
     """The backend that runs ``analysis`` (see the module's rule).
 
     backend : ``"numpy"``, ``"compiled"`` or ``"auto"``; analysis : the
@@ -124,7 +127,7 @@ def choose_backend(backend, analysis: str, model, drive=None, q_dep=None,
                              reason=f"auto: n_tot = {n_tot} > {AUTO_MAX_COORDINATES} coordinates: "
                                     "its generated modal function would take a minute or more "
                                     "to compile")
-    problem = compiled_problem(analysis, model, drive, q_dep, wrench, motors)
+    problem = compiled_problem(analysis, model, drive, q_dep, wrench, motors, sensors)
     if backend == "compiled":
         if problem == NO_CASADI:            # the extra to install, in one line (flexpkm.optional)
             from flexpkm.optional import require

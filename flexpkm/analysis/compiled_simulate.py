@@ -91,6 +91,9 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
     m = state.full
     cm = compiled_robot(model, m.dep, None if m.rows is None or not len(m.rows.dropped)
                         else m.rows.kept)
+    if getattr(rec, "motors", None) is not None:    # elastic transmissions, Section 10.5
+        from flexpkm.compiled.motors import motor_robot
+        cm = motor_robot(model, cm, rec.motors)
     n_a, prescribed = m.n_a, drive.prescribes_actuators
     specs, names, other = split_sensors(sensors)
     kp, kd = (np.broadcast_to(np.asarray(k, float), (n_a,)) for k in drive.gains(n_a))

@@ -4,7 +4,9 @@ the actuated joints ``q_a`` by the transmission springs ``K_a = diag(k_a)``.
 
 Equations (derivation in docs/simulation.md, "Actuator elasticity"):
 
-* motor side:  ``tau = I_a qdd_M + F_vM qd_M + K_a (q_M - q_a)``;
+* motor side:  ``tau = I_a qdd_M + F_vM qd_M + f_sM tanh(qd_M / eps) + K_a
+  (q_M - q_a)`` (the Coulomb friction (8.31) smoothed as the joints', eps
+  the simulation's ``coulomb_smoothing``; the sign when eps = 0);
 * robot side:  ``M qdd_r + c = [K_a (q_M - q_a); 0]`` (10.123 with the
   spring's effort in place of tau).
 
@@ -64,6 +66,10 @@ class MotorDynamics:
     def n_a(self):
         return self.full.n_a
 
+    @property
+    def rows(self):
+        return self.full.rows
+
 
 def augment(full, motors: Motors) -> MotorDynamics:
     """``diag(M, I_a)``, ``diag(J, 1)``, ``[b; 0]``."""
@@ -81,9 +87,20 @@ def spring_effort(full, motors, q):
     return motors.k * (q[full.J.shape[0]:] - q[full.indep[:full.n_a]])
 
 
+def motor_friction(motors, qd_m, eps):
+    """``(F_vM qd_M + f_sM tanh(qd_M / eps), its derivative)`` (n_a,) each,
+    N m or N and N m s/rad or N s/m; ``sign`` and no Coulomb derivative
+    when eps = 0."""
+    if eps > 0:
+        th = np.tanh(qd_m / eps)
+        return (motors.viscous * qd_m + motors.coulomb * th,
+                motors.viscous + motors.coulomb / eps * (1.0 - th ** 2))
+    return motors.viscous * qd_m + motors.coulomb * np.sign(qd_m), motors.viscous
+
+
 def motor_evaluator(model, drive, dep, n_r, motors, o, wrench=None):
     """``evaluate(t, q, v) -> Evaluation`` on the augmented state:
-    ``g = [c - [s; 0]; F_vM qd_M + s - tau]`` with ``s = K_a (q_M - q_a)``,
+    ``g = [c - [s; 0]; F_vM qd_M + f_sM tanh(qd_M / eps) + s - tau]`` with ``s = K_a (q_M - q_a)``,
     the damping and stiffness of the iteration matrix (the spring couples
     the rows a and M) and the force terms of the residual's scale."""
     K_tot, na, k = model.K_tot, len(motors.k), motors.k
@@ -98,12 +115,13 @@ def motor_evaluator(model, drive, dep, n_r, motors, o, wrench=None):
         s = spring_effort(full, motors, q)
         tau = np.zeros(na) if drive.prescribes_actuators else drive.efforts(t, q[n_tot:], v[n_r:])
         J = full.J
-        g = np.concatenate([full.c, motors.viscous * v[n_r:] + s - tau])
+        friction, damping = motor_friction(motors, v[n_r:], o.coulomb_smoothing)
+        g = np.concatenate([full.c, friction + s - tau])
         g[a] -= s
         D, K = np.zeros((2, n_r + na, n_r + na))
         if o.friction:
             D[:n_r, :n_r] = (J.T * friction_damping(model, J @ v[:n_r], o.coulomb_smoothing)) @ J
-        D[m, m] += motors.viscous + kd
+        D[m, m] += damping + kd
         K[:n_r, :n_r] = J.T @ K_tot @ J
         K[a, a] += k
         K[m, m] += k + kp
@@ -111,6 +129,7 @@ def motor_evaluator(model, drive, dep, n_r, motors, o, wrench=None):
         K[m, a] -= k
         forces = np.zeros((4, n_r + na))
         forces[0, :n_r], forces[1, m], forces[2, :n_r] = full.c, tau, J.T @ (K_tot @ q[:n_tot])
+        forces[0, m] = friction
         forces[3, a], forces[3, m] = s, s
         return Evaluation(augment(full, motors), g, D, K, forces)
     return evaluate
@@ -150,13 +169,14 @@ def motor_hht(h, alpha, n_r, n_tot, na, drive, tol, iterations) -> HHT:
                n_tot + np.arange(na) if len(known) else np.arange(0), known, tol, iterations)
 
 
-def motor_torque(s: StepState, drive, motors, t):
+def motor_torque(s: StepState, drive, motors, t, eps):
     """The motor torque ``tau`` (n_a,) of the state: the first row of
-    (10.125) for a prescribed motion, the drive's otherwise."""
-    full, na = s.full.full, len(motors.k)
+    (10.125) for a prescribed motion (``eps`` the Coulomb smoothing), the
+    drive's otherwise."""
+    full = s.full.full
     n_tot, n_r = full.J.shape
     if drive.prescribes_actuators:
-        return (motors.inertia * s.a[n_r:] + motors.viscous * s.v[n_r:]
+        return (motors.inertia * s.a[n_r:] + motor_friction(motors, s.v[n_r:], eps)[0]
                 + spring_effort(full, motors, s.q))
     return drive.efforts(t, s.q[n_tot:], s.v[n_r:])
 
@@ -174,11 +194,12 @@ class MotorRecorder:
     """Wraps a :class:`flexpkm.analysis.simulate.Recorder` (``rec``; its
     other attributes are read through) to keep the motor positions q_m and
     velocities qd_m (n_out, n_a) too, the motor torque as ``tau`` and the
-    motors' kinetic and spring energies in ``energy``."""
+    motors' kinetic and spring energies in ``energy`` (``eps`` the Coulomb
+    smoothing of the motor torque, ``actuated`` the q_tot columns of q_a)."""
 
-    def __init__(self, rec, motors):
+    def __init__(self, rec, motors, eps=0.0, actuated=None):
         n_out, na = len(rec.t), len(motors.k)
-        self.rec, self.motors = rec, motors
+        self.rec, self.motors, self.eps, self.actuated = rec, motors, eps, actuated
         self.q_m, self.qd_m = np.zeros((n_out, na)), np.zeros((n_out, na))
         self.motor_kinetic, self.spring = np.zeros(n_out), np.zeros(n_out)
 
@@ -189,7 +210,7 @@ class MotorRecorder:
         rec, m = self.rec, s.full.full
         n_tot, n_r = m.J.shape
         q, v, a = s.q[:n_tot], s.v[:n_r], s.a[:n_r]
-        tau = motor_torque(s, drive, self.motors, rec.t[k])
+        tau = motor_torque(s, drive, self.motors, rec.t[k], self.eps)
         kin, spring = motor_energy(s, self.motors)
         self.motor_kinetic[k], self.spring[k] = kin, spring
         self.q_m[k], self.qd_m[k] = s.q[n_tot:], s.v[n_r:]
@@ -197,6 +218,20 @@ class MotorRecorder:
         values = {name: fn(rec.model, m, a) for name, fn in rec.sensors.items()}
         rec.store(k, q[None], v[None], np.asarray(tau, float)[None], [energy], [drift],
                   [residual], {name: [x] for name, x in values.items()})
+
+    def store(self, k0, q, v, tau, energy, drift, residual, values, progress=None):
+        """Samples computed by the compiled step
+        (:mod:`flexpkm.compiled.motors`): q (K, n_tot + n_a), v (K, n_r +
+        n_a) augmented as in :meth:`record`, the rest as
+        :meth:`flexpkm.analysis.simulate.Recorder.store`."""
+        n_tot, na = self.rec.model.layout.n_tot, len(self.motors.k)
+        n_r, ks = v.shape[1] - na, slice(k0, k0 + len(q))
+        self.q_m[ks], self.qd_m[ks] = q[:, n_tot:], v[:, n_r:]
+        stretch = q[:, n_tot:] - q[:, self.actuated]
+        self.motor_kinetic[ks] = 0.5 * (self.motors.inertia * v[:, n_r:] ** 2).sum(axis=1)
+        self.spring[ks] = 0.5 * (self.motors.k * stretch ** 2).sum(axis=1)
+        self.rec.store(k0, q[:, :n_tot], v[:, :n_r], tau, energy, drift, residual, values,
+                       progress)
 
     def result(self, indep, n_sub, h):
         n = self.rec.n_done
@@ -221,4 +256,4 @@ def motor_setup(model, q, v, m, drive, motors, o, n_sub, rec, wrench):
     p = motor_hht(o.dt_out / n_sub, float(o.hht_alpha), n_r, model.layout.n_tot, na, drive,
                   o.tol, o.iterations)
     state = motor_initial_state(model, q, v, m, drive, motors, evaluate)
-    return evaluate, p, state, MotorRecorder(rec, motors)
+    return evaluate, p, state, MotorRecorder(rec, motors, o.coulomb_smoothing, m.indep[:na])

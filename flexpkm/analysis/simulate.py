@@ -277,9 +277,11 @@ def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND,
         ``f(t) -> (6,)`` (N, N m, at P, base frame;
         :mod:`flexpkm.analysis.wrenches`); numpy backend only for now: with
         ``backend="compiled"`` it raises BackendUnavailableError, with
-        ``"auto"`` the numpy backend runs (and the result says why); the
-        same for elastic transmissions (``actuator_stiffness``, Section
-        10.5, :mod:`flexpkm.analysis.motors`).
+        ``"auto"`` the numpy backend runs (and the result says why).
+        Elastic transmissions (``actuator_stiffness``, Section 10.5,
+        :mod:`flexpkm.analysis.motors`) run on both backends
+        (:mod:`flexpkm.compiled.motors`), but not with sensors on the
+        compiled one (refused the same way).
     A sample with a step that does not converge is redone with steps h/2,
     h/4, ... (at most 4 times, :mod:`flexpkm.analysis.step_control`);
     ``residual`` and ``retried_steps`` of the result report them (measured
@@ -302,7 +304,7 @@ def simulate(model, q0_tot, t_end, drive, options=None, backend=DEFAULT_BACKEND,
     q0_tot = _vector(q0_tot, model.layout.n_tot, "q0_tot")
     motors = motors_of(o, [model.layout.names[i] for i in model.layout.actuated], drive)
     choice = choose_backend(backend, "simulate", model, drive=drive, wrench=wrench,
-                            motors=motors is not None)
+                            motors=motors is not None, sensors=sensors)
     with threadpool_limits(1):
         q, v, m = _assemble(model, q0_tot, qd0_r, drive, o.gravity)
         r, na = m.indep, m.n_a

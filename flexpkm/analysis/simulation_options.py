@@ -51,7 +51,11 @@ class SimulationOptions:
     motor_inertia : I_a, rotor inertias on the joint side (kg m^2 or kg,
         >= 0; > 0 unless the drive prescribes the motors); motor_viscous :
         F_vM, viscous friction of the motors and transmissions (N m s/rad or
-        N s/m, >= 0). Both need ``actuator_stiffness``.
+        N s/m, >= 0). motor_coulomb : f_sM, Coulomb friction of the motors
+        and transmissions (N m or N, >= 0), ``f_sM tanh(qd_M /
+        coulomb_smoothing)`` (the sign of (8.31) in (10.125), smoothed as
+        the joints' Coulomb friction; the sign when coulomb_smoothing = 0).
+        All three need ``actuator_stiffness``.
 
     Raises :class:`InvalidArgumentError` naming the setting for a value out
     of its range (when made, or by :meth:`with_settings`).
@@ -70,6 +74,7 @@ class SimulationOptions:
     actuator_stiffness: object = None
     motor_inertia: object = 0.0
     motor_viscous: object = 0.0
+    motor_coulomb: object = 0.0
 
     def __post_init__(self):
         for name in ("h", "dt_out"):
@@ -124,11 +129,13 @@ def _positive(name, value):
 @dataclass(frozen=True)
 class Motors:
     """The transmissions: k (n_a,) N m/rad or N/m, inertia (n_a,) kg m^2 or
-    kg (rotor, joint side), viscous (n_a,) N m s/rad or N s/m (F_vM)."""
+    kg (rotor, joint side), viscous (n_a,) N m s/rad or N s/m (F_vM),
+    coulomb (n_a,) N m or N (f_sM)."""
 
     k: np.ndarray
     inertia: np.ndarray
     viscous: np.ndarray
+    coulomb: np.ndarray
 
 
 def motors_of(o, names, drive) -> Motors | None:
@@ -137,14 +144,15 @@ def motors_of(o, names, drive) -> Motors | None:
     for a bad value or a zero rotor inertia under a drive that does not
     prescribe the motors."""
     if o.actuator_stiffness is None:
-        for name in ("motor_inertia", "motor_viscous"):
+        for name in ("motor_inertia", "motor_viscous", "motor_coulomb"):
             if np.any(np.asarray(getattr(o, name), float) != 0):
                 raise InvalidArgumentError(f"simulate: {name} needs actuator_stiffness (the "
                                            "motors are rigidly joined to the actuated joints)")
         return None
     n = len(names)
     values = [_per_actuator(o, name, n, positive) for name, positive in
-              (("actuator_stiffness", True), ("motor_inertia", False), ("motor_viscous", False))]
+              (("actuator_stiffness", True), ("motor_inertia", False), ("motor_viscous", False),
+               ("motor_coulomb", False))]
     m = Motors(*values)
     if not drive.prescribes_actuators and np.any(m.inertia <= 0):
         raise InvalidArgumentError(f"simulate: motor_inertia must be > 0 for each actuator "

@@ -84,14 +84,17 @@ def _motor_options(p):
     p.add_argument("--motor-inertia", nargs="+", type=finite, default=None, metavar="I",
                    help="rotor inertia I_a of each motor (or one for all), kg m^2 or kg, joint "
                         "side; > 0 with --free or --pd (needs --actuator-stiffness)")
+    p.add_argument("--motor-coulomb", nargs="+", type=finite, default=None, metavar="F",
+                   help="Coulomb friction f_sM of each motor (or one for all), N m or N, joint "
+                        "side: f_sM tanh(qd_M / 1e-3 rad/s) (needs --actuator-stiffness)")
 
 
 def _motor_settings(args, model) -> dict:
-    """The SimulationOptions fields of ``--actuator-stiffness`` and
-    ``--motor-inertia``, given in the order of the actuated joints
+    """The SimulationOptions fields of ``--actuator-stiffness``,
+    ``--motor-inertia`` and ``--motor-coulomb``, given in the order of the actuated joints
     (``model.layout.actuated``), in the order of q_a (ascending columns)."""
     out = {}
-    for name in ("actuator_stiffness", "motor_inertia"):
+    for name in ("actuator_stiffness", "motor_inertia", "motor_coulomb"):
         given = getattr(args, name)
         if given is not None and len(given) > 1:
             order = np.argsort(list(model.layout.actuated), kind="stable")

@@ -112,9 +112,9 @@ def test_bad_settings_are_refused_and_the_compiled_backend_says_why():
         simulate(m, q0, 0.01, Free(), actuator_stiffness=[1e3, -1.0], motor_inertia=1e-4)
     with pytest.raises(fp.InvalidArgumentError, match="motor_inertia needs actuator_stiffness"):
         simulate(m, q0, 0.01, Free(), motor_inertia=1e-4)
-    with pytest.raises(fp.BackendUnavailableError, match="no motor coordinates"):
+    with pytest.raises(fp.BackendUnavailableError, match="point-acceleration sensors only"):
         simulate(m, q0, 0.01, Free(), backend="compiled", actuator_stiffness=1e3,
-                 motor_inertia=1e-4)
+                 motor_inertia=1e-4, sensors={"s": lambda model, full, qdd: 0.0})
 
 
 def test_motor_torques_of_the_inverse_problem_reproduce_its_motion():
@@ -136,5 +136,6 @@ def test_motor_torques_of_the_inverse_problem_reproduce_its_motion():
     print(f"max|q - q_inv| (motors and robot) = {errors[0]:.2e} (h = 0.5 ms), "
           f"{errors[1]:.2e} (0.25 ms)")
     assert errors[1] < 5e-6 and errors[0] > 3 * errors[1]          # O(h^2), 0.05 rad moved
-    res = simulate(m, q0, 0.002, Free(), actuator_stiffness=1e3, motor_inertia=1e-4)
-    assert res.backend == "numpy" and "no motor coordinates" in res.backend_reason   # auto says why
+    res = simulate(m, q0, 0.002, Free(), actuator_stiffness=1e3, motor_inertia=1e-4,
+                   sensors={"s": lambda model, full, qdd: 0.0})
+    assert res.backend == "numpy" and "sensors only (not: s)" in res.backend_reason   # says why

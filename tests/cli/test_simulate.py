@@ -77,15 +77,18 @@ def test_simulate_wrench_and_energies(tmp_path, capsys):
 
 
 def test_simulate_with_elastic_transmissions(tmp_path, capsys):
-    """Issue 20 item 4: ``--actuator-stiffness`` and ``--motor-inertia``
-    add the motor coordinates (npz ``q_m``, ``qd_m``; csv ``q_M_*``): the
-    prescribed motors follow the law while the joints lag by tau / k_a; a
-    free drive without rotor inertia and the compiled backend are refused
-    in one line before anything is written."""
+    """Issue 20 item 4: ``--actuator-stiffness``, ``--motor-inertia`` and
+    ``--motor-coulomb`` add the motor coordinates (npz ``q_m``, ``qd_m``;
+    csv ``q_M_*``): the prescribed motors follow the law while the joints
+    lag by tau / k_a (the motor friction is zero at rest); a free drive
+    without rotor inertia and a negative friction are refused in one line
+    before anything is written (the compiled backend with motors:
+    tests/compiled/test_motors.py)."""
     hold = ["simulate", FIVE_BAR, "--to", "1.9", "1.2", "--duration", "0.002", "--t-end", "0.002",
             "--no-xdmf", "--no-progress", "--no-friction"]
     k = np.array([1e4, 2e4])
-    motors = ["--actuator-stiffness", "1e4", "2e4", "--motor-inertia", "1e-4"]
+    motors = ["--actuator-stiffness", "1e4", "2e4", "--motor-inertia", "1e-4",
+              "--motor-coulomb", "0.01"]
     assert main(hold + motors + ["--backend", "numpy", "--out", str(tmp_path / "a")]) == 0
     d = np.load(tmp_path / "a" / "simulation.npz")
     np.testing.assert_allclose(d["q_m"], np.broadcast_to([1.9, 1.2], d["q_m"].shape), atol=1e-12)
@@ -94,8 +97,8 @@ def test_simulate_with_elastic_transmissions(tmp_path, capsys):
     assert np.abs(stretch).min() > 5e-7                    # gravity held by the springs
     assert "q_M_q11 [rad]" in (tmp_path / "a" / "simulation.csv").read_text().splitlines()[0]
     for extra, message in ((["--free"], "motor_inertia must be > 0"),
-                           (["--backend", "compiled", "--motor-inertia", "1e-4"],
-                            "no motor coordinates")):
+                           (["--motor-coulomb", "-1", "--motor-inertia", "1e-4"],
+                            "motor_coulomb must be")):
         capsys.readouterr()
         out = tmp_path / "b"
         assert main(hold + ["--actuator-stiffness", "1e4"] + extra + ["--out", str(out)]) == 2
