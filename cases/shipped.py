@@ -19,7 +19,8 @@ FILES = {"dualemps": "dualemps.toml", "navaro": "navaro.toml",
          "three_rpr_flexible": "examples/three_rpr_flexible.toml",
          "tripteron_flexible": "examples/tripteron_flexible.toml",
          "orthoglide_flexible": "examples/orthoglide_flexible.toml",
-         "gough_stewart_flexible": "examples/gough_stewart_flexible.toml"}
+         "gough_stewart_flexible": "examples/gough_stewart_flexible.toml",
+         "irsbot2_flexible": "examples/irsbot2_flexible.toml"}
 #: the shipped cases, by name
 CASES = tuple(FILES)
 #: the cases with a module ``flexpkm.cases.<name>`` that extends the file's case
