@@ -1,9 +1,10 @@
 """The IRSBot-2's description file (cases/irsbot2.toml) against a closed-form
-reading of its geometry written here: in the plane x_0-z_0 each leg is a
+reading of its geometry (not from flexpkm): in the plane x_0-z_0 each leg is a
 planar 2R chain (proximal link l_1 from A_i, distal bars l_2 to the
 platform point P + s_i c x_0), so the IGM is the five-bar's and the FGM the
-intersection of two circles; its mobility (Appendix A) is 2; the ``idm``
-command runs on it. The flexible variant: tests/cases/test_irsbot2_flexible.py."""
+intersection of two circles (tests/independent/irsbot2_geometry.py); its
+mobility (Appendix A) is 2; the ``idm`` command runs on it. The flexible
+variant: tests/independent/test_opensees_irsbot2.py."""
 from pathlib import Path
 
 import numpy as np
@@ -14,37 +15,9 @@ from flexpkm.algorithms.assembly import assemble_reference
 from flexpkm.cli.app import main
 from flexpkm.model import files
 from tests.cases.edit import edited_robot
+from tests.independent.irsbot2_geometry import fgm, igm
 
 FILE = Path(fp.cases.__file__).parent / "irsbot2.toml"
-#: the file's dimensions (m), read from its header, not from the model
-A, L1, L2, C = 0.10, 0.28, 0.45, 0.04
-SIDES = (1.0, -1.0)                      # leg 1 at x = +a, leg 2 mirrored
-
-
-def igm(x, z):
-    """Closed-form IGM of each leg, working mode of the file (proximal link
-    outward and down): q_i1, the bar angle beta_i, both about y_0 (down
-    positive, in the leg's own frame, mirrored for leg 2)."""
-    out = []
-    for s in SIDES:
-        X, Z = s * x + C - A, z          # P + s c x_0 - A_i, in the leg's frame
-        K = (X * X + Z * Z + L1 * L1 - L2 * L2) / (2.0 * L1)
-        q1 = -np.arctan2(Z, X) - np.arccos(K / np.hypot(X, Z))
-        beta = np.arctan2(-(Z + L1 * np.sin(q1)), X - L1 * np.cos(q1))
-        out.append((q1, beta))
-    return out
-
-
-def fgm(q11, q21):
-    """Closed-form FGM: P on the circles of radius l_2 about B_i - s_i c x_0,
-    the lower of the two intersections (the file's assembly mode)."""
-    O = [np.array([s * (A + L1 * np.cos(q) - C), -L1 * np.sin(q)]) for s, q in zip(SIDES, (q11, q21))]
-    d = O[1] - O[0]
-    n = np.linalg.norm(d)
-    mid = O[0] + d / 2.0
-    h = np.sqrt(L2 * L2 - n * n / 4.0)
-    perp = np.array([-d[1], d[0]]) / n
-    return min((mid + h * perp, mid - h * perp), key=lambda p: p[1])
 
 
 @pytest.fixture(scope="module")
