@@ -22,7 +22,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .irsbot2_geometry import C, leg_points
-from .opensees_delta import RHO, _rigid_mass, _rotary, _section, E, G
+from .opensees_delta import RHO, _rigid_mass, frame_builder
 from .opensees_tools import assemble
 
 EZ = np.array([0.0, 0.0, 1.0])
@@ -55,28 +55,7 @@ def irsbot2_frequencies(x, z, n_el=1, n_modes=10):
     legs = leg_points(x, z)
     ops.wipe()
     ops.model("basic", "-ndm", 3, "-ndf", 6)
-    cnt = {"node": 0, "ele": 0, "tr": 0}
-    extra = []
-
-    def node(p):
-        cnt["node"] += 1
-        ops.node(cnt["node"], *map(float, p))
-        return cnt["node"]
-
-    def beam(pa, pb, d, side):
-        area, i, j = _section(d)
-        cnt["tr"] += 1
-        ops.geomTransf("Linear", cnt["tr"], *map(float, side))
-        tags = [node(pa + (pb - pa) * k / n_el) for k in range(n_el + 1)]
-        ex = (pb - pa) / np.linalg.norm(pb - pa)
-        ez = np.cross(ex, side) / np.linalg.norm(np.cross(ex, side))
-        for a, b in zip(tags[:-1], tags[1:]):
-            cnt["ele"] += 1
-            ops.element("elasticBeamColumn", cnt["ele"], a, b, area, E, G, j, i, i, cnt["tr"],
-                        "-mass", RHO * area, "-cMass")
-            extra.append(((a, b), _rotary(np.linalg.norm(pb - pa) / n_el, i, ex, np.cross(ez, ex), ez)))
-        return tags[0], tags[-1]
-
+    _, beam, extra, cnt = frame_builder(ops, n_el)
     ends = []
     for g in legs:
         a0, b = beam(g["A"], g["B"], 0.030, g["u"])
