@@ -14,11 +14,13 @@ FILES = {"dualemps": "dualemps.toml", "navaro": "navaro.toml",
          "rigid_five_bar": "rigid_five_bar.toml", "dualv": "dualv.toml", "delta": "delta.toml",
          "three_rpr": "three_rpr.toml", "tripteron": "tripteron.toml",
          "orthoglide": "orthoglide.toml", "gough_stewart": "gough_stewart.toml",
+         "irsbot2": "irsbot2.toml",
          "five_bar": "examples/five_bar.toml", "three_rrr": "examples/three_rrr.toml",
          "three_rpr_flexible": "examples/three_rpr_flexible.toml",
          "tripteron_flexible": "examples/tripteron_flexible.toml",
          "orthoglide_flexible": "examples/orthoglide_flexible.toml",
-         "gough_stewart_flexible": "examples/gough_stewart_flexible.toml"}
+         "gough_stewart_flexible": "examples/gough_stewart_flexible.toml",
+         "irsbot2_flexible": "examples/irsbot2_flexible.toml"}
 #: the shipped cases, by name
 CASES = tuple(FILES)
 #: the cases with a module ``flexpkm.cases.<name>`` that extends the file's case

@@ -392,9 +392,13 @@ def _reference_choice(model, state, labels, sel):
 
 
 def _check_dropped(J_tot, labels, sol):
-    """The dropped rows stay redundant at every pose: ``J_dropped J = 0``."""
+    """The dropped rows stay redundant at every pose: ``J_dropped J = 0``,
+    relative to the largest entry of all rows at that pose (rows that are
+    zero up to round-off, as the out-of-plane rows of a mechanism whose axes
+    are all parallel, are not judged against their own round-off)."""
     A = J_tot[1:, sol.rows.dropped]                    # pose 0 chose them
-    gap = np.abs(A @ sol.J[1:]).max(axis=(1, 2)) / np.maximum(np.abs(A).max(axis=(1, 2)), 1e-300)
+    scale = np.maximum(np.abs(J_tot[1:]).max(axis=(1, 2)), 1e-300)
+    gap = np.abs(A @ sol.J[1:]).max(axis=(1, 2)) / scale
     bad = 1 + np.flatnonzero(~(gap <= DROPPED_GAP))
     if bad.size:
         raise SingularConfigurationError(

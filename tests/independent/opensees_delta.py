@@ -65,14 +65,14 @@ def _rotary(L, I, ex, ey, ez):
     return M
 
 
-def delta_frequencies(P, n_el=1, n_modes=10, rotary=False):
-    """First ``n_modes`` natural frequencies (Hz) of the flexible Delta with
-    its platform at P (3,), m, actuators locked."""
-    import openseespy.opensees as ops
-
-    P = np.asarray(P, float)
-    ops.wipe()
-    ops.model("basic", "-ndm", 3, "-ndf", 6)
+def frame_builder(ops, n_el):
+    """``(node, beam, extra, cnt)`` for a 3D OpenSees model: ``node(p)``
+    adds a node at p, returns its tag; ``beam(pa, pb, d, side)`` adds
+    ``n_el`` elastic beam-columns of a round section of diameter d (consistent
+    mass, local x-z plane containing ``side``) from pa to pb and returns its
+    end nodes; ``extra`` collects ``((tag_a, tag_b), 12 x 12)`` rotary inertia
+    per element (:func:`_rotary`); ``cnt`` counts nodes, elements and
+    transformations."""
     cnt = {"node": 0, "ele": 0, "tr": 0}
     extra = []                                         # (node tags, 12 x 12) rotary inertia
 
@@ -97,6 +97,19 @@ def delta_frequencies(P, n_el=1, n_modes=10, rotary=False):
                         "-mass", RHO * area, "-cMass")
             extra.append(((a, b), _rotary(L, i, ex, ey, ez)))
         return tags[0], tags[-1]
+
+    return node, beam, extra, cnt
+
+
+def delta_frequencies(P, n_el=1, n_modes=10, rotary=False):
+    """First ``n_modes`` natural frequencies (Hz) of the flexible Delta with
+    its platform at P (3,), m, actuators locked."""
+    import openseespy.opensees as ops
+
+    P = np.asarray(P, float)
+    ops.wipe()
+    ops.model("basic", "-ndm", 3, "-ndf", 6)
+    node, beam, extra, cnt = frame_builder(ops, n_el)
 
     legs = []
     for i in range(3):
