@@ -7,9 +7,10 @@ pose (compiled, numpy, the bare dense eigensolver on the same M_r, K_r);
 then the fitted exponents of the simulation cost in the coordinates and of
 the first-use time in the bodies.
 
-Run: ``python benchmarks/bench_scaling.py [--quick] [N ...]`` (default N =
-1 2 4 8 for the DualEMPS, those <= 2 for the NaVARo's modal analysis;
-``--quick``: short runs, the NaVARo at N = 2 only, to check that it runs;
+Run: ``python benchmarks/bench_scaling.py [--quick] [--modal] [N ...]``
+(default N = 1 2 4 8 for the DualEMPS, those <= 4 for the NaVARo's modal
+analysis; ``--modal``: the NaVARo's rows only; ``--quick``: short runs, the
+NaVARo at N = 2 only, to check that it runs;
 ``--threads``: also the full model with the bodies' kernels on 1 and 2
 threads, :func:`parallel_bodies`). CPU seconds (the process and
 the compiler it waits for), BLAS on one thread, medians of ``REPEATS``: on
@@ -43,6 +44,8 @@ from flexpkm.model.refine import refine                      # noqa: E402
 from flexpkm.algorithms.reference import build_model         # noqa: E402
 
 QUICK = "--quick" in sys.argv[1:]
+#: the NaVARo's modal rows only
+MODAL = "--modal" in sys.argv[1:]
 REPEATS = 1 if QUICK else 3
 #: simulated seconds per run (compiled, numpy)
 SPAN = (0.02, 0.01) if QUICK else (0.5, 0.05)
@@ -80,7 +83,8 @@ def dualemps(n):
 
 
 def navaro(n):
-    """(n_tot, first use s, ms/pose compiled, numpy, bare eigensolver)."""
+    """(n_tot, first use s, ms/pose compiled, numpy, bare eigensolver, the
+    largest frequency gap compiled - numpy over the largest frequency)."""
     model = build_model(refine(NV.robot(), n) if n > 1 else NV.robot())
     rng = np.random.default_rng(0)
     B = 8 if QUICK else 40
@@ -94,7 +98,10 @@ def navaro(n):
     ref = median_cpu(lambda: natural_frequencies(model, qs, shapes=False, backend="numpy"), 1) / B
     red = compiled_modal.reduced_matrices(model, qs)
     eig = median_cpu(lambda: dense_generalized_eigh(red.K_r, red.M_r, vectors=False)) / B
-    return model.layout.n_tot, first, 1e3 * ours, 1e3 * ref, 1e3 * eig
+    f = [natural_frequencies(model, qs, shapes=False, backend=b).frequencies_hz
+         for b in ("compiled", "numpy")]
+    gap = float(np.abs(f[0] - f[1]).max() / f[1].max())
+    return model.layout.n_tot, first, 1e3 * ours, 1e3 * ref, 1e3 * eig, gap
 
 
 def parallel_bodies(model, q0, repeats=5, calls=2000):
@@ -147,7 +154,7 @@ def main():
     with threadpool_limits(1):
         print(f"{'DualEMPS square':<16s} {'n_tot':>6s} {'bodies':>6s} {'first use s':>12s} "
               f"{'compiled s/s':>13s} {'numpy s/s':>10s}   (CPU)")
-        for n in ns:
+        for n in [] if MODAL else ns:
             rows.append(dualemps(n))
             n_tot, bodies, first, comp, nump = rows[-1]
             print(f"{'N = %d' % n:<16s} {n_tot:6d} {bodies:6d} {first:12.1f} {comp:13.3f} "
@@ -160,10 +167,11 @@ def main():
                   f"{exponent([r[1] for r in rows[1:]], [r[2] for r in rows[1:]]):.2f}")
         print(f"\n{'NaVARo modal':<16s} {'n_tot':>6s} {'first use s':>12s} {'compiled':>9s} "
               f"{'numpy':>9s} {'eig':>9s}   (ms/pose, CPU)")
-        for n in [2] if QUICK else [n for n in ns if n <= 2]:
-            n_tot, first, ours, ref, eig = navaro(n)
+        for n in [2] if QUICK else [n for n in ns if n <= 4]:
+            n_tot, first, ours, ref, eig, gap = navaro(n)
             print(f"{'N = %d' % n:<16s} {n_tot:6d} {first:12.1f} {ours:9.3f} {ref:9.3f} "
-                  f"{eig:9.3f}   ({ours / eig:.2f}x the eigensolver)", flush=True)
+                  f"{eig:9.3f}   ({ours / eig:.2f}x the eigensolver; |f - f_numpy| <= "
+                  f"{gap:.0e} f_max; load {os.getloadavg()[0]:.1f})", flush=True)
     if "--threads" in sys.argv[1:]:
         threads_table()
     print(f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
