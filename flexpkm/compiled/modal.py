@@ -138,7 +138,8 @@ def modal_function(cm: CompiledRobot, limbs: int = 0):
     pose pass and mass blocks by one generated function per limb type mapped
     over the limbs on that many threads
     (:func:`limb_modal_graph`, parametric only: Müller's limbs in parallel;
-    equal outputs); 0: the one graph."""
+    equal outputs; :class:`BackendUnavailableError` when a frame of the
+    robot has no leg); 0: the one graph."""
     par = parametric(cm)
     if limbs and par:
         return cm.function(f"flexpkm_modal_limbs{int(limbs)}",
