@@ -35,7 +35,7 @@ from flexpkm.compiled.design import design_layout
 from flexpkm.compiled.kernels import Kernels
 from flexpkm.compiled.recursive import (FIXED, GraphFrame, child_frame, closure_equations,
                                         cut_frames, dependent_solve, design_matrices,
-                                        platform_graph, selection)
+                                        platform_graph, selection_matrix)
 from flexpkm.errors import BackendUnavailableError
 from flexpkm.model.description import PRISMATIC, REVOLUTE
 
@@ -61,7 +61,7 @@ def _frame_cols(fc):
     return col, ecols
 
 
-def limb_blocks(model) -> list:
+def limb_partition(model) -> list:
     """The :class:`LimbBlock` of every leg of ``model`` (a built model), in
     the order of their first frame. Raises :class:`BackendUnavailableError`
     when a frame has no leg or hangs from another leg's frame."""
@@ -130,7 +130,7 @@ def limb_function(model, ks, limb: LimbBlock) -> ca.Function:
         q_e = q[ecols] if ecols else ca.MX.zeros(0)
         M_j, _ = ks.body(n_e)(f.R, z3, z3, z3, z3, q_e, ca.MX.zeros(n_e),
                               parts[len(limb.frames) + i])
-        Js.append(ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(selection(n_l, ecols))))
+        Js.append(ca.vertcat(f.R.T @ f.Jv, f.R.T @ f.Jw, ca.MX(selection_matrix(n_l, ecols))))
         Ms.append(M_j)
     J = ca.vertcat(*Js)
     M_l = J.T @ (ca.diagcat(*Ms) @ J) if Js else ca.MX(n_l, n_l)
@@ -151,7 +151,7 @@ def limb_frames(model, ks, q, p, threads=1):
     frames = [None] * len(model.frame_constants)
     M = ca.MX(n_tot, n_tot)
     groups = {}
-    for limb in limb_blocks(model):
+    for limb in limb_partition(model):
         groups.setdefault(limb.signature, []).append(limb)
     for limbs in groups.values():
         fn = limb_function(model, ks, limbs[0])
@@ -161,7 +161,7 @@ def limb_frames(model, ks, q, p, threads=1):
                                    ca.horzcat(*[ca.vertcat(*[p[b] for b in lb.blocks])
                                                 for lb in limbs]))
         for i, lb in enumerate(limbs):
-            E = ca.MX(selection(n_tot, list(lb.cols)))
+            E = ca.MX(selection_matrix(n_tot, list(lb.cols)))
             for j, k in enumerate(lb.frames):
                 c = (i * K + j) * n_l
                 frames[k] = GraphFrame(R[:, 3 * (i * K + j):3 * (i * K + j + 1)],
@@ -192,15 +192,15 @@ def limb_modal_terms(cm, threads=1) -> dict:
     inertia = None if lay.platform is None else p[lay.platform]
     plat = platform_graph(model, q, ca.MX.zeros(n_tot), ca.MX.zeros(3), inertia)
     if plat is not None:
-        P_p = ca.MX(ca.sparsify(selection(n_tot, list(range(n_t, n_tot))).T))
+        P_p = ca.MX(ca.sparsify(selection_matrix(n_tot, list(range(n_t, n_tot))).T))
         M_tot = M_tot + P_p @ plat[1] @ P_p.T
     residual, J_tot = closure_equations(model, ks, cut_frames(
         model, ks, frames, plat[0] if plat else None, p, lay), moving=False)
     dep, indep = cm.dep.tolist(), [int(i) for i in cm.indep]
-    J = ca.MX(selection(n_tot, indep).T)
+    J = ca.MX(selection_matrix(n_tot, indep).T)
     if dep:
         J_d = -dependent_solve(model, J_tot[:, dep], J_tot[:, indep], cm.dep)
-        J = J + ca.MX(ca.sparsify(selection(n_tot, dep).T)) @ J_d
+        J = J + ca.MX(ca.sparsify(selection_matrix(n_tot, dep).T)) @ J_d
     return dict(q=q_in, p=p, J=J, M_tot=M_tot, K_tot=K_tot,
                 rotor=[rotor[i, i] for i in model.layout.actuated], J_f=J_tot[:, dep],
                 residual=residual)

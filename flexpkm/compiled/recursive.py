@@ -416,5 +416,5 @@ def point_acceleration(model, full: KernelDynamics, qdd_r, frame, axis_frame=Non
 #: the graph's steps under public names, for the per-limb graph of
 #: :mod:`flexpkm.compiled.limbs` (one frame, its child, the platform's pose
 #: and terms, the cut frames and their rows, a selection matrix)
-GraphFrame, child_frame, platform_graph, cut_frames, closure_equations, selection = (
+GraphFrame, child_frame, platform_graph, cut_frames, closure_equations, selection_matrix = (
     _Frame, _child, _platform, _cut_frames, _closures, _selection)

@@ -29,7 +29,7 @@ def test_identical_limbs_share_one_function():
     generated function mapped over three); the DualEMPS's two legs differ."""
     for name, types in (("navaro", 1), ("delta", 1), ("dualemps", 2)):
         model = ROBOTS[name][0]
-        blocks = limbs.limb_blocks(model)
+        blocks = limbs.limb_partition(model)
         assert len(blocks) == len({f.leg for f in model.robot.frames})
         assert len({b.signature for b in blocks}) == types
         # every column of the tree in exactly one limb
@@ -55,8 +55,8 @@ def test_per_limb_modal_function_equals_numpy(name, threads):
 
 
 def test_a_frame_without_a_leg_is_refused(tree_robot):
-    """limb_blocks needs every frame in a leg: a tree without legs is refused
+    """limb_partition needs every frame in a leg: a tree without legs is refused
     with the reason (the one-graph modal function stays the default)."""
     model = fp.build_model(tree_robot)
     with pytest.raises(fp.BackendUnavailableError, match="without a leg"):
-        limbs.limb_blocks(model)
+        limbs.limb_partition(model)
