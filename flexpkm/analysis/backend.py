@@ -18,11 +18,12 @@ and only here (:func:`choose_backend`):
 * ``"auto"``: compiled when it can run, at any size: every generated
   function is the kernel graph of :mod:`flexpkm.compiled.recursive`, whose
   code grows linearly with the bodies (issue 18, measured one BLAS thread,
-  CPU, benchmarks/bench_scaling.py): the NaVARo's modal function compiles
-  in 4.7 s (129 coordinates), 6.5 s (237, two elements per beam) and
-  N4_COMPILE s (445, four), and a pose of ``natural_frequencies`` costs
-  less than numpy's at every size (1.25 / 1.52 ms, 5.5 / 8.9 ms,
-  N4_POSE ms); the simulation as well (DualEMPS at 8 elements per link,
+  CPU, benchmarks/bench_scaling.py, docs/modal_scaling.md): the NaVARo's
+  modal function compiles in 5.5 s (129 coordinates), 7.9 s (237, two
+  elements per beam) and 17.5 s (453, four) at a load of 10, and a pose of
+  ``natural_frequencies`` costs less than numpy's at every size (1.47 /
+  2.16 ms, 6.3 / 11.8 ms, 33 / 51 ms); the simulation as well (DualEMPS at
+  8 elements per link,
   79 coordinates, 15 s of gcc, 15x faster than numpy). The bound of 64
   coordinates it replaces dated from the unrolled modal graph (over a minute
   of gcc at 129 coordinates).
