@@ -7,11 +7,13 @@ pose (compiled, numpy, the bare dense eigensolver on the same M_r, K_r);
 then the fitted exponents of the simulation cost in the coordinates and of
 the first-use time in the bodies.
 
-Run: ``python benchmarks/bench_scaling.py [--quick] [N ...]`` (default N =
-1 2 4 8 for the DualEMPS, those <= 2 for the NaVARo's modal analysis;
-``--quick``: short runs, the NaVARo at N = 2 only, to check that it runs;
+Run: ``python benchmarks/bench_scaling.py [--quick] [--modal] [N ...]``
+(default N = 1 2 4 8 for the DualEMPS, those <= 4 for the NaVARo's modal
+analysis; ``--modal``: the NaVARo's rows only; ``--quick``: short runs, the
+NaVARo at N = 2 only, to check that it runs;
 ``--threads``: also the full model with the bodies' kernels on 1 and 2
-threads, :func:`parallel_bodies`). CPU seconds (the process and
+threads, :func:`parallel_bodies`, and the modal function with its limbs on
+1 and 2 threads, :func:`parallel_limbs`). CPU seconds (the process and
 the compiler it waits for), BLAS on one thread, medians of ``REPEATS``: on
 the shared 2-core machine the wall clock depends on the other sessions'
 load (3-5x the CPU time at a load average of 7-10). Exudyn's test model of
@@ -43,6 +45,8 @@ from flexpkm.model.refine import refine                      # noqa: E402
 from flexpkm.algorithms.reference import build_model         # noqa: E402
 
 QUICK = "--quick" in sys.argv[1:]
+#: the NaVARo's modal rows only
+MODAL = "--modal" in sys.argv[1:]
 REPEATS = 1 if QUICK else 3
 #: simulated seconds per run (compiled, numpy)
 SPAN = (0.02, 0.01) if QUICK else (0.5, 0.05)
@@ -80,7 +84,8 @@ def dualemps(n):
 
 
 def navaro(n):
-    """(n_tot, first use s, ms/pose compiled, numpy, bare eigensolver)."""
+    """(n_tot, first use s, ms/pose compiled, numpy, bare eigensolver, the
+    largest frequency gap compiled - numpy over the largest frequency)."""
     model = build_model(refine(NV.robot(), n) if n > 1 else NV.robot())
     rng = np.random.default_rng(0)
     B = 8 if QUICK else 40
@@ -94,7 +99,10 @@ def navaro(n):
     ref = median_cpu(lambda: natural_frequencies(model, qs, shapes=False, backend="numpy"), 1) / B
     red = compiled_modal.reduced_matrices(model, qs)
     eig = median_cpu(lambda: dense_generalized_eigh(red.K_r, red.M_r, vectors=False)) / B
-    return model.layout.n_tot, first, 1e3 * ours, 1e3 * ref, 1e3 * eig
+    f = [natural_frequencies(model, qs, shapes=False, backend=b).frequencies_hz
+         for b in ("compiled", "numpy")]
+    gap = float(np.abs(f[0] - f[1]).max() / f[1].max())
+    return model.layout.n_tot, first, 1e3 * ours, 1e3 * ref, 1e3 * eig, gap
 
 
 def parallel_bodies(model, q0, repeats=5, calls=2000):
@@ -133,6 +141,58 @@ def parallel_bodies(model, q0, repeats=5, calls=2000):
     return out[0][0], out[1][0], out[0][1], out[1][1], os.getloadavg()[0]
 
 
+def parallel_limbs(model, qs, repeats=5, calls=3):
+    """Item 2, Müller's Fig. 13 at the grain of a limb: the modal function
+    of one graph, and with one generated function per limb type mapped over
+    the limbs on 1 and 2 threads (:func:`flexpkm.compiled.modal.limb_modal_graph`),
+    each over the batch ``qs``; per variant (wall ms per pose, CPU ms per
+    pose (every thread's), first-use CPU s), interleaved medians, and the
+    largest gap to the one graph's outputs (relative to each output's
+    largest entry)."""
+    cm, _, _ = compiled_modal.compiled_robot(model)
+    B, runs, outs = len(qs), {}, {}
+    for limbs in (0, 1, 2):
+        c0 = cpu()
+        compiled_modal.evaluate(cm, qs, limbs)                # first use: build and load
+        runs[limbs] = ([], [], cpu() - c0)
+        outs[limbs] = compiled_modal.evaluate(cm, qs, limbs)
+    for _ in range(repeats):
+        for limbs in (0, 1, 2):
+            t0, c0 = time.perf_counter(), time.process_time()
+            for _ in range(calls):
+                compiled_modal.evaluate(cm, qs, limbs)
+            runs[limbs][0].append((time.perf_counter() - t0) / calls / B * 1e3)
+            runs[limbs][1].append((time.process_time() - c0) / calls / B * 1e3)
+    gap = max(float(np.abs(outs[k][o] - outs[0][o]).max() / max(np.abs(outs[0][o]).max(), 1e-300))
+              for k in (1, 2) for o in outs[0])
+    return {k: (statistics.median(w), statistics.median(c), f) for k, (w, c, f) in runs.items()}, gap
+
+
+def limbs_table():
+    """The table of :func:`parallel_limbs`: the flexible Delta, the NaVARo at
+    N = 1 and 2 (N = 1 only with ``--quick``), batches of 40 poses."""
+    from flexpkm.cases import delta
+    print(f"\n{'modal, limbs':<18s} {'n_tot':>6s} {'variant':>14s} {'wall ms':>8s} {'CPU ms':>7s} "
+          f"{'first use s':>11s}   (per pose, batch of 40)")
+    dm = build_model(delta.robot(flexible=True))
+    t = np.linspace(0.0, 6.0, 40)
+    robots = [("Delta flexible", dm, np.stack([delta.configuration(dm, np.array(
+        [0.05 * np.cos(a), 0.03 * np.sin(a), -0.85])) for a in t]))]
+    for n in [1] if QUICK else [1, 2]:
+        nv = build_model(refine(NV.robot(), n) if n > 1 else NV.robot())
+        poses = np.column_stack([0.05 * np.cos(t), 0.05 * np.sin(t), -0.5 + 0.05 * np.sin(2 * t)])
+        robots.append((f"NaVARo N = {n}", nv, NV.pose_configurations(nv, poses)))
+    names = {0: "one graph", 1: "limbs, 1 thr", 2: "limbs, 2 thr"}
+    for name, model, qs in robots:
+        res, gap = parallel_limbs(model, qs)
+        for k, (wall, busy, first) in res.items():
+            print(f"{name if k == 0 else '':<18s} {model.layout.n_tot if k == 0 else '':>6} "
+                  f"{names[k]:>14s} {wall:8.3f} {busy:7.3f} {first:11.1f}", flush=True)
+        print(f"{'':<18s} {'':>6s} wall speed-up 1 -> 2 threads {res[1][0] / res[2][0]:.2f}, "
+              f"limbs vs one graph {res[0][0] / res[2][0]:.2f}; outputs equal to {gap:.0e}; "
+              f"load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def exponent(x, y):
     """The slope of log y over log x (least squares)."""
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
@@ -147,7 +207,7 @@ def main():
     with threadpool_limits(1):
         print(f"{'DualEMPS square':<16s} {'n_tot':>6s} {'bodies':>6s} {'first use s':>12s} "
               f"{'compiled s/s':>13s} {'numpy s/s':>10s}   (CPU)")
-        for n in ns:
+        for n in [] if MODAL else ns:
             rows.append(dualemps(n))
             n_tot, bodies, first, comp, nump = rows[-1]
             print(f"{'N = %d' % n:<16s} {n_tot:6d} {bodies:6d} {first:12.1f} {comp:13.3f} "
@@ -160,12 +220,16 @@ def main():
                   f"{exponent([r[1] for r in rows[1:]], [r[2] for r in rows[1:]]):.2f}")
         print(f"\n{'NaVARo modal':<16s} {'n_tot':>6s} {'first use s':>12s} {'compiled':>9s} "
               f"{'numpy':>9s} {'eig':>9s}   (ms/pose, CPU)")
-        for n in [2] if QUICK else [n for n in ns if n <= 2]:
-            n_tot, first, ours, ref, eig = navaro(n)
+        for n in [2] if QUICK else [n for n in ns if n <= 4]:
+            n_tot, first, ours, ref, eig, gap = navaro(n)
             print(f"{'N = %d' % n:<16s} {n_tot:6d} {first:12.1f} {ours:9.3f} {ref:9.3f} "
-                  f"{eig:9.3f}   ({ours / eig:.2f}x the eigensolver)", flush=True)
+                  f"{eig:9.3f}   ({ours / eig:.2f}x the eigensolver; |f - f_numpy| <= "
+                  f"{gap:.0e} f_max; load {os.getloadavg()[0]:.1f})", flush=True)
     if "--threads" in sys.argv[1:]:
-        threads_table()
+        with threadpool_limits(1):
+            limbs_table()
+        if not MODAL:
+            threads_table()
     print(f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
           f"{os.getloadavg()[0]:.1f}")
 

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from flexpkm.algorithms.energy import Energy, energy
     from flexpkm.algorithms.ground import GroundReactions, ground_reactions
     from flexpkm.algorithms.statics import StaticDeflection, static_deflection, static_efforts
-    from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, choose_backend
+    from flexpkm.analysis.backend import BACKENDS, choose_backend
     from flexpkm.analysis.modal import natural_frequencies
     from flexpkm.analysis.idm import IdmResult, path_inverse_dynamics
     from flexpkm.algorithms.singularity import Singularity, singularity, uncontrollable_twist
@@ -155,7 +155,7 @@ __all__ = [
     "energy", "Energy", "ground_reactions", "GroundReactions", "static_efforts",
     "static_deflection", "StaticDeflection", "simulation_ground_reactions",
     # analyses (10.7) and their one backend switch
-    "BACKENDS", "AUTO_MAX_COORDINATES", "choose_backend",
+    "BACKENDS", "choose_backend",
     "Trajectory", "quintic", "PrescribedMotion", "PDControl", "Free", "EffortHistory", "simulate", "SimulationResult",
     "SimulationOptions",
     "frequency_sweep", "SweepResult",

@@ -116,7 +116,7 @@ def solve_spd(M, rhs, what):
 def dense_generalized_eigh(K, M, where="M", vectors=True):
     """:func:`generalized_eigh` on the whole pencil: LAPACK ``dsygvd`` pose
     by pose from :data:`LOOP_SIZE` on, else a batched Cholesky reduction."""
-    K, M = np.ascontiguousarray(K, dtype=float), np.ascontiguousarray(M, dtype=float)
+    K, M = np.asarray(K, dtype=float), np.asarray(M, dtype=float)   # LAPACK copies each pose
     try:
         if M.shape[-1] >= LOOP_SIZE:
             return _pose_by_pose(K, M, vectors)

@@ -15,13 +15,18 @@ and only here (:func:`choose_backend`):
   compiled path does not support, or at run time a pose where its fixed
   q_dep choice is ill-conditioned), :class:`BackendUnavailableError` says
   why. Nothing falls back silently.
-* ``"auto"``: compiled when it can run; for the modal analyses only when the
-  model has at most :data:`AUTO_MAX_COORDINATES` coordinates (the one-element
-  NaVARo's unrolled modal function, n_tot = 129, takes over a minute of gcc;
-  above 150 coordinates the kernel graph compiles in seconds but is no faster
-  than numpy per pose), else numpy. The simulation runs compiled at any size
-  (the kernel graph of :mod:`flexpkm.compiled.recursive`, issue 18: DualEMPS
-  at 8 elements per link, 79 coordinates, 15 s of gcc, 15x faster than numpy).
+* ``"auto"``: compiled when it can run, at any size: every generated
+  function is the kernel graph of :mod:`flexpkm.compiled.recursive`, whose
+  code grows linearly with the bodies (issue 18, measured one BLAS thread,
+  CPU, benchmarks/bench_scaling.py, docs/modal_scaling.md): the NaVARo's
+  modal function compiles in 5.5 s (129 coordinates), 7.9 s (237, two
+  elements per beam) and 17.5 s (453, four) at a load of 10, and a pose of
+  ``natural_frequencies`` costs less than numpy's at every size (1.47 /
+  2.16 ms, 6.3 / 11.8 ms, 33 / 51 ms); the simulation as well (DualEMPS at
+  8 elements per link,
+  79 coordinates, 15 s of gcc, 15x faster than numpy). The bound of 64
+  coordinates it replaces dated from the unrolled modal graph (over a minute
+  of gcc at 129 coordinates).
 
 The result says what ran: ``result.backend`` (``"numpy"`` or
 ``"compiled"``) and ``result.backend_reason`` (``"asked"``, or ``"auto:
@@ -37,8 +42,6 @@ from flexpkm.errors import BackendUnavailableError, InvalidArgumentError
 BACKENDS = ("auto", "numpy", "compiled")
 #: the default of every analysis and command
 DEFAULT_BACKEND = "auto"
-#: largest n_tot that ``"auto"`` runs compiled
-AUTO_MAX_COORDINATES = 64
 #: the analyses on the reduced matrices (Ch. 11), compiled by :mod:`flexpkm.compiled.modal`
 MODAL = ("natural_frequencies", "frequency_sweep")
 #: the analyses without a compiled path
@@ -119,14 +122,6 @@ def choose_backend(backend, analysis: str, model, drive=None, q_dep=None,
     backend = check_backend(backend, analysis)
     if backend == "numpy":
         return BackendChoice(name="numpy", asked=backend, reason="asked")
-    n_tot = model.layout.n_tot
-    bounded = analysis in MODAL
-    if backend == "auto" and bounded and n_tot > AUTO_MAX_COORDINATES:
-        # decided before CasADi is imported (~1 s): a large model's numpy run starts at once
-        return BackendChoice(name="numpy", asked=backend,
-                             reason=f"auto: n_tot = {n_tot} > {AUTO_MAX_COORDINATES} coordinates: "
-                                    "its generated modal function would take a minute or more "
-                                    "to compile")
     problem = compiled_problem(analysis, model, drive, q_dep, wrench, motors, sensors)
     if backend == "compiled":
         if problem == NO_CASADI:            # the extra to install, in one line (flexpkm.optional)
@@ -137,8 +132,6 @@ def choose_backend(backend, analysis: str, model, drive=None, q_dep=None,
         return BackendChoice(name="compiled", asked=backend, reason="asked")
     if problem is not None:
         return BackendChoice(name="numpy", asked=backend, reason=f"auto: {problem}")
-    size = (f"n_tot = {n_tot} <= {AUTO_MAX_COORDINATES}" if bounded else
-            "the kernel graph (any size)")
     return BackendChoice(name="compiled", asked=backend,
-                         reason=f"auto: CasADi, a C compiler and {size}")
+                         reason="auto: CasADi, a C compiler and the kernel graph (any size)")
 

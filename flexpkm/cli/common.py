@@ -293,12 +293,11 @@ def add_wrench(p):
 def add_backend(p):
     """``--backend auto|numpy|compiled`` (``args.backend``), the one rule of
     :mod:`flexpkm.analysis.backend` on every analysing command."""
-    from flexpkm.analysis.backend import AUTO_MAX_COORDINATES, BACKENDS, DEFAULT_BACKEND
+    from flexpkm.analysis.backend import BACKENDS, DEFAULT_BACKEND
     p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
                    help="generated C code (compiled once per robot, cached in ~/.cache/flexpkm), "
                         "the numpy reference, or auto (default): compiled when CasADi and a C "
-                        f"compiler are there (modal analyses: at most {AUTO_MAX_COORDINATES} "
-                        "coordinates), else numpy")
+                        "compiler are there, else numpy")
 
 
 def backend_text(result) -> str:

@@ -86,23 +86,45 @@ def modal_graph(cm: CompiledRobot, par: bool):
     J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
                                        [sm.q] + rest, [q] + [0 * x for x in rest])
     act = list(model.layout.actuated)
-    free = [i for i in range(model.layout.n_tot) if i not in set(act)]
     if par:
         rotor, K_tot, p = [sm.rotor[i, i] for i in act], sm.K_tot, sm.design
     else:
         rotor = [model.rotor_inertia.get(model.layout.frame_of(i), 0.0) for i in act]
         K_tot, p = X(ca.sparsify(ca.DM(model.K_tot))), X.sym("p", 0)
-    M_ff = M_tot[free, free]
-    M_ff = ca.sparsify(M_ff) if X is ca.SX else M_ff
-    m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
-    m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-    outputs = [_lower_product(J, M_tot), _lower_product(J, K_tot),
-               ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
-               ca.vertcat(m_free, m_act)]
+    outputs = modal_outputs(model, J, M_tot, K_tot, rotor, J_f, res, dep)
     return ca.Function("flexpkm_modal", [sm.q, p], outputs, ["q", "p"], list(OUTPUTS))
 
 
-def modal_function(cm: CompiledRobot):
+def limb_modal_graph(cm: CompiledRobot, threads: int = 1):
+    """The function of :func:`modal_graph` (parametric: same inputs and
+    outputs, equal to round-off) with the tree's pose pass and mass blocks
+    from one generated function per limb type mapped over the limbs on
+    ``threads`` threads (:func:`flexpkm.compiled.limbs.limb_modal_terms`)."""
+    from flexpkm.compiled.limbs import limb_modal_terms
+    t = limb_modal_terms(cm, threads)
+    outputs = modal_outputs(cm.model, t["J"], t["M_tot"], t["K_tot"], t["rotor"], t["J_f"],
+                            t["residual"], cm.dep.tolist())
+    return ca.Function(f"flexpkm_modal_limbs{threads}", [t["q"], t["p"]], outputs, ["q", "p"],
+                       list(OUTPUTS))
+
+
+def modal_outputs(model, J, M_tot, K_tot, rotor, J_f, res, dep) -> list:
+    """The :data:`OUTPUTS` (SX or MX) from ``J`` (n_tot, n_r), ``M_tot``,
+    ``K_tot`` (n_tot, n_tot), the actuated joints' rotor inertia ``rotor``
+    (list), ``J_t^f``, the loop residual and the dependent columns ``dep``:
+    the products over the structural non-zeros and the Type 2 scales."""
+    act = list(model.layout.actuated)
+    free = [i for i in range(model.layout.n_tot) if i not in set(act)]
+    M_ff = M_tot[free, free]
+    M_ff = ca.sparsify(M_ff) if isinstance(M_ff, ca.SX) else M_ff
+    m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
+    m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
+    return [_lower_product(J, M_tot), _lower_product(J, K_tot),
+            ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
+            ca.vertcat(m_free, m_act)]
+
+
+def modal_function(cm: CompiledRobot, limbs: int = 0):
     """``(q (n_tot,), p (n_p,)) -> (M_r, K_r (n_r, n_r), J_d (c, n_r), J_f (c, c),
     residual (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of ``q``
     ignored): the reduced matrices over ``q_r = [q_a; q_c]`` (``cm.indep``),
@@ -112,29 +134,42 @@ def modal_function(cm: CompiledRobot):
     (:func:`flexpkm.algorithms.modal.passive_scale`), for the design
     parameters ``p`` (:func:`flexpkm.compiled.design.design_vector`; ``p``
     is ignored, ``(0,)``, when :func:`parametric` is False). Compiled and
-    cached: once per topology when parametric."""
+    cached: once per topology when parametric. ``limbs`` >= 1: the tree's
+    pose pass and mass blocks by one generated function per limb type mapped
+    over the limbs on that many threads
+    (:func:`limb_modal_graph`, parametric only: Müller's limbs in parallel;
+    equal outputs; :class:`BackendUnavailableError` when a frame of the
+    robot has no leg); 0: the one graph."""
     par = parametric(cm)
+    if limbs and par:
+        return cm.function(f"flexpkm_modal_limbs{int(limbs)}",
+                           lambda: limb_modal_graph(cm, int(limbs)), opt="-O2", merge=False,
+                           parametric=True)
     return cm.function("flexpkm_modal", lambda: modal_graph(cm, par), opt="-O2", merge=False,
                        parametric=par)
 
 
 def _mapped(cm, fn, B):
-    """``fn`` over B poses in one call, ``p`` shared (kept on ``cm`` per batch size)."""
-    maps = cm.maps
-    if B not in maps:
-        maps[B] = fn.map(f"{fn.name()}_{B}", "serial", B, [1], [])
-    return maps[B]
+    """``(buffer, run)`` of ``fn`` over B poses in one call, ``p`` shared:
+    the map and its buffer are kept on ``cm`` per batch size (a new
+    ``FunctionBuffer`` allocates the map's work memory: 1.9 ms per pose of
+    a batch of 40 of the two-element NaVARo, as much as its products)."""
+    maps, key = cm.maps, (fn.name(), B)
+    if key not in maps:
+        maps[key] = fn.map(f"{fn.name()}_{B}", "serial", B, [1], []).buffer()
+    return maps[key]
 
 
-def evaluate(cm: CompiledRobot, q):
-    """The outputs of :func:`modal_function` for the batch ``q`` (B, n_tot):
-    dict of arrays with the batch axis first (one C call)."""
-    fn = modal_function(cm)
+def evaluate(cm: CompiledRobot, q, limbs: int = 0):
+    """The outputs of :func:`modal_function` (``limbs`` passed on) for the
+    batch ``q`` (B, n_tot): dict of arrays with the batch axis first (one C
+    call)."""
+    fn = modal_function(cm, limbs)
     B = q.shape[0]
     q = np.ascontiguousarray(q, dtype=float)         # (B, n_tot) C = (n_tot, B) column-major
     # column-major (r, c) blocks, pose after pose: (B, c, r) in C order
     out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(OUTPUTS))]
-    buf, run = _mapped(cm, fn, B).buffer()
+    buf, run = _mapped(cm, fn, B)
     p = np.ascontiguousarray(cm.design if parametric(cm) else np.zeros(0), dtype=float)
     buf.set_arg(0, memoryview(q))
     buf.set_arg(1, memoryview(p))

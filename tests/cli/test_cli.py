@@ -96,17 +96,20 @@ def test_the_issue_pose_near_a_type2_singularity_is_flagged(capsys):
     theta = -0.527572 rad. 7e-5 rad away the first frequency is 0.0087 Hz:
     computed, flagged and warned; at the singularity, one error line."""
     argv = ["modal", "navaro", "--actuation", "111", "--modes", "2", "--json", "--pose", "0", "0"]
+    # compiled under auto (issue 18): a cold cache adds the one-time compilation's note
+    errors = lambda text: "".join(l for l in text.splitlines(True)   # noqa: E731
+                                  if not l.startswith("flexpkm: note: the one-time compilation"))
     assert main(argv + ["-0.5275"]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert out["frequencies_hz"][0] < 0.01 and out["near_singular"]
     assert 1e-11 < out["singularity_measure"] < 1e-10
-    assert captured.err.startswith("flexpkm: warning: near-singular")
+    assert errors(captured.err).startswith("flexpkm: warning: near-singular")
     assert main(argv + ["-0.5"]) == 0
     captured = capsys.readouterr()
-    assert not json.loads(captured.out)["near_singular"] and captured.err == ""
+    assert not json.loads(captured.out)["near_singular"] and errors(captured.err) == ""
     assert main(argv + ["-0.527572"]) == 3             # a numerical refusal
-    err = capsys.readouterr().err.strip().splitlines()
+    err = errors(capsys.readouterr().err).strip().splitlines()
     assert len(err) == 1 and "Type 2" in err[0] and "pose 0" in err[0]
 
 
