@@ -147,8 +147,8 @@ def _pose_by_pose(K, M, vectors):
     for b in range(K.shape[0]):
         w, v, info = sygvd(K[b], M[b], jobz=jobz)
         if info:
-            raise np.linalg.LinAlgError(f"dsygvd info {info}" + (" (M not positive definite)"
-                                                           if info > n else ""))
+            raise np.linalg.LinAlgError(f"dsygvd info {info}" + (
+                " (M not positive definite)" if info > n else ""))
         lam[b] = w
         if vectors:
             X[b] = v
