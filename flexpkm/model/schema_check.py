@@ -51,6 +51,8 @@ def _is(kind: str, x) -> bool:
 
 def _equal(a, b) -> bool:
     """JSON equality (jsonschema's): booleans equal booleans only."""
+    if a is b:
+        return True
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, str) or isinstance(b, str):
