@@ -38,7 +38,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
+
+from flexpkm.algorithms.pivoted_qr import pivoted_qr
 
 #: singular values of a block (rows scaled to unit norm) below this fraction
 #: of the largest are rank loss
@@ -111,7 +112,7 @@ def _independent(A, tol=RANK_TOL):
             basis = np.vstack([basis, row / np.linalg.norm(row)])
             keep.append(i)
     if len(keep) != rank:
-        _, R, piv = sla.qr(Au.T, mode="economic", pivoting=True)
+        piv = pivoted_qr(Au.T)[1]
         keep = piv[:rank]
     return np.sort(nonzero[np.asarray(keep, dtype=int)])
 
@@ -150,9 +151,12 @@ def select_for_columns(J_tot, labels, cols) -> RowSelection:
     For a state slightly off its loops with the dependent columns ``cols``
     fixed beforehand (a time step), where redundant rows are redundant only
     up to the drift."""
+    # LAPACK's QR (scipy, on use): a time step's choice, where numpy's
+    # pivoted_qr costs 10x more; the modal runs do not come here
+    from scipy.linalg import qr
     A = np.asarray(J_tot)[0][:, cols]
     norms = np.maximum(np.linalg.norm(A, axis=1), 1e-300)
-    _, _, piv = sla.qr((A / norms[:, None]).T, mode="economic", pivoting=True)
+    _, _, piv = qr((A / norms[:, None]).T, mode="economic", pivoting=True)
     kept = np.sort(piv[:len(cols)])
     names = [leg or lab for lab, leg, _ in labels]
     blocks = tuple((nm, names.count(nm), sum(names[i] == nm for i in kept))

@@ -12,8 +12,8 @@ are more actuators than degrees of freedom (actuation redundancy, Section
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
+from flexpkm.algorithms.pivoted_qr import pivoted_qr
 from flexpkm.errors import SingularConfigurationError
 from flexpkm.model.build import build_structure
 
@@ -52,7 +52,7 @@ def choose_dependent(model, J_tot, labels, q_dep=None):
     free = np.array([i for i in range(layout.n_tot) if i not in layout.actuated])
     if len(free) < c:                   # actuation redundancy (Section 8.5)
         return redundant_dependent(model, A, labels), "redundant actuation"
-    _, R, piv = sla.qr(A[:, free], mode="economic", pivoting=True)
+    piv = pivoted_qr(A[:, free])[1]
     dep = np.sort(free[piv[:c]])
     assert_invertible(A[:, dep], labels, "J_tot (non-actuated columns)")
     choice, best = "rank-revealing", _rcond(A[:, dep])
@@ -75,6 +75,7 @@ def redundant_dependent(model, A, labels):
     rows make ``N[indep]`` best conditioned, hence ``J_t^f`` invertible.
     A (c, n_tot) ``J_tot`` at one pose. Returns the sorted dependent columns.
     Raises :class:`SingularConfigurationError` when ``J_tot`` is rank deficient."""
+    from scipy.linalg import null_space     # on use: 0.15-0.3 s of start-up (docs/design.md)
     n_tot = A.shape[1]
     N = np.linalg.svd(A)[2][A.shape[0]:].T                 # (n_tot, n_dof)
     act = np.array(model.layout.actuated)
@@ -83,9 +84,8 @@ def redundant_dependent(model, A, labels):
     for pool in (act, rest):
         if len(indep) == N.shape[1] or not len(pool):
             continue
-        basis = N if not indep else N @ sla.null_space(N[indep])
-        _, R, piv = sla.qr(basis[pool].T, mode="economic", pivoting=True)
-        d = np.abs(np.diag(R))
+        basis = N if not indep else N @ null_space(N[indep])
+        d, piv = pivoted_qr(basis[pool].T)
         k = int(np.sum(d > RCOND_SINGULAR * max(d.max(initial=0.0), 1e-300)))
         indep += list(pool[piv[:min(k, N.shape[1] - len(indep))]])
     dep = np.array(sorted(set(range(n_tot)) - set(indep)))
@@ -113,7 +113,7 @@ def limbwise_dependent(model, A, labels):
         cols = np.array([c for c, lg in enumerate(legs) if lg == leg and c not in actuated])
         if len(cols) < len(rows):
             return None
-        _, _, piv = sla.qr(A[np.ix_(rows, cols)], mode="economic", pivoting=True)
+        piv = pivoted_qr(A[np.ix_(rows, cols)])[1]
         best = piv[:len(rows)]
         # identical limbs: keep the first limb's pattern when it is as good
         if (pattern is not None and pattern.max() < len(cols) and len(pattern) == len(rows)

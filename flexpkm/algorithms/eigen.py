@@ -14,7 +14,6 @@ the same pencil's).
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
 from flexpkm.errors import IndefiniteMassMatrixError
 
@@ -88,7 +87,7 @@ def graded_generalized_eigh(K, M, where="M", vectors=True):
     lam, X = generalized_eigh(K, M, where, vectors)
     try:
         mu, Y = generalized_eigh(M, K, "K", vectors)
-    except (IndefiniteMassMatrixError, sla.LinAlgError, np.linalg.LinAlgError):
+    except (IndefiniteMassMatrixError, np.linalg.LinAlgError):   # scipy's is numpy's
         return lam, X
     if not np.all(mu > 0):
         return lam, X
@@ -121,7 +120,7 @@ def dense_generalized_eigh(K, M, where="M", vectors=True):
         if M.shape[-1] >= LOOP_SIZE:
             return _pose_by_pose(K, M, vectors)
         L = np.linalg.cholesky(M)
-    except (np.linalg.LinAlgError, sla.LinAlgError):
+    except np.linalg.LinAlgError:              # scipy's LinAlgError is numpy's
         w = np.linalg.eigvalsh(M)
         bad = int(np.argmin(w.min(axis=-1)))
         raise IndefiniteMassMatrixError(
@@ -139,7 +138,8 @@ def _pose_by_pose(K, M, vectors):
     """LAPACK ``dsygvd`` (itype 1, lower triangles) on each pose, called
     directly (scipy's ``eigh`` checks and queries add ~10 % at 50 x 50).
     Raises ``LinAlgError`` when M is not positive definite."""
-    sygvd = sla.get_lapack_funcs("sygvd", (K[0],))
+    from scipy.linalg import get_lapack_funcs   # on use: 0.15-0.3 s of start-up (docs/design.md)
+    sygvd = get_lapack_funcs("sygvd", (K[0],))
     n = K.shape[-1]
     lam = np.empty(K.shape[:2])
     X = np.empty(K.shape) if vectors else None
@@ -147,8 +147,8 @@ def _pose_by_pose(K, M, vectors):
     for b in range(K.shape[0]):
         w, v, info = sygvd(K[b], M[b], jobz=jobz)
         if info:
-            raise sla.LinAlgError(f"dsygvd info {info}" + (" (M not positive definite)"
-                                                           if info > n else ""))
+            raise np.linalg.LinAlgError(f"dsygvd info {info}" + (
+                " (M not positive definite)" if info > n else ""))
         lam[b] = w
         if vectors:
             X[b] = v

@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import qr
 
 from flexpkm.algorithms.assembly import reference_configuration
 from flexpkm.algorithms.closure import constraint_jacobian, project_on_loops
+from flexpkm.algorithms.pivoted_qr import pivoted_qr
 from flexpkm.algorithms.platform import platform_pose
 from flexpkm.algorithms.reference import build_model
 from flexpkm.algorithms.tree import tree_kinematics
@@ -118,7 +118,7 @@ def _dependent(J_c, rigid):
     rank = _rank_and_null(J_c)[0]
     if rank == 0:                                  # no loop: nothing to correct
         return rigid[:0]
-    return rigid[np.sort(qr(J_c, pivoting=True, mode="r")[1][:rank])]
+    return rigid[np.sort(pivoted_qr(J_c)[1][:rank])]
 
 
 def _jacobian(model, q):

@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from flexpkm.algorithms.conditioning import check_actuator_stiffness, check_modes_count
+from flexpkm.algorithms.eigen import LOOP_SIZE
 from flexpkm.algorithms.modal import Modes, reduced_matrices, single_pose, solve_modes
 from flexpkm.algorithms.reference import build_model
 from flexpkm.algorithms.tree import as_batch
@@ -63,7 +64,8 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None, q_d
         check_actuator_stiffness(actuator_stiffness, [model.layout.names[c] for c in act], None)
     choice = choose_backend(backend, "natural_frequencies", model, q_dep=q_dep)
     reason = choice.reason
-    with one_blas_thread():                 # small matrices: threads cost more than they give
+    # small matrices: threads cost more than they give; scipy's LAPACK from LOOP_SIZE on
+    with one_blas_thread(scipy=model.layout.n_tot >= LOOP_SIZE):
         red = None
         if choice.name == "compiled":
             from flexpkm.compiled.modal import reduced_matrices as compiled_reduced_matrices

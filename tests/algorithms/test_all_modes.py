@@ -17,7 +17,6 @@ closed forms written here from the book, not from the code:
   reference's q_a, the two intersections of the spheres (7.49)-(7.50)
   (cases/orthoglide.fgm, the book's elimination).
 """
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +27,7 @@ import flexpkm as fp
 from flexpkm.algorithms.all_modes import assembly_modes, canonical, working_modes
 from flexpkm.cases import three_rpr as rpr
 from flexpkm.errors import InvalidArgumentError, UnreachablePoseError
+from flexpkm.model.files import tomllib              # tomli on Python 3.10
 from tests.cases.closed_forms import file_model, wrap
 
 CASES = Path(fp.cases.__file__).parent

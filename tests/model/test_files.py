@@ -158,3 +158,43 @@ def test_a_frame_named_like_an_elastic_coordinate_is_refused():
                        r"frame 'e11_1' and elastic coordinate 1 of frame '11' \(at "
                        r"legs\[0\].frames\[1\].j and legs\[0\].frames\[0\].bodies\)"):
         files.loads(text.replace("q12 =", "qe11_1 ="), source="f.toml")
+
+
+#: ``flexpkm examples ex && flexpkm modal ex/five_bar.toml`` (numpy: no compilation) in a fresh
+#: interpreter, with the module ``tomllib`` hidden when HIDE is True
+PYTHON_310 = """
+import sys
+class Hide:
+    def find_spec(self, name, path=None, target=None):
+        if HIDE and name == "tomllib":
+            raise ModuleNotFoundError("No module named 'tomllib'", name=name)
+sys.meta_path.insert(0, Hide())
+from flexpkm.cli import main
+from flexpkm.model import files
+print("reader", files.tomllib.__name__)
+assert main(["examples", "ex"]) == 0
+assert main(["modal", "ex/five_bar.toml", "--backend", "numpy"]) == 0
+"""
+
+
+def test_python_310_reads_the_files_with_tomli(tmp_path):
+    """Python 3.10 has no ``tomllib``: the package falls back to ``tomli``,
+    the package tomllib was made from. No 3.10 interpreter comes from the
+    registries this project reaches (README), so the route is run on this
+    one with tomllib hidden: the README's user path from another folder
+    prints what it prints with tomllib."""
+    import subprocess
+    import sys
+    pytest.importorskip("tomli", reason="the test extra installs tomli")
+    out = {}
+    for hide in (True, False):
+        folder = tmp_path / str(hide)
+        folder.mkdir()
+        r = subprocess.run([sys.executable, "-c", f"HIDE = {hide}\n" + PYTHON_310], cwd=folder,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        out[hide] = r.stdout.splitlines()
+    assert out[True][0] == "reader tomli" and out[False][0] == "reader tomllib"
+    modal = [line for line in out[True] if "computed in" not in line]
+    assert modal[1:] == [line for line in out[False] if "computed in" not in line][1:]
+    assert any("five-bar" in line.lower() or "natural frequencies" in line for line in modal)
