@@ -160,12 +160,17 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hol
     what :func:`flexpkm.algorithms.modal.reduced_matrices` raises for
     ``q_tot`` (an open loop...).
     """
-    d = matrix_derivatives(data, paths, q_tot, rel_step, hold)
+    return modal_derivatives(matrix_derivatives(data, paths, q_tot, rel_step, hold), n_modes)
+
+
+def modal_derivatives(d, n_modes=None):
+    """``(f (n,), df (n, n_p))`` of :func:`frequency_sensitivities` from the
+    :class:`MatrixDerivatives` ``d`` (Hz, Hz per unit)."""
     lam, X = generalized_eigh(d.K_cc[None], d.M_cc[None], "M_cc")
     lam, X = lam[0], X[0]
     f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
     n = len(f) if n_modes is None else min(int(n_modes), len(f))
-    df = np.zeros((n, len(paths)))
+    df = np.zeros((n, len(d.dK)))
     for k, (dM, dK) in enumerate(zip(d.dM, d.dK)):
         df[:, k] = eigenvalue_derivatives(lam, X, dK, dM)[:n] / (8 * np.pi ** 2 * f[:n])
     return f[:n], df

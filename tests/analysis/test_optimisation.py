@@ -55,7 +55,7 @@ def test_gradient_of_a_length_vs_central_differences():
 
 
 def test_mass_gradient_exact(problem):
-    dm = problem.evaluate(problem.x0)[3]
+    dm = problem.evaluate(problem.x0).dmass
     # dm/db = 2 legs x rho h L
     assert dm == pytest.approx([2 * 7800 * 0.03 * 0.3] * 2, rel=1e-9)
 
@@ -73,7 +73,8 @@ def test_optimum_is_a_kkt_point(problem, result):
     # grad f1 (active pose) parallel to grad mass (Lagrange), here (1, 1)
     assert result.active.tolist() == [2]
     assert ((result.x > result.lower * 1.01) & (result.x < result.upper * 0.99)).all()
-    f, df, _, dm = problem.evaluate(result.x)
+    ev = problem.evaluate(result.x)
+    df, dm = ev.df[:, 0], ev.dmass
     assert dm[0] == pytest.approx(dm[1], rel=1e-9)
     assert df[2, 0] / df[2, 1] == pytest.approx(dm[0] / dm[1], rel=1e-4)
 
@@ -81,7 +82,8 @@ def test_optimum_is_a_kkt_point(problem, result):
 def test_optimum_vs_grid_search(problem, result):
     # a 5 x 5 grid of +-2 % around the optimum: no feasible point better than
     # the optimum by more than the grid's resolution (|grad| x step)
-    x, (f, df) = result.x, problem.evaluate(result.x)[:2]
+    x, ev = result.x, problem.evaluate(result.x)
+    f, df = ev.f[:, 0], ev.df[:, 0]
     steps = 0.02 * x / 2
     best, worst_opt = -np.inf, np.min(f)
     for a in range(-2, 3):

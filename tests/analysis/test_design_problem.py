@@ -1,0 +1,100 @@
+"""The criteria of the design optimisation (flexpkm.analysis.design_problem)
+and the objectives other than the worst f1 (issue 21 item 3): the
+flexible five-bar's proximal and distal in-plane section sides (both legs
+tied), three poses. Checks: the gradients vs Richardson central differences
+on the independent route (natural_frequencies and platform_compliance of
+re-built, re-assembled models); the dual problems of the epsilon-constraint
+method agree (max f1 at mass M <=> min mass at f1 >= the optimum); the
+compliance optimum is a KKT point."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from flexpkm.analysis.design_problem import DesignProblem, criterion, gradient_check
+from flexpkm.analysis.optimisation import optimise_design
+from flexpkm.errors import InvalidArgumentError
+from flexpkm.model.files import Where, parse
+
+pytest.importorskip("casadi")
+
+FILE = Path(__file__).resolve().parents[2] / "cases" / "examples" / "five_bar.toml"
+PROX = tuple(f"legs[{k}].frames[0].bodies[0].section.b_y" for k in (0, 1))
+DIST = tuple(f"legs[{k}].frames[1].bodies[1].section.b_y" for k in (0, 1))
+PARAMS = {PROX: (0.003, 0.0095), DIST: (0.0005, 0.008)}
+POSES = [[0.1, 0.35], [0.05, 0.4], [0.15, 0.3]]
+MASS = 1.804        # kg, the file's design
+F1_OPT = 21.692     # Hz, the max worst f1 at MASS (test_optimisation.py)
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return DesignProblem(parse(FILE.read_text(encoding="utf-8"), Where(str(FILE))), PARAMS, POSES,
+                         n_modes=2, compliance=True)
+
+
+def test_criterion_names():
+    assert criterion("min_f1") == ("f", 1, 1.0) and criterion("min_f12") == ("f", 12, 1.0)
+    assert criterion("mass")[2] == criterion("max_compliance")[2] == -1.0
+    for bad in ("min_f0", "f1", "compliance", "min_f"):
+        with pytest.raises(InvalidArgumentError, match="unknown criterion"):
+            criterion(bad)
+
+
+def test_compliance_gradient_vs_central_differences(problem):
+    # exact (-u^T dK_cc/dp u) vs Richardson central differences of
+    # platform_compliance at an interior design: 1e-6 relative (4.6e-7)
+    assert gradient_check(problem, np.array([0.007, 0.002]), "max_compliance",
+                          rel_step=1e-2) < 1e-6
+
+
+def test_second_frequency_gradient_vs_central_differences(problem):
+    assert gradient_check(problem, problem.x0, "min_f2") < 1e-6
+
+
+def test_compliance_value_by_the_two_routes(problem):
+    # matrix_derivatives' K_cc route vs platform_compliance of a re-built model
+    assert problem.evaluate(problem.x0).compliance == pytest.approx(
+        problem.values(problem.x0, "max_compliance"), rel=1e-10)
+
+
+def test_min_mass_at_the_max_f1_is_the_equal_mass_design():
+    # the epsilon-constraint duality: max f1 s.t. mass <= 1.804 kg gives
+    # 21.692 Hz; min mass s.t. f1 >= 21.692 Hz gives back 1.804 kg
+    r = optimise_design(FILE, PARAMS, POSES, objective="mass",
+                        constraints={"min_f1": F1_OPT}, check=False)
+    assert r.success and r.objective == "mass"
+    assert r.mass_after == pytest.approx(MASS, rel=2e-4)
+    assert r.worst_after >= F1_OPT * (1 - 1e-6)
+    assert r.x == pytest.approx([0.00901, 0.00099], rel=1e-2)
+    assert r.gain == pytest.approx(0.0, abs=2e-4)       # the file's mass was already optimal
+
+
+def test_min_compliance_under_the_mass_limit_is_a_kkt_point(problem):
+    r = optimise_design(FILE, PARAMS, POSES, objective="max_compliance", mass_limit=MASS)
+    assert r.success and r.objective_after < r.objective_before and r.gain > 0
+    assert r.mass_after == pytest.approx(MASS, rel=1e-6)          # the limit is active
+    assert r.gradient_error < 1e-4                                # rel_step 1e-3 (noise)
+    ev = problem.evaluate(r.x)
+    act = r.active
+    assert len(act) == 1
+    grad_c, grad_m = ev.dcompliance[act[0]], ev.dmass
+    free = (r.x > r.lower * (1 + 1e-6)) & (r.x < r.upper * (1 - 1e-6))
+    lam = -grad_c[free] @ grad_m[free] / (grad_m[free] @ grad_m[free])   # -dc = lam dm
+    assert lam > 0
+    assert -grad_c[free] == pytest.approx(lam * grad_m[free], rel=1e-4)
+    at_low = r.x <= r.lower * (1 + 1e-6)
+    assert (-grad_c[at_low] - lam * grad_m[at_low] <= 0).all()     # lowering it does not pay
+
+
+def test_refusals():
+    with pytest.raises(InvalidArgumentError, match="cannot be limited"):
+        optimise_design(FILE, PARAMS, POSES, objective="mass", constraints={"mass": 1.0})
+    with pytest.raises(InvalidArgumentError, match="unknown criterion"):
+        optimise_design(FILE, PARAMS, POSES, objective="min_mass")
+    with pytest.raises(InvalidArgumentError, match="positive"):
+        optimise_design(FILE, PARAMS, POSES, constraints={"min_f1": -3.0})
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        optimise_design(FILE, PARAMS, POSES, objective="mass", equal_mass=True)
+    with pytest.raises(InvalidArgumentError, match="outside the bounds"):
+        optimise_design(FILE, PARAMS, POSES, start=[0.1, 0.001])
