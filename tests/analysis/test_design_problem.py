@@ -6,31 +6,23 @@ on the independent route (natural_frequencies and platform_compliance of
 re-built, re-assembled models); the dual problems of the epsilon-constraint
 method agree (max f1 at mass M <=> min mass at f1 >= the optimum); the
 compliance optimum is a KKT point."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from flexpkm.analysis.design_problem import DesignProblem, criterion, gradient_check
+from flexpkm.analysis.design_problem import criterion, gradient_check
 from flexpkm.analysis.optimisation import optimise_design
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.files import Where, parse
+from tests.analysis.optimisation_cases import (DIST, FILE, MASS, PARAMS, POSES, PROX,
+                                               five_bar_problem)
 
 pytest.importorskip("casadi")
 
-FILE = Path(__file__).resolve().parents[2] / "cases" / "examples" / "five_bar.toml"
-PROX = tuple(f"legs[{k}].frames[0].bodies[0].section.b_y" for k in (0, 1))
-DIST = tuple(f"legs[{k}].frames[1].bodies[1].section.b_y" for k in (0, 1))
-PARAMS = {PROX: (0.003, 0.0095), DIST: (0.0005, 0.008)}
-POSES = [[0.1, 0.35], [0.05, 0.4], [0.15, 0.3]]
-MASS = 1.804        # kg, the file's design
 F1_OPT = 21.692     # Hz, the max worst f1 at MASS (test_optimisation.py)
 
 
 @pytest.fixture(scope="module")
 def problem():
-    return DesignProblem(parse(FILE.read_text(encoding="utf-8"), Where(str(FILE))), PARAMS, POSES,
-                         n_modes=2, compliance=True)
+    return five_bar_problem(n_modes=2, compliance=True)
 
 
 def test_criterion_names():

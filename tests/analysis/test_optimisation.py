@@ -4,28 +4,19 @@ parameters, three poses. Checks against independent routes: the exact
 gradient vs Richardson central differences of natural_frequencies (re-built,
 re-assembled models), the optimum vs a grid search around it, the mass
 constraint."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from flexpkm.analysis.optimisation import DesignProblem, gradient_check, optimise_design
+from flexpkm.analysis.optimisation import gradient_check, optimise_design
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.files import Where, parse
+from tests.analysis.optimisation_cases import FILE, MASS, PARAMS, POSES, PROX, five_bar_problem
 
 pytest.importorskip("casadi")
-
-FILE = Path(__file__).resolve().parents[2] / "cases" / "examples" / "five_bar.toml"
-PROX = tuple(f"legs[{k}].frames[0].bodies[0].section.b_y" for k in (0, 1))
-DIST = tuple(f"legs[{k}].frames[1].bodies[1].section.b_y" for k in (0, 1))
-PARAMS = {PROX: (0.003, 0.0095), DIST: (0.0005, 0.008)}
-POSES = [[0.1, 0.35], [0.05, 0.4], [0.15, 0.3]]
-MASS = 1.804        # kg, the file's design (4 steel links 0.3 m x 5 x 30 mm + 0.4 kg points)
 
 
 @pytest.fixture(scope="module")
 def problem():
-    return DesignProblem(parse(FILE.read_text(encoding="utf-8"), Where(str(FILE))), PARAMS, POSES)
+    return five_bar_problem()
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +38,9 @@ def test_gradient_vs_central_differences(problem):
 def test_gradient_of_a_length_vs_central_differences():
     # a parameter that moves frames: both proximal links' length and the MDH
     # d of their elbows tied, the poses re-assembled (hold the pose)
-    data = parse(FILE.read_text(encoding="utf-8"), Where(str(FILE)))
     length = tuple(f"legs[{k}].frames[0].bodies[0].length" for k in (0, 1)) \
         + tuple(f"legs[{k}].frames[1].d" for k in (0, 1))
-    problem = DesignProblem(data, {length: (0.25, 0.35), PROX: (0.003, 0.008)}, POSES)
+    problem = five_bar_problem({length: (0.25, 0.35), PROX: (0.003, 0.008)})
     assert gradient_check(problem, problem.x0) < 1e-6
 
 

@@ -8,29 +8,21 @@ refusals (pymoo absent: one line naming the extra)."""
 import csv
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from flexpkm.analysis.design_problem import DesignProblem
 from flexpkm.analysis.pareto import (Front, dominance_margin, epsilon_front, nsga2_front,
                                      plot_fronts)
 from flexpkm.errors import InvalidArgumentError, MissingDependencyError
-from flexpkm.model.files import Where, parse
+from tests.analysis.optimisation_cases import five_bar_problem
 
 pytest.importorskip("casadi")
-
-FILE = Path(__file__).resolve().parents[2] / "cases" / "examples" / "five_bar.toml"
-PROX = tuple(f"legs[{k}].frames[0].bodies[0].section.b_y" for k in (0, 1))
-DIST = tuple(f"legs[{k}].frames[1].bodies[1].section.b_y" for k in (0, 1))
-PARAMS = {PROX: (0.003, 0.0095), DIST: (0.0005, 0.008)}
 
 
 @pytest.fixture(scope="module")
 def problem():
-    return DesignProblem(parse(FILE.read_text(encoding="utf-8"), Where(str(FILE))), PARAMS,
-                         [[0.15, 0.3]])
+    return five_bar_problem(poses=[[0.15, 0.3]])
 
 
 @pytest.fixture(scope="module")

@@ -48,16 +48,7 @@ def test_optimise_refusals_are_one_line(text, message, tmp_path, capsys):
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
-FRONT = """poses = [[0.15, 0.3]]
-[[parameters]]
-paths = ["legs[0].frames[0].bodies[0].section.b_y", "legs[1].frames[0].bodies[0].section.b_y"]
-low = 0.003
-high = 0.0095
-[[parameters]]
-paths = ["legs[0].frames[1].bodies[1].section.b_y", "legs[1].frames[1].bodies[1].section.b_y"]
-low = 0.0005
-high = 0.008
-"""
+FRONT = "poses = [[0.15, 0.3]]\n" + OPT[OPT.index("[[parameters]]"):]   # one pose, no mass limit
 
 
 def test_optimise_front_writes_the_table_in_the_folder(tmp_path, capsys):
