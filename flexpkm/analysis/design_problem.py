@@ -10,8 +10,10 @@ optimisation file):
   ``f_k`` and its exact gradient ``df_k/dp`` (mass-normalised modes,
   :func:`flexpkm.compiled.sensitivity.modal_derivatives`).
 * ``"mass"``: the mass of the bodies and the platform, kg; smaller is
-  better. Gradient by central differences, exact to round-off (the mass is
-  at most quadratic in any one number of the file).
+  better. Gradient: the sum of the bodies' ``dm/dp`` of
+  :func:`flexpkm.compiled.sensitivity.matrix_derivatives` (central
+  differences of what Step 0 builds, exact to round-off: the mass is at
+  most quadratic in any one number of the file).
 * ``"max_compliance"``: the largest principal compliance of the platform
   over the poses (the largest eigenvalue ``c`` of ``C = J_p K_cc^-1
   J_p^T``, actuators locked, :mod:`flexpkm.algorithms.compliance`); smaller
@@ -228,14 +230,10 @@ class DesignProblem:
         for k in moved:                               # J_p moves: central differences
             dc[:, k] = self._central(x, k, "max_compliance", 1e-4)
         ev = Evaluation(f=np.array(f), df=np.array(df), mass=robot_mass(model),
-                        dmass=self._mass_gradient(x), compliance=np.array(c) if c else None,
-                        dcompliance=dc)
+                        dmass=np.add.reduceat(d.dmass, cols[:-1]),
+                        compliance=np.array(c) if c else None, dcompliance=dc)
         self._cache[key] = ev
         return ev
-
-    def _mass_gradient(self, x) -> np.ndarray:
-        """(n_p,) kg per unit: central differences, exact (mass quadratic at most)."""
-        return np.array([self._central(x, k, "mass", 1e-3)[0] for k in range(len(x))])
 
 
 def _compliance_derivative(model, d) -> tuple:

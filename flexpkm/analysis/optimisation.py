@@ -16,8 +16,8 @@ criterion h (bound b), ``lower <= p <= upper``, solved by
 (``u = (p - lower) / (upper - lower)``). The gradients are exact
 (:mod:`flexpkm.analysis.design_problem`: ``df_k/dp`` of every pose by CasADi
 AD of the matrices, the poses re-assembled for the parameters that move
-frames; the compliance's from ``dK_cc/dp``; the mass's by central
-differences, exact to round-off).
+frames; the compliance's from ``dK_cc/dp``; the mass's from the bodies'
+``dm/dp``, exact to round-off).
 
 Parameters are key paths of the file (``legs[0].frames[0].bodies[0].
 section.b_y``, as ``flexpkm modal --sensitivities``); a tuple of paths sets

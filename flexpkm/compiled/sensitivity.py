@@ -185,7 +185,9 @@ class MatrixDerivatives:
     dM, dK : (len(paths), m, m) their total derivatives per unit of each
         parameter (the configuration following, ``hold``)
     moves : indices of the parameters that move frames (the Jacobian J of
-        ``reduced`` depends on them; it does not on the others)"""
+        ``reduced`` depends on them; it does not on the others)
+    dmass : (len(paths),) kg per unit: the derivative of the mass of the
+        bodies and the platform (the sum of their invariants m)"""
 
     reduced: object
     M_cc: np.ndarray
@@ -193,6 +195,7 @@ class MatrixDerivatives:
     dM: np.ndarray
     dK: np.ndarray
     moves: tuple
+    dmass: np.ndarray
 
 
 def matrix_derivatives(data, paths, q_tot, rel_step=1e-4, hold=None) -> MatrixDerivatives:
@@ -227,7 +230,9 @@ def matrix_derivatives(data, paths, q_tot, rel_step=1e-4, hold=None) -> MatrixDe
             dM, dK = dM + geometric[k][0], dK + geometric[k][1]
         dKs[k] = dK + J_c.T @ dK_joint @ J_c
         dMs[k] = dM + J_c.T @ (d_rotor[:, None] * J_c)
-    return MatrixDerivatives(reduced=red, M_cc=M, K_cc=K, dM=dMs, dK=dKs, moves=tuple(moves))
+    m_at = np.cumsum([0] + [len(x) for x in I0[:-1]])          # m opens each body's vector
+    return MatrixDerivatives(reduced=red, M_cc=M, K_cc=K, dM=dMs, dK=dKs, moves=tuple(moves),
+                             dmass=np.array([b[0][m_at].sum() for b in built]))
 
 
 def eigenvalue_derivatives(lam, X, dK, dM):
