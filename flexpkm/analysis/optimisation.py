@@ -189,8 +189,9 @@ def solve(problem: DesignProblem, objective="min_f1", constraints=None, equal_ma
     cons += [_constraint(rows, n, b, abs(b), "eq" if equal_mass and n == "mass" else "ineq")
              for n, b in limits.items()]
     z0 = np.append((x0 - lo) / span, sense * before.worst(objective) / ref)
+    tau = (0.0, None) if sense > 0 else (None, 0.0)     # unbounded: 21 iterations, not 12
     res = minimize(lambda z: -z[-1], z0, jac=lambda z: np.append(np.zeros(len(z) - 1), -1.0),
-                   method="SLSQP", bounds=[(0.0, 1.0)] * len(x0) + [(None, None)],
+                   method="SLSQP", bounds=[(0.0, 1.0)] * len(x0) + [tau],
                    constraints=cons, options={"ftol": tol, "maxiter": int(max_iter)})
     x = np.clip(x_of(res.x), lo, problem.upper)
     return OptimisationResult(
