@@ -24,7 +24,7 @@ t_eps = time.process_time() - t
 t = time.process_time()
 nsga = nsga2_front(problem, population=24, generations=25, seed=0)
 t_nsga = time.process_time() - t
-print(f"epsilon: {len(eps.x)} points, {t_eps:.1f} s CPU, {len(problem._cache)} gradient evaluations")
+print(f"epsilon: {len(eps.x)} points, {t_eps:.1f} s CPU, {problem.evaluations} gradient evaluations")
 for (f, m), x in zip(eps.values, eps.x):
     print(f"  f1 {f:8.4f} Hz  mass {m:.4f} kg  b_prox {1e3 * x[0]:.3f} mm  b_dist {1e3 * x[1]:.3f} mm")
 print(f"NSGA-II: {len(nsga.x)} points, {t_nsga:.1f} s CPU (24 x 25 evaluations)")

@@ -39,6 +39,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -131,6 +132,11 @@ class DesignProblem:
             raise InvalidArgumentError(f"poses: (P, {n_c}) finite commanded platform "
                                        f"coordinates, got shape {self.poses.shape}")
         self._cache = {}
+
+    @property
+    def evaluations(self) -> int:
+        """How many designs :meth:`evaluate` has computed (its cache)."""
+        return len(self._cache)
 
     def _value(self, group):
         values = set()
@@ -234,6 +240,24 @@ class DesignProblem:
                         compliance=np.array(c) if c else None, dcompliance=dc)
         self._cache[key] = ev
         return ev
+
+
+def design_problem(description, parameters, poses, n_modes=1, variant=None,
+                   compliance=False) -> DesignProblem:
+    """The :class:`DesignProblem` of a description file (path) or its dict.
+    Raises :class:`InvalidArgumentError` (an unreadable file, and as
+    :class:`DesignProblem`)."""
+    if isinstance(description, dict):
+        return DesignProblem(description, parameters, poses, n_modes, variant,
+                             compliance=compliance)
+    from flexpkm.model.files import Where, parse
+    path = Path(description)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InvalidArgumentError(f"{path}: cannot read the description ({e})") from None
+    return DesignProblem(parse(text, Where(str(path))), parameters, poses, n_modes, variant,
+                         source=str(path), compliance=compliance)
 
 
 def _compliance_derivative(model, d) -> tuple:

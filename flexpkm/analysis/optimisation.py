@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from flexpkm.analysis.design_problem import DesignProblem, criterion, gradient_check
+from flexpkm.analysis.design_problem import (DesignProblem, criterion, design_problem,
+                                              gradient_check)
 from flexpkm.errors import InvalidArgumentError
 
 __all__ = ["OptimisationResult", "optimise_design", "read_optimisation", "DesignProblem",
@@ -136,7 +137,7 @@ def optimise_design(description, parameters, poses, objective="min_f1", constrai
     constraints = _constraints(objective, constraints, mass_limit, equal_mass)
     k = max([criterion(n)[1] for n in [objective, *constraints]] + [int(n_modes)])
     compliance = "max_compliance" in [objective, *constraints]
-    problem = _problem(description, parameters, poses, k, variant, compliance)
+    problem = design_problem(description, parameters, poses, k, variant, compliance)
     return solve(problem, objective, constraints, equal_mass, start, tol, max_iter, check)
 
 
@@ -189,7 +190,7 @@ def solve(problem: DesignProblem, objective="min_f1", constraints=None, equal_ma
     cons += [_constraint(rows, n, b, abs(b), "eq" if equal_mass and n == "mass" else "ineq")
              for n, b in limits.items()]
     z0 = np.append((x0 - lo) / span, sense * before.worst(objective) / ref)
-    tau = (0.0, None) if sense > 0 else (None, 0.0)     # unbounded: 21 iterations, not 12
+    tau = (0.0, None) if sense > 0 else (None, None)    # f1 unbounded: 21 iterations, not 12
     res = minimize(lambda z: -z[-1], z0, jac=lambda z: np.append(np.zeros(len(z) - 1), -1.0),
                    method="SLSQP", bounds=[(0.0, 1.0)] * len(x0) + [tau],
                    constraints=cons, options={"ftol": tol, "maxiter": int(max_iter)})
@@ -197,7 +198,7 @@ def solve(problem: DesignProblem, objective="min_f1", constraints=None, equal_ma
     return OptimisationResult(
         objective=objective, constraints=constraints, equal_mass=bool(equal_mass),
         names=problem.names, lower=lo, upper=problem.upper, x0=x0, x=x, before=before,
-        after=problem.evaluate(x), iterations=int(res.nit), evaluations=len(problem._cache),
+        after=problem.evaluate(x), iterations=int(res.nit), evaluations=problem.evaluations,
         success=bool(res.success), message=str(res.message),
         gradient_error=gradient_check(problem, x, objective) if check else None)
 
@@ -207,18 +208,6 @@ def _constraint(rows, name, bound, scale, kind) -> dict:
             "jac": lambda z: rows(z, name, bound, scale)[1]}
 
 
-def _problem(description, parameters, poses, n_modes, variant, compliance) -> DesignProblem:
-    if isinstance(description, dict):
-        return DesignProblem(description, parameters, poses, n_modes, variant,
-                             compliance=compliance)
-    from flexpkm.model.files import Where, parse
-    path = Path(description)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InvalidArgumentError(f"{path}: cannot read the description ({e})") from None
-    return DesignProblem(parse(text, Where(str(path))), parameters, poses, n_modes, variant,
-                         source=str(path), compliance=compliance)
 def read_optimisation(path) -> dict:
     """The keyword arguments of :func:`optimise_design` from an optimisation
     file (TOML: ``poses = [[...], ...]``, ``objective`` (``"min_f1"``,

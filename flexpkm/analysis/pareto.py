@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flexpkm.analysis.design_problem import UNITS, DesignProblem, criterion
+from flexpkm.analysis.design_problem import UNITS, DesignProblem, criterion, design_problem
 from flexpkm.errors import InvalidArgumentError
 
 
@@ -243,13 +243,13 @@ def pareto_front(description, parameters, poses, points=5, objective="min_f1", a
     (:func:`nsga2_front`) or ``"both"``. Returns a list of :class:`Front`.
     Raises :class:`InvalidArgumentError` (an unknown method and as the
     functions called)."""
-    from flexpkm.analysis.optimisation import _problem
     if method not in ("epsilon", "nsga2", "both"):
         raise InvalidArgumentError(f"front method: 'epsilon', 'nsga2' or 'both', got {method!r}")
     criteria = (objective, against)
     names = [*criteria, *(constraints or {})]
     k = max([criterion(n)[1] for n in names] + [int(n_modes)])
-    problem = _problem(description, parameters, poses, k, variant, "max_compliance" in names)
+    problem = design_problem(description, parameters, poses, k, variant,
+                             "max_compliance" in names)
     out = []
     if method in ("epsilon", "both"):
         out.append(epsilon_front(problem, points, criteria, constraints))
