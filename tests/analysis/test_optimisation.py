@@ -96,3 +96,17 @@ def test_refusals():
         optimise_design(FILE, {PROX: (0.006, 0.01)}, POSES)
     with pytest.raises(InvalidArgumentError, match="poses"):
         optimise_design(FILE, PARAMS, [[0.1, 0.3, 0.0]])
+
+
+def test_the_optimisation_files_shown_in_the_docs_read(tmp_path):
+    # docs/optimisation.md: the objective/[constraints] file and the [front] table
+    from flexpkm.analysis.optimisation import read_optimisation
+    text = (FILE.parents[2] / "docs" / "optimisation.md").read_text(encoding="utf-8")
+    blocks = [b.split("\n", 1)[1] for b in text.split("```toml")[1:]]
+    (tmp_path / "opt.toml").write_text(blocks[0].split("```")[0] + blocks[1].split("```")[0],
+                                       encoding="utf-8")
+    kwargs = read_optimisation(tmp_path / "opt.toml")
+    assert kwargs["objective"] == "max_compliance" and kwargs["constraints"] == {"mass": 1.804}
+    assert kwargs["front"] == {"points": 7, "against": "mass", "method": "both",
+                               "population": 24, "generations": 25, "seed": 0}
+    assert list(kwargs["parameters"].values()) == [(0.003, 0.012), (0.0005, 0.008)]
