@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from flexpkm.analysis.workspace_map import WorkspaceMap, workspace_map      # issue 21
     from flexpkm.analysis.study import design_study
     from flexpkm.analysis.optimisation import OptimisationResult, optimise_design
+    from flexpkm.analysis.pareto import Front, pareto_front
     from flexpkm.algorithms.compliance import platform_compliance
     from flexpkm.io.pictures import plot_mode, plot_sweep
     from flexpkm.identification.regressor import regressor
@@ -160,7 +161,7 @@ __all__ = [
     "SimulationOptions",
     "frequency_sweep", "SweepResult",
     "workspace_map", "WorkspaceMap", "design_study", "platform_compliance",   # issue 21
-    "optimise_design", "OptimisationResult",                                  # issue 21 item 3
+    "optimise_design", "OptimisationResult", "pareto_front", "Front",         # issue 21 item 3
     # pictures (the viz extra)
     "plot_mode", "plot_sweep",
     # base dynamic parameters and identification (8.7)

@@ -1,7 +1,7 @@
 """The optional dependencies, installed by the extras of flexpkm
 (pyproject.toml): ``viz`` (pyvista/VTK, matplotlib, h5py: pictures, plots,
 XDMF series) and ``compiled`` (CasADi: the generated C models), ``cluster`` (Dask:
-studies on a cluster). The core
+studies on a cluster), ``optimise`` (pymoo: Pareto fronts by NSGA-II). The core
 install (numpy, scipy, meshio...) computes frequencies, sweeps, simulations
 and VTU meshes; a feature that needs an extra imports its module through
 :func:`require`, which says in one line what to install."""
@@ -14,7 +14,7 @@ from flexpkm.errors import MissingDependencyError
 #: module -> the extra of flexpkm that installs it (read-only tuple of pairs)
 EXTRAS = (("pyvista", "viz"), ("vtk", "viz"), ("matplotlib", "viz"), ("h5py", "viz"),
           ("casadi", "compiled"), ("xarray", "data"), ("pandas", "data"),
-          ("dask", "cluster"), ("distributed", "cluster"))
+          ("dask", "cluster"), ("distributed", "cluster"), ("pymoo", "optimise"))
 
 
 def require(module: str, purpose: str):

@@ -49,7 +49,7 @@ def parameters():
 def grid_check(problem, x, f_opt, half=0.05, n=5):
     """The best worst-pose f1 on an n^3 grid (+-half of the optimum) of the
     first three sides, the fourth from the mass (linear); its resolution."""
-    dm = problem.mass_gradient(x)
+    dm = problem.evaluate(x).dmass
     m0 = problem.mass(problem.x0)
     best, axes = -np.inf, [np.linspace(1 - half, 1 + half, n) * v for v in x[:3]]
     for y3 in itertools.product(*axes):
@@ -59,7 +59,7 @@ def grid_check(problem, x, f_opt, half=0.05, n=5):
             continue
         assert abs(problem.mass(y) - m0) < 1e-9 * m0
         best = max(best, float(np.min(problem.frequencies(y))))
-    df = problem.evaluate(x)[1]
+    df = problem.evaluate(x).df[:, 0]
     resolution = float(np.max(np.abs(df[:, :3] - np.outer(df[:, 3], dm[:3] / dm[3]))
                               @ (2 * half * x[:3] / (n - 1))))
     return best, resolution

@@ -1,303 +1,251 @@
-"""Design optimisation with exact gradients (issue 21 item 3): maximise the
-worst-pose first natural frequency (actuators locked, (11.34)) of a robot of
-a description file over a small set of poses, subject to bounds on the
-design parameters and a mass limit (or the mass of the file's design).
+"""Design optimisation with exact gradients (issue 21 item 3): optimise one
+criterion of the robot of a description file over a small set of poses,
+subject to bounds on the design parameters and limits on the other
+criteria (:mod:`flexpkm.analysis.design_problem`): maximise the worst-pose
+k-th natural frequency (``"min_f1"``, ``"min_f2"``..., actuators locked,
+(11.34)), minimise the mass (``"mass"``) or the largest platform compliance
+over the poses (``"max_compliance"``); a mass limit (or the mass of the
+file's design), a lowest worst-pose frequency, a largest compliance.
 
-The epigraph form: ``max t`` s.t. ``f1(pose_i; p) >= t`` for every pose,
-``mass(p) <= limit`` (or ``= mass(p_0)``), ``lower <= p <= upper``, solved
-by :func:`scipy.optimize.minimize` (``method="SLSQP"``) in scaled variables
-(``u = (p - lower) / (upper - lower)``, ``tau = t / f1_worst(p_0)``). The
-constraints' gradients are exact: ``df1/dp`` of every pose by
-:func:`flexpkm.compiled.sensitivity.frequency_sensitivities` (11.34: CasADi
-AD of the matrices, the configuration re-assembled for the parameters that
-move frames), the mass gradient by central differences of the mass, exact to
-round-off because the mass is at most quadratic in any one number of the file
-(``rho A L``, ``A = b h`` or ``pi r^2``, point masses).
+The epigraph form: ``max tau`` s.t. ``s g_i(p) / |g_0| >= tau`` for every
+row i of the objective g (a pose; the mass: one row; s = +1 for a
+frequency, -1 for the mass and the compliance, g_0 its value for the
+file's design), ``s (h_i(p) - b) >= 0`` for every row of every limited
+criterion h (bound b), ``lower <= p <= upper``, solved by
+:func:`scipy.optimize.minimize` (``method="SLSQP"``) in scaled variables
+(``u = (p - lower) / (upper - lower)``). The gradients are exact
+(:mod:`flexpkm.analysis.design_problem`: ``df_k/dp`` of every pose by CasADi
+AD of the matrices, the poses re-assembled for the parameters that move
+frames; the compliance's from ``dK_cc/dp``; the mass's from the bodies'
+``dm/dp``, exact to round-off).
 
 Parameters are key paths of the file (``legs[0].frames[0].bodies[0].
 section.b_y``, as ``flexpkm modal --sensitivities``); a tuple of paths sets
 one value everywhere (both legs' section), its gradient the sum of theirs.
-:func:`gradient_check` compares the gradient with Richardson-extrapolated
-central differences of the frequencies of :func:`flexpkm.natural_frequencies`
-(an independent route: the eigenvalues of re-built, re-assembled models).
+:func:`gradient_check` compares the objective's gradient with
+Richardson-extrapolated central differences on an independent route.
+Pareto fronts: :mod:`flexpkm.analysis.pareto`.
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from flexpkm.analysis.study import robot_mass
+from flexpkm.analysis.design_problem import (DesignProblem, criterion, design_problem,
+                                              gradient_check)
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.key_paths import get_number, set_number
+
+__all__ = ["OptimisationResult", "optimise_design", "read_optimisation", "DesignProblem",
+           "gradient_check", "solve"]
 
 
 @dataclass(kw_only=True, repr=False)
 class OptimisationResult:
     """The result of :func:`optimise_design` (SI; frequencies in Hz).
 
+    objective : the criterion optimised (``"min_f1"``, ``"mass"``...);
+        constraints : dict criterion -> bound; equal_mass : bool
     names : the parameters (their key paths; tied paths joined by spaces)
-    lower, upper, x0, x : (n_p,) bounds, the file's design and the optimum
-    f1_before, f1_after : (P,) the first frequency at each pose, Hz
-    worst_before, worst_after : min over the poses, Hz; gain : relative
-        (``worst_after / worst_before - 1``)
-    mass_before, mass_after : kg (bodies and platform)
-    active : indices of the poses whose f1 is within ``tol`` of the worst
+    lower, upper, x0, x : (n_p,) bounds, the start and the optimum
+    before, after : the :class:`flexpkm.analysis.design_problem.Evaluation`
+        of x0 and x (per pose ``f`` (P, n_modes) Hz, ``compliance`` (P,) or
+        None, ``mass`` kg)
+    objective_before, objective_after : the objective's value (worst pose)
+    gain : the relative improvement of the objective (``after / before - 1``
+        for a frequency, ``1 - after / before`` for the mass and the compliance)
+    f1_before, f1_after : (P,) the first frequency at each pose, Hz;
+        worst_before, worst_after : their min; mass_before, mass_after : kg
+    active : indices of the objective's rows (poses) within 1e-4 of its worst
     iterations, evaluations : SLSQP's iterations, model evaluations
     success, message : SLSQP's
-    gradient_error : the largest relative difference between the exact
-        ``df1/dp`` at the optimum and central differences
+    gradient_error : the largest relative difference between the
+        objective's exact gradient at the optimum and central differences
         (:func:`gradient_check`), or None when not checked
     """
 
+    objective: str
+    constraints: dict
+    equal_mass: bool
     names: tuple
     lower: np.ndarray
     upper: np.ndarray
     x0: np.ndarray
     x: np.ndarray
-    f1_before: np.ndarray
-    f1_after: np.ndarray
-    mass_before: float
-    mass_after: float
-    active: np.ndarray
+    before: object
+    after: object
     iterations: int
     evaluations: int
     success: bool
     message: str
     gradient_error: float | None = None
 
-    @property
-    def worst_before(self) -> float:
-        return float(np.min(self.f1_before))
-
-    @property
-    def worst_after(self) -> float:
-        return float(np.min(self.f1_after))
+    objective_before = property(lambda self: self.before.worst(self.objective))
+    objective_after = property(lambda self: self.after.worst(self.objective))
+    f1_before = property(lambda self: self.before.f[:, 0])
+    f1_after = property(lambda self: self.after.f[:, 0])
+    worst_before = property(lambda self: float(np.min(self.f1_before)))
+    worst_after = property(lambda self: float(np.min(self.f1_after)))
+    mass_before = property(lambda self: self.before.mass)
+    mass_after = property(lambda self: self.after.mass)
 
     @property
     def gain(self) -> float:
-        return self.worst_after / self.worst_before - 1.0
+        return criterion(self.objective)[2] * (self.objective_after / self.objective_before - 1.0)
+
+    @property
+    def active(self) -> np.ndarray:
+        g = self.after.rows(self.objective)[0]
+        return np.flatnonzero(np.abs(g - self.objective_after) <= 1e-4 * abs(self.objective_after))
 
     def __repr__(self):
         p = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.names, self.x))
-        return (f"OptimisationResult(worst f1 {self.worst_before:.6g} -> {self.worst_after:.6g} Hz "
-                f"({100 * self.gain:+.3g} %), mass {self.mass_before:.6g} -> "
-                f"{self.mass_after:.6g} kg, {p}, {self.iterations} iterations)")
+        return (f"OptimisationResult({self.objective} {self.objective_before:.6g} -> "
+                f"{self.objective_after:.6g} ({100 * self.gain:+.3g} %), worst f1 "
+                f"{self.worst_before:.6g} -> {self.worst_after:.6g} Hz, mass "
+                f"{self.mass_before:.6g} -> {self.mass_after:.6g} kg, {p}, "
+                f"{self.iterations} iterations)")
 
 
-class DesignProblem:
-    """A description (dict), its parameters and poses: f1 at every pose,
-    the mass, and their exact gradients for a design ``x`` (n_p,), SI.
-
-    data : the description (:func:`flexpkm.model.files.parse`)
-    parameters : dict key path (or tuple of key paths) -> (lower, upper)
-    poses : (P, n_c) commanded platform coordinates (m, rad), columns
-        ``model.layout.commanded``
-    Raises :class:`InvalidArgumentError` (a key path, bounds, poses)."""
-
-    def __init__(self, data, parameters, poses, n_modes=1, variant=None, source="<data>"):
-        if not isinstance(parameters, dict) or not parameters:
-            raise InvalidArgumentError("parameters: a dict key path -> (lower, upper), not empty")
-        self.data, self.variant, self.source = data, variant, source
-        self.groups = [(k,) if isinstance(k, str) else tuple(k) for k in parameters]
-        bounds = np.array([tuple(map(float, b)) for b in parameters.values()], float)
-        if bounds.shape != (len(self.groups), 2) or not np.isfinite(bounds).all() \
-                or (bounds[:, 0] >= bounds[:, 1]).any():
-            raise InvalidArgumentError("parameters: bounds (lower, upper), finite, lower < upper")
-        self.lower, self.upper = bounds[:, 0], bounds[:, 1]
-        self.names = tuple(" ".join(g) for g in self.groups)
-        self.n_modes = int(n_modes)
-        if self.n_modes < 1:
-            raise InvalidArgumentError(f"n_modes must be >= 1, got {n_modes!r}")
-        self.x0 = np.array([self._value(g) for g in self.groups])
-        self.poses = np.atleast_2d(np.asarray(poses, float))
-        n_c = len(self.model(self.x0).layout.commanded)
-        if not n_c:
-            raise InvalidArgumentError("optimise_design: the poses are commanded platform "
-                                       "coordinates; this robot has none (no platform)")
-        if self.poses.shape[1:] != (n_c,) or not np.isfinite(self.poses).all():
-            raise InvalidArgumentError(f"poses: (P, {n_c}) finite commanded platform "
-                                       f"coordinates, got shape {self.poses.shape}")
-        self._cache = {}
-
-    def _value(self, group):
-        values = set()
-        for path in group:
-            values.add(get_number(self.data, path))      # refuses a bad path
-        if len(values) != 1:
-            raise InvalidArgumentError(f"{' '.join(group)}: tied key paths with different "
-                                       f"values in the file {sorted(values)}")
-        return values.pop()
-
-    def design(self, x) -> dict:
-        """The description with the design ``x`` set."""
-        data = copy.deepcopy(self.data)
-        for group, v in zip(self.groups, x):
-            for path in group:
-                set_number(data, path, float(v))
-        return data
-
-    def model(self, x):
-        from flexpkm.algorithms.reference import build_model
-        from flexpkm.model.files import from_dict
-        return build_model(from_dict(self.design(x), source=self.source, variant=self.variant))
-
-    def configurations(self, model):
-        """(P, n_tot) the poses assembled (continuation from the reference)."""
-        from flexpkm.algorithms.assembly import assemble
-        return np.atleast_2d(assemble(model, pose=self.poses))
-
-    def frequencies(self, x) -> np.ndarray:
-        """(P,) f1 at every pose by :func:`flexpkm.natural_frequencies` (no sensitivities)."""
-        from flexpkm.analysis.modal import natural_frequencies
-        model = self.model(x)
-        q = self.configurations(model)
-        return natural_frequencies(model, q, n_modes=1, shapes=False,
-                                   backend="numpy").frequencies_hz[:, 0]
-
-    def mass(self, x) -> float:
-        return robot_mass(self.model(x))
-
-    def mass_gradient(self, x) -> np.ndarray:
-        """(n_p,) kg per unit: central differences, exact (mass quadratic at most)."""
-        out = np.empty(len(x))
-        for k in range(len(x)):
-            h = 1e-3 * (self.upper[k] - self.lower[k])
-            e = np.zeros(len(x))
-            e[k] = h
-            out[k] = (self.mass(x + e) - self.mass(x - e)) / (2 * h)
-        return out
-
-    def evaluate(self, x):
-        """``(f1 (P,), df1 (P, n_p), mass, dmass (n_p,))`` at ``x``, cached."""
-        from flexpkm.compiled.sensitivity import frequency_sensitivities
-        key = tuple(np.asarray(x, float))
-        if key not in self._cache:
-            data, model = self.design(x), self.model(x)
-            paths = [p for g in self.groups for p in g]
-            f1, df1 = [], []
-            for q in self.configurations(model):
-                f, df = frequency_sensitivities(data, paths, q, n_modes=self.n_modes, hold="pose")
-                f1.append(f[0])
-                cols = np.cumsum([0] + [len(g) for g in self.groups])
-                df1.append([df[0, a:b].sum() for a, b in zip(cols[:-1], cols[1:])])
-            self._cache[key] = (np.array(f1), np.array(df1), robot_mass(model),
-                                self.mass_gradient(np.asarray(x, float)))
-        return self._cache[key]
-
-
-def gradient_check(problem: DesignProblem, x, rel_step=1e-3) -> float:
-    """The largest relative difference ``|df1/dp - D| / max|df1/dp|`` over
-    the poses and parameters, D the Richardson extrapolation
-    ``(4 D(h/2) - D(h)) / 3`` of central differences of
-    :meth:`DesignProblem.frequencies` (step ``h = rel_step |x_k|``, or
-    ``rel_step (upper - lower)`` at ``x_k = 0``)."""
-    x = np.asarray(x, float)
-    exact = problem.evaluate(x)[1]
-    err = 0.0
-    for k in range(len(x)):
-        def central(h):
-            e = np.zeros(len(x))
-            e[k] = h
-            return (problem.frequencies(x + e) - problem.frequencies(x - e)) / (2 * h)
-        h = rel_step * (abs(x[k]) or problem.upper[k] - problem.lower[k])
-        rich = (4 * central(h / 2) - central(h)) / 3
-        err = max(err, float(np.max(np.abs(exact[:, k] - rich)) / np.max(np.abs(exact[:, k]))))
-    return err
-
-
-def optimise_design(description, parameters, poses, mass_limit=None, equal_mass=False,
-                    n_modes=1, variant=None, tol=1e-8, max_iter=100, check=True):
-    """Maximise the worst-pose f1 of the robot of ``description`` (module doc).
+def optimise_design(description, parameters, poses, objective="min_f1", constraints=None,
+                    mass_limit=None, equal_mass=False, n_modes=1, variant=None, tol=1e-8,
+                    max_iter=100, check=True, start=None):
+    """Optimise one criterion of the robot of ``description`` (module doc).
 
     description : a description file (path) or its dict (:func:`flexpkm.model.files.parse`)
-    parameters : dict key path (or tuple of tied key paths) -> (lower, upper), SI;
-        the start is the file's design (inside the bounds)
+    parameters : dict key path (or tuple of tied key paths) -> (lower, upper), SI
     poses : (P, n_c) commanded platform coordinates (m, rad)
-    mass_limit : kg, ``mass(p) <= mass_limit``; equal_mass : ``mass(p) =
-        mass(p_0)`` (give at most one; neither: bounds only)
-    n_modes : modes solved per pose (the objective is f1)
+    objective : ``"min_f<k>"`` (maximise the worst-pose f_k), ``"mass"`` or
+        ``"max_compliance"`` (minimise)
+    constraints : dict criterion -> bound: ``{"min_f1": 20.0}`` (every
+        pose's f1 >= 20 Hz), ``{"mass": 1.8}`` (kg, <=),
+        ``{"max_compliance": 1e-5}`` (every pose's largest compliance <=);
+        not the objective
+    mass_limit : kg, the same as ``constraints={"mass": ...}``; equal_mass :
+        ``mass(p) = mass(p_0)`` (give at most one of the three)
+    n_modes : modes solved per pose (raised to k for ``min_f<k>``)
     tol, max_iter : SLSQP's ``ftol`` and ``maxiter``; check : run
-        :func:`gradient_check` at the optimum
+        :func:`gradient_check` of the objective at the optimum
+    start : (n_p,) the start, or None: the file's design (inside the bounds)
     Returns :class:`OptimisationResult`.
     Raises :class:`InvalidArgumentError` (parameters, bounds, a start outside
-    them, poses, both mass options), what assembling the poses raises
+    them, poses, an unknown criterion, the objective limited, both mass
+    options), what assembling the poses raises
     (:class:`flexpkm.errors.UnreachablePoseError`...).
     """
+    constraints = _constraints(objective, constraints, mass_limit, equal_mass)
+    k = max([criterion(n)[1] for n in [objective, *constraints]] + [int(n_modes)])
+    compliance = "max_compliance" in [objective, *constraints]
+    problem = design_problem(description, parameters, poses, k, variant, compliance)
+    return solve(problem, objective, constraints, equal_mass, start, tol, max_iter, check)
+
+
+def _constraints(objective, constraints, mass_limit, equal_mass) -> dict:
+    out = dict(constraints or {})
+    criterion(objective)
+    if mass_limit is not None:
+        if "mass" in out or equal_mass:
+            raise InvalidArgumentError("give mass_limit, constraints['mass'] or equal_mass, "
+                                       "not both")
+        out["mass"] = mass_limit
+    if equal_mass and ("mass" in out or objective == "mass"):
+        raise InvalidArgumentError("equal_mass with a mass limit or the mass objective: "
+                                   "give one, not both")
+    for name, bound in out.items():
+        criterion(name)
+        if name == objective:
+            raise InvalidArgumentError(f"{name}: the objective cannot be limited too")
+        if not np.isfinite(bound) or bound <= 0:
+            raise InvalidArgumentError(f"{name}: the limit must be positive, got {bound!r}")
+    return {n: float(b) for n, b in out.items()}
+
+
+def solve(problem: DesignProblem, objective="min_f1", constraints=None, equal_mass=False,
+          start=None, tol=1e-8, max_iter=100, check=True) -> OptimisationResult:
+    """:func:`optimise_design` on a :class:`DesignProblem` (its cache kept:
+    the Pareto fronts call it for a sequence of limits)."""
     from scipy.optimize import minimize
-    if mass_limit is not None and equal_mass:
-        raise InvalidArgumentError("give mass_limit or equal_mass, not both")
-    problem = _problem(description, parameters, poses, n_modes, variant)
+    constraints = _constraints(objective, constraints, None, equal_mass)
     lo, span = problem.lower, problem.upper - problem.lower
-    x0 = problem.x0
-    if ((x0 < lo) | (x0 > problem.upper)).any():
-        raise InvalidArgumentError(f"the file's design {dict(zip(problem.names, x0))} is "
-                                   "outside the bounds")
-    f0, _, m0, _ = problem.evaluate(x0)
-    fw = float(np.min(f0))
-    m_ref = m0 if equal_mass else mass_limit
+    x0 = problem.x0 if start is None else np.asarray(start, float)
+    if x0.shape != lo.shape or ((x0 < lo) | (x0 > problem.upper)).any():
+        raise InvalidArgumentError(f"the start {dict(zip(problem.names, x0))} is outside the "
+                                   "bounds")
+    before = problem.evaluate(x0)
+    ref, sense = abs(before.worst(objective)), criterion(objective)[2]
     x_of = lambda z: lo + z[:-1] * span                                        # noqa: E731
+    limits = dict(constraints)
+    if equal_mass:
+        limits["mass"] = before.mass
 
-    def freq(z):
-        f, df = problem.evaluate(x_of(z))[:2]
-        return f / fw - z[-1], np.hstack([df * span / fw, -np.ones((len(f), 1))])
+    def rows(z, name, bound, scale):
+        g, dg = problem.evaluate(x_of(z)).rows(name)
+        s = criterion(name)[2] / scale
+        tau = z[-1] if bound is None else 0.0
+        jac = np.hstack([s * dg * span, np.full((len(g), 1), -1.0 if bound is None else 0.0)])
+        return s * (g - (0.0 if bound is None else bound)) - tau, jac
 
-    def mass(z):
-        _, _, m, dm = problem.evaluate(x_of(z))
-        sign = 1.0 if equal_mass else -1.0
-        return sign * (m - m_ref) / m_ref, np.append(sign * dm * span / m_ref, 0.0)
-
-    cons = [{"type": "ineq", "fun": lambda z: freq(z)[0], "jac": lambda z: freq(z)[1]}]
-    if m_ref is not None:
-        cons.append({"type": "eq" if equal_mass else "ineq", "fun": lambda z: mass(z)[0],
-                     "jac": lambda z: mass(z)[1]})
-    z0 = np.append((x0 - lo) / span, 1.0)
+    cons = [_constraint(rows, objective, None, ref, "ineq")]
+    cons += [_constraint(rows, n, b, abs(b), "eq" if equal_mass and n == "mass" else "ineq")
+             for n, b in limits.items()]
+    z0 = np.append((x0 - lo) / span, sense * before.worst(objective) / ref)
+    tau = (0.0, None) if sense > 0 else (None, None)    # f1 unbounded: 21 iterations, not 12
     res = minimize(lambda z: -z[-1], z0, jac=lambda z: np.append(np.zeros(len(z) - 1), -1.0),
-                   method="SLSQP", bounds=[(0.0, 1.0)] * len(x0) + [(0.0, None)],
+                   method="SLSQP", bounds=[(0.0, 1.0)] * len(x0) + [tau],
                    constraints=cons, options={"ftol": tol, "maxiter": int(max_iter)})
     x = np.clip(x_of(res.x), lo, problem.upper)
-    f1, _, m1, _ = problem.evaluate(x)
     return OptimisationResult(
-        names=problem.names, lower=lo, upper=problem.upper, x0=x0, x=x, f1_before=f0,
-        f1_after=f1, mass_before=m0, mass_after=m1,
-        active=np.flatnonzero(f1 <= np.min(f1) * (1 + 1e-4)), iterations=int(res.nit),
-        evaluations=len(problem._cache), success=bool(res.success), message=str(res.message),
-        gradient_error=gradient_check(problem, x) if check else None)
+        objective=objective, constraints=constraints, equal_mass=bool(equal_mass),
+        names=problem.names, lower=lo, upper=problem.upper, x0=x0, x=x, before=before,
+        after=problem.evaluate(x), iterations=int(res.nit), evaluations=problem.evaluations,
+        success=bool(res.success), message=str(res.message),
+        gradient_error=gradient_check(problem, x, objective) if check else None)
 
 
-def _problem(description, parameters, poses, n_modes, variant) -> DesignProblem:
-    if isinstance(description, dict):
-        return DesignProblem(description, parameters, poses, n_modes, variant)
-    from flexpkm.model.files import Where, parse
-    path = Path(description)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InvalidArgumentError(f"{path}: cannot read the description ({e})") from None
-    return DesignProblem(parse(text, Where(str(path))), parameters, poses, n_modes, variant,
-                         source=str(path))
+def _constraint(rows, name, bound, scale, kind) -> dict:
+    return {"type": kind, "fun": lambda z: rows(z, name, bound, scale)[0],
+            "jac": lambda z: rows(z, name, bound, scale)[1]}
 
 
 def read_optimisation(path) -> dict:
     """The keyword arguments of :func:`optimise_design` from an optimisation
-    file (TOML: ``poses = [[...], ...]``, ``mass_limit`` (kg) or
-    ``equal_mass = true``, ``modes``, ``variant``, and ``[[parameters]]``
-    with ``path`` or ``paths``, ``low``, ``high``; docs/maps.md). Raises
-    :class:`InvalidArgumentError` naming the file."""
+    file (TOML: ``poses = [[...], ...]``, ``objective`` (``"min_f1"``,
+    ``"min_f2"``..., ``"mass"``, ``"max_compliance"``; default
+    ``"min_f1"``), a ``[constraints]`` table (criterion = bound),
+    ``mass_limit`` (kg) or ``equal_mass = true``, ``modes``, ``variant``,
+    ``[[parameters]]`` with ``path`` or ``paths``, ``low``, ``high``; and
+    ``front``: the ``[front]`` table (:data:`FRONT_KEYS`) or None;
+    docs/optimisation.md). Raises :class:`InvalidArgumentError` naming the
+    file."""
     from flexpkm.analysis.study import parameters_of
     from flexpkm.model.files import tomllib             # or tomli on Python 3.10
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise InvalidArgumentError(f"{path}: cannot read the optimisation file ({e})") from None
-    unknown = set(data) - {"poses", "mass_limit", "equal_mass", "modes", "variant", "parameters"}
+    unknown = set(data) - {"poses", "mass_limit", "equal_mass", "modes", "variant", "parameters",
+                           "objective", "constraints", "front"}
     if unknown or "poses" not in data or "parameters" not in data:
         raise InvalidArgumentError(f"{path}: an optimisation file has poses = [[...]] and "
                                    "[[parameters]]" + (f"; unknown keys {sorted(unknown)}"
                                                        if unknown else ""))
+    front = data.get("front")
+    for name, table, keys in (("constraints", data.get("constraints", {}), None),
+                              ("front", front or {}, FRONT_KEYS)):
+        if not isinstance(table, dict) or (keys and set(table) - set(keys)):
+            raise InvalidArgumentError(f"{path}: [{name}] is a table" + (
+                f" of {', '.join(keys)}" if keys else " criterion = bound"))
     params = parameters_of(data["parameters"])
     return {"parameters": {p.paths: (p.low, p.high) for p in params}, "poses": data["poses"],
+            "objective": data.get("objective", "min_f1"),
+            "constraints": data.get("constraints"),
             "mass_limit": data.get("mass_limit"), "equal_mass": bool(data.get("equal_mass")),
-            "n_modes": int(data.get("modes", 1)), "variant": data.get("variant")}
+            "n_modes": int(data.get("modes", 1)), "variant": data.get("variant"), "front": front}
+
+
+#: the keys of an optimisation file's ``[front]`` table: ``points`` (the
+#: epsilon-constraint designs), ``against`` (the second criterion, default
+#: ``"mass"``), ``method`` (``"epsilon"``, ``"nsga2"`` or ``"both"``),
+#: ``population``, ``generations``, ``seed`` (NSGA-II)
+FRONT_KEYS = ("points", "against", "method", "population", "generations", "seed")

@@ -25,6 +25,7 @@ linearly):
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
@@ -159,6 +160,50 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hol
     what :func:`flexpkm.algorithms.modal.reduced_matrices` raises for
     ``q_tot`` (an open loop...).
     """
+    return modal_derivatives(matrix_derivatives(data, paths, q_tot, rel_step, hold), n_modes)
+
+
+def modal_derivatives(d, n_modes=None):
+    """``(f (n,), df (n, n_p))`` of :func:`frequency_sensitivities` from the
+    :class:`MatrixDerivatives` ``d`` (Hz, Hz per unit)."""
+    lam, X = generalized_eigh(d.K_cc[None], d.M_cc[None], "M_cc")
+    lam, X = lam[0], X[0]
+    f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
+    n = len(f) if n_modes is None else min(int(n_modes), len(f))
+    df = np.zeros((n, len(d.dK)))
+    for k, (dM, dK) in enumerate(zip(d.dM, d.dK)):
+        df[:, k] = eigenvalue_derivatives(lam, X, dK, dM)[:n] / (8 * np.pi ** 2 * f[:n])
+    return f[:n], df
+
+
+@dataclass
+class MatrixDerivatives:
+    """What :func:`matrix_derivatives` returns (actuators locked, (11.34)).
+
+    reduced : :class:`flexpkm.algorithms.modal.ReducedMatrices` at ``q_tot``
+    M_cc, K_cc : (m, m) the matrices on q_c (kg, m, rad; N/m, N m/rad)
+    dM, dK : (len(paths), m, m) their total derivatives per unit of each
+        parameter (the configuration following, ``hold``)
+    moves : indices of the parameters that move frames (the Jacobian J of
+        ``reduced`` depends on them; it does not on the others)
+    dmass : (len(paths),) kg per unit: the derivative of the mass of the
+        bodies and the platform (the sum of their invariants m)"""
+
+    reduced: object
+    M_cc: np.ndarray
+    K_cc: np.ndarray
+    dM: np.ndarray
+    dK: np.ndarray
+    moves: tuple
+    dmass: np.ndarray
+
+
+def matrix_derivatives(data, paths, q_tot, rel_step=1e-4, hold=None) -> MatrixDerivatives:
+    """``M_cc``, ``K_cc`` and their derivatives with respect to the key
+    paths of :func:`frequency_sensitivities` (same arguments, same errors),
+    the matrices behind its ``df``: CasADi AD with respect to the bodies'
+    invariants, the geometric terms re-assembled (``hold``), the joint
+    springs and rotor inertia projected ``J_c^T (.) J_c``."""
     model = build_structure(from_dict(data))
     hold = hold or ("pose" if model.platform is not None and model.platform.dofs else "q_a")
     if hold not in ("pose", "q_a"):
@@ -173,24 +218,21 @@ def frequency_sensitivities(data, paths, q_tot, n_modes=None, rel_step=1e-4, hol
     F = ca.Function("dMK", [Iall, dIall], [M_cc, K_cc, ca.jtimes(M_cc, Iall, dIall),
                                            ca.jtimes(K_cc, Iall, dIall)])
     M, K = (np.array(x) for x in F(np.concatenate(I0), np.zeros(sum(len(x) for x in I0)))[:2])
-    lam, X = generalized_eigh(K[None], M[None], "M_cc")
-    lam, X = lam[0], X[0]
-    f = np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi)
-    n = len(f) if n_modes is None else min(int(n_modes), len(f))
-    df = np.zeros((n, len(paths)))
     J_c = red.J[:, na:]
     built = [_builder_derivative(data, path, model, rel_step) for path in paths]
     moves = [k for k, b in enumerate(built) if np.any(b[1])]
     geometric = dict(zip(moves, frame_derivatives(model, q_tot, red, [built[k][1] for k in moves],
                                                   hold) if moves else []))
+    dMs, dKs = np.zeros((len(paths),) + M.shape), np.zeros((len(paths),) + K.shape)
     for k, (dI_p, _, dK_joint, d_rotor) in enumerate(built):
         dM, dK = (np.array(x) for x in F(np.concatenate(I0), dI_p)[2:])
         if k in geometric:
             dM, dK = dM + geometric[k][0], dK + geometric[k][1]
-        dK = dK + J_c.T @ dK_joint @ J_c
-        dM = dM + J_c.T @ (d_rotor[:, None] * J_c)
-        df[:, k] = eigenvalue_derivatives(lam, X, dK, dM)[:n] / (8 * np.pi ** 2 * f[:n])
-    return f[:n], df
+        dKs[k] = dK + J_c.T @ dK_joint @ J_c
+        dMs[k] = dM + J_c.T @ (d_rotor[:, None] * J_c)
+    m_at = np.cumsum([0] + [len(x) for x in I0[:-1]])          # m opens each body's vector
+    return MatrixDerivatives(reduced=red, M_cc=M, K_cc=K, dM=dMs, dK=dKs, moves=tuple(moves),
+                             dmass=np.array([b[0][m_at].sum() for b in built]))
 
 
 def eigenvalue_derivatives(lam, X, dK, dM):

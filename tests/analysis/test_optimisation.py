@@ -4,28 +4,19 @@ parameters, three poses. Checks against independent routes: the exact
 gradient vs Richardson central differences of natural_frequencies (re-built,
 re-assembled models), the optimum vs a grid search around it, the mass
 constraint."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from flexpkm.analysis.optimisation import DesignProblem, gradient_check, optimise_design
+from flexpkm.analysis.optimisation import gradient_check, optimise_design
 from flexpkm.errors import InvalidArgumentError
-from flexpkm.model.files import Where, parse
+from tests.analysis.optimisation_cases import FILE, MASS, PARAMS, POSES, PROX, five_bar_problem
 
 pytest.importorskip("casadi")
-
-FILE = Path(__file__).resolve().parents[2] / "cases" / "examples" / "five_bar.toml"
-PROX = tuple(f"legs[{k}].frames[0].bodies[0].section.b_y" for k in (0, 1))
-DIST = tuple(f"legs[{k}].frames[1].bodies[1].section.b_y" for k in (0, 1))
-PARAMS = {PROX: (0.003, 0.0095), DIST: (0.0005, 0.008)}
-POSES = [[0.1, 0.35], [0.05, 0.4], [0.15, 0.3]]
-MASS = 1.804        # kg, the file's design (4 steel links 0.3 m x 5 x 30 mm + 0.4 kg points)
 
 
 @pytest.fixture(scope="module")
 def problem():
-    return DesignProblem(parse(FILE.read_text(encoding="utf-8"), Where(str(FILE))), PARAMS, POSES)
+    return five_bar_problem()
 
 
 @pytest.fixture(scope="module")
@@ -47,15 +38,14 @@ def test_gradient_vs_central_differences(problem):
 def test_gradient_of_a_length_vs_central_differences():
     # a parameter that moves frames: both proximal links' length and the MDH
     # d of their elbows tied, the poses re-assembled (hold the pose)
-    data = parse(FILE.read_text(encoding="utf-8"), Where(str(FILE)))
     length = tuple(f"legs[{k}].frames[0].bodies[0].length" for k in (0, 1)) \
         + tuple(f"legs[{k}].frames[1].d" for k in (0, 1))
-    problem = DesignProblem(data, {length: (0.25, 0.35), PROX: (0.003, 0.008)}, POSES)
+    problem = five_bar_problem({length: (0.25, 0.35), PROX: (0.003, 0.008)})
     assert gradient_check(problem, problem.x0) < 1e-6
 
 
 def test_mass_gradient_exact(problem):
-    dm = problem.evaluate(problem.x0)[3]
+    dm = problem.evaluate(problem.x0).dmass
     # dm/db = 2 legs x rho h L
     assert dm == pytest.approx([2 * 7800 * 0.03 * 0.3] * 2, rel=1e-9)
 
@@ -73,7 +63,8 @@ def test_optimum_is_a_kkt_point(problem, result):
     # grad f1 (active pose) parallel to grad mass (Lagrange), here (1, 1)
     assert result.active.tolist() == [2]
     assert ((result.x > result.lower * 1.01) & (result.x < result.upper * 0.99)).all()
-    f, df, _, dm = problem.evaluate(result.x)
+    ev = problem.evaluate(result.x)
+    df, dm = ev.df[:, 0], ev.dmass
     assert dm[0] == pytest.approx(dm[1], rel=1e-9)
     assert df[2, 0] / df[2, 1] == pytest.approx(dm[0] / dm[1], rel=1e-4)
 
@@ -81,7 +72,8 @@ def test_optimum_is_a_kkt_point(problem, result):
 def test_optimum_vs_grid_search(problem, result):
     # a 5 x 5 grid of +-2 % around the optimum: no feasible point better than
     # the optimum by more than the grid's resolution (|grad| x step)
-    x, (f, df) = result.x, problem.evaluate(result.x)[:2]
+    x, ev = result.x, problem.evaluate(result.x)
+    f, df = ev.f[:, 0], ev.df[:, 0]
     steps = 0.02 * x / 2
     best, worst_opt = -np.inf, np.min(f)
     for a in range(-2, 3):
@@ -104,3 +96,17 @@ def test_refusals():
         optimise_design(FILE, {PROX: (0.006, 0.01)}, POSES)
     with pytest.raises(InvalidArgumentError, match="poses"):
         optimise_design(FILE, PARAMS, [[0.1, 0.3, 0.0]])
+
+
+def test_the_optimisation_files_shown_in_the_docs_read(tmp_path):
+    # docs/optimisation.md: the objective/[constraints] file and the [front] table
+    from flexpkm.analysis.optimisation import read_optimisation
+    text = (FILE.parents[2] / "docs" / "optimisation.md").read_text(encoding="utf-8")
+    blocks = [b.split("\n", 1)[1] for b in text.split("```toml")[1:]]
+    (tmp_path / "opt.toml").write_text(blocks[0].split("```")[0] + blocks[1].split("```")[0],
+                                       encoding="utf-8")
+    kwargs = read_optimisation(tmp_path / "opt.toml")
+    assert kwargs["objective"] == "max_compliance" and kwargs["constraints"] == {"mass": 1.804}
+    assert kwargs["front"] == {"points": 7, "against": "mass", "method": "both",
+                               "population": 24, "generations": 25, "seed": 0}
+    assert list(kwargs["parameters"].values()) == [(0.003, 0.012), (0.0005, 0.008)]

@@ -46,3 +46,33 @@ def test_optimise_refusals_are_one_line(text, message, tmp_path, capsys):
     status = main(["optimise", FIVE_BAR, str(tmp_path / "opt.toml")])
     err = capsys.readouterr().err
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+FRONT = "poses = [[0.15, 0.3]]\n" + OPT[OPT.index("[[parameters]]"):]   # one pose, no mass limit
+
+
+def test_optimise_front_writes_the_table_in_the_folder(tmp_path, capsys):
+    (tmp_path / "opt.toml").write_text(FRONT, encoding="utf-8")
+    status = main(["optimise", FIVE_BAR, str(tmp_path / "opt.toml"), "--front", "3",
+                   "--out", str(tmp_path / "front"), "--no-plot"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "epsilon: 3 designs" in out
+    names = sorted(p.name for p in (tmp_path / "front").iterdir())
+    assert "front.csv" in names and "front.json" in names and "front.png" not in names
+    rows = (tmp_path / "front" / "front.csv").read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("method,min_f1,mass,") and len(rows) == 4
+
+
+@pytest.mark.parametrize("extra, text, message", [
+    ([], FRONT, "--out"),
+    (["--out", "x"], "equal_mass = true\n" + FRONT, "equal_mass"),
+    (["--out", "x"], FRONT + "[front]\nmethod = 'genetic'\n", "front method"),
+])
+def test_optimise_front_refusals_are_one_line(extra, text, message, tmp_path, capsys,
+                                              monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "opt.toml").write_text(text, encoding="utf-8")
+    status = main(["optimise", FIVE_BAR, "opt.toml", "--front", "3"] + extra)
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
