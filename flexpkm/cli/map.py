@@ -60,7 +60,9 @@ def map_inputs(case, model, options, over="pose"):
     :class:`flexpkm.analysis.grid_assembly.NumericalAssembler`) when the
     case's pose is the model's commanded platform coordinates or its
     actuated ones (a robot without a platform: over q_a), else the case's
-    batched closed form (the NaVARo's x, y, theta) over its pose components."""
+    batched closed form (the NaVARo's x, y, theta) over its pose components,
+    its ``masked_configure`` when it has one (refused poses as NaN rows and
+    statuses: no bisection of a batch)."""
     from flexpkm.analysis.grid_assembly import NumericalAssembler
     from flexpkm.datasets import unit_of
     over = "q_a" if model.platform is None else over
@@ -68,7 +70,9 @@ def map_inputs(case, model, options, over="pose"):
     if over == "q_a" or tuple(case.pose_names) == numerical.names:
         names = numerical.names
         return None, names, tuple(unit_of(model, n) for n in names), over
-    return (lambda poses: case.configure(model, poses, options)), tuple(case.pose_names), \
+    masked = case.extra.get("masked_configure")         # NaN rows, not exceptions
+    configure = case.configure if masked is None else masked
+    return (lambda poses: configure(model, poses, options)), tuple(case.pose_names), \
         tuple(case.pose_units), over
 
 
