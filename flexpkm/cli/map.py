@@ -1,6 +1,6 @@
 """``flexpkm map CASE|FILE.toml --grid X0:X1:NX [Y0:Y1:NY [Z0:Z1:NZ]]
 [--over pose|q_a] [--fixed V ...] [--modes N] [--netcdf FILE.nc] [--plot
-FILE.png]``: a workspace map (:func:`flexpkm.analysis.workspace_map.workspace_map`)
+FILE.png] [--workers N]``: a workspace map (:func:`flexpkm.analysis.workspace_map.workspace_map`)
 of the first natural frequencies, the Type 2 measure, condition numbers and
 the platform compliance over a grid of the case's pose components; masked
 cells counted by cause."""
@@ -48,6 +48,9 @@ def _options(p, case):
     p.add_argument("--plot", metavar="FILE.png", help="contours of f1 (slices of a 3D map)")
     p.add_argument("--chunk", type=count, default=1024, metavar="N",
                    help="cells per eigensolver call (default 1024)")
+    p.add_argument("--workers", type=count, default=None, metavar="N",
+                   help="processes of the eigenproblems, chunk by chunk (default: every core; "
+                        "1: in this process; a map of one chunk runs here)")
     add_backend(p)
     add_actuator_stiffness(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -102,7 +105,8 @@ def run(args) -> int:
         result = workspace_map(model, args.grid, n_modes=args.modes, configure=configure,
                                names=names, over=over, fixed=args.fixed,
                                actuator_stiffness=stiffness, chunk=args.chunk,
-                               backend=args.backend, progress=progress_callback(args, "map"))
+                               backend=args.backend, progress=progress_callback(args, "map"),
+                               workers=args.workers)
         result = replace(result, units=units[:len(result.grid.axes)])
         written = []
         with interrupts_deferred():

@@ -108,7 +108,8 @@ def test_navaro_3d_map_masked_closed_form_equals_single_poses():
     the case's masked closed form (one call per chunk): random computed cells
     equal the single-pose modal analysis to 1e-12, every masked cell is
     refused by the closed form alone with that status, and the map equals
-    the one through the raising closed form (batches bisected)."""
+    the one through the raising closed form (batches bisected) and the one
+    solved by 2 worker processes (chunks of 7 cells)."""
     case = cases.get("navaro")
     options = {o.name: o.default for o in case.options}
     model = fp.build_model(case.robot(options))
@@ -132,6 +133,11 @@ def test_navaro_3d_map_masked_closed_form_equals_single_poses():
                              configure=lambda p: case.configure(model, p, options), chunk=7)
     np.testing.assert_array_equal(bisected.frequencies_hz, m.frequencies_hz)
     np.testing.assert_array_equal(bisected.causes(), m.causes())
+    parallel = workspace_map(model, grid, n_modes=4, names=case.pose_names, backend="numpy",
+                             configure=lambda p: masked(model, p, options), chunk=7, workers=2)
+    np.testing.assert_array_equal(parallel.frequencies_hz, m.frequencies_hz)
+    np.testing.assert_array_equal(parallel.compliance, m.compliance)
+    assert parallel.status.tolist() == m.status.tolist()
 
 def test_dataset_and_netcdf(five_bar_map, tmp_path):
     xr = pytest.importorskip("xarray")
