@@ -222,7 +222,7 @@ def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, p
     idx = [ok[b:b + chunk] for b in range(0, len(ok), chunk)]
     if workers != 1 or client is not None:     # generated code is not pickled: loaded there
         model = replace(model, compiled=CompiledFunctions())
-    jobs = [(model, q[i], n_modes, backend, actuator_stiffness) for i in idx]
+    jobs = _Jobs(idx, lambda i: (model, q[i], n_modes, backend, actuator_stiffness))
     parts = run_chunks(solve_chunk, jobs, None, workers, client,
                        None if progress is None else
                        (lambda d, t: progress(min(d * chunk, len(ok)), len(ok))))
@@ -239,6 +239,20 @@ def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, p
             out["ran"].setdefault(str(name), set()).add(str(reason))
     out["status"] = status
     return out
+
+
+class _Jobs:
+    """The chunks' arguments, each made when asked (``run_chunks`` takes a
+    sequence): in this process one chunk's copy of q at a time."""
+
+    def __init__(self, idx, make):
+        self.idx, self.make = idx, make
+
+    def __len__(self):
+        return len(self.idx)
+
+    def __getitem__(self, k):
+        return self.make(self.idx[k])
 
 
 def solve_chunk(job) -> dict:
