@@ -18,6 +18,7 @@ NetCDF file and picture (:mod:`flexpkm.io.map_output`).
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -219,13 +220,16 @@ def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, p
     out = {"f": None, "C": np.full((N, n_p, n_p), np.nan), "eig": np.full((N, n_p), np.nan),
            **{m: np.full(N, np.nan) for m in MEASURES}, "ran": {}}
     ok = np.flatnonzero([s == "ok" for s in status])
-    idx = [ok[b:b + chunk] for b in range(0, len(ok), chunk)]
+    per = chunk
     if workers != 1 or client is not None:     # generated code is not pickled: loaded there
         model = replace(model, compiled=CompiledFunctions())
-    jobs = _Jobs(idx, lambda i: (model, q[i], n_modes, backend, actuator_stiffness))
+        n = len(client.ncores()) if client is not None else (workers or os.cpu_count() or 1)
+        per = max(chunk, -(-len(ok) // (2 * max(n, 1))))
+    idx = [ok[b:b + per] for b in range(0, len(ok), per)]
+    jobs = _Jobs(idx, lambda i: (model, q[i], n_modes, backend, actuator_stiffness, chunk))
     parts = run_chunks(solve_chunk, jobs, None, workers, client,
                        None if progress is None else
-                       (lambda d, t: progress(min(d * chunk, len(ok)), len(ok))))
+                       (lambda d, t: progress(min(d * per, len(ok)), len(ok))))
     width = max((p["f"].shape[1] for p in parts), default=0)
     out["f"] = np.full((N, width), np.nan)
     for i, p in zip(idx, parts):
@@ -256,21 +260,31 @@ class _Jobs:
 
 
 def solve_chunk(job) -> dict:
-    """The results of one chunk ``job = (model, q (b, n_tot), n_modes,
-    backend, actuator_stiffness)`` (a module-level function: it runs in the
-    workers): a dict of arrays ``f`` (b, n) Hz, ``C``, ``eig``, the
-    :data:`MEASURES`, ``status`` (b,) and the ``backend`` / ``reason`` pairs
-    that ran."""
-    model, q, n_modes, backend, stiffness = job
+    """The results of the cells ``job = (model, q (b, n_tot), n_modes,
+    backend, actuator_stiffness, chunk)``, ``chunk`` cells per eigensolver
+    call (a module-level function: it runs in the workers, each job with one
+    model: its generated code is loaded once per job, 1.7 s of CPU for the
+    NaVARo, hence about two jobs per worker): a dict of arrays ``f`` (b, n)
+    Hz, ``C``, ``eig``, the :data:`MEASURES`, ``status`` (b,) and the
+    ``backend`` / ``reason`` pairs that ran."""
+    model, q, n_modes, backend, stiffness, chunk = job
     b, n_p = len(q), model.layout.n_p
     out = {"C": np.full((b, n_p, n_p), np.nan), "eig": np.full((b, n_p), np.nan),
            **{m: np.full(b, np.nan) for m in MEASURES}, "ran": {}}
     status = ["ok"] * b
-    out["f"] = _chunk(model, q, np.arange(b), status, n_modes, backend, stiffness, out)
+    out["f"] = _padded([_chunk(model, q[s:s + chunk], np.arange(s, min(s + chunk, b)), status,
+                               n_modes, backend, stiffness, out) for s in range(0, b, chunk)])
     ran = sorted((k, r) for k, v in out.pop("ran").items() for r in v)
     out.update(status=np.array(status, dtype=str), backend=np.array([k for k, _ in ran], dtype=str),
                reason=np.array([r for _, r in ran], dtype=str))
     return out
+
+
+def _padded(parts) -> np.ndarray:
+    """The frequency blocks ``parts`` (b_i, n_i) stacked, NaN-padded to the widest."""
+    width = max((p.shape[1] for p in parts), default=0)
+    return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])), constant_values=np.nan)
+                           for p in parts]) if parts else np.full((0, 0), np.nan)
 
 
 def _chunk(model, q, idx, status, n_modes, backend, stiffness, out):
@@ -285,11 +299,8 @@ def _chunk(model, q, idx, status, n_modes, backend, stiffness, out):
             status[idx[0]] = status_of(e)
             return np.full((1, 0), np.nan)
         half = len(q) // 2
-        parts = [_chunk(model, q[s], idx[s], status, n_modes, backend, stiffness, out)
-                 for s in (slice(None, half), slice(half, None))]
-        width = max(p.shape[1] for p in parts)
-        return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])),
-                                      constant_values=np.nan) for p in parts])
+        return _padded([_chunk(model, q[s], idx[s], status, n_modes, backend, stiffness, out)
+                        for s in (slice(None, half), slice(half, None))])
     out["ran"].setdefault(m.backend, set()).add(m.backend_reason)
     f = np.array(m.frequencies_hz)
     for k in MEASURES:
