@@ -221,11 +221,12 @@ def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, p
            **{m: np.full(N, np.nan) for m in MEASURES}, "ran": {}}
     ok = np.flatnonzero([s == "ok" for s in status])
     per = chunk
-    if workers != 1 or client is not None:     # generated code is not pickled: loaded there
-        model = replace(model, compiled=CompiledFunctions())
+    if workers != 1 or client is not None:
         n = len(client.ncores()) if client is not None else (workers or os.cpu_count() or 1)
         per = max(chunk, -(-len(ok) // (2 * max(n, 1))))
     idx = [ok[b:b + per] for b in range(0, len(ok), per)]
+    if len(idx) > 1 and (workers != 1 or client is not None):   # generated code is not
+        model = replace(model, compiled=CompiledFunctions())      # pickled: loaded there
     jobs = _Jobs(idx, lambda i: (model, q[i], n_modes, backend, actuator_stiffness, chunk))
     parts = run_chunks(solve_chunk, jobs, None, workers, client,
                        None if progress is None else
