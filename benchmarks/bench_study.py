@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import tempfile
 import time
 import tracemalloc
@@ -32,6 +33,7 @@ import numpy as np
 
 import flexpkm as fp
 from flexpkm import cases
+from flexpkm.analysis.grid import make_grid
 from flexpkm.analysis.study import design_study
 from flexpkm.analysis.workspace_map import workspace_map
 from flexpkm.model import files
@@ -45,28 +47,103 @@ PARAMETERS = [{"name": "proximal b_y", "paths": [SECTION.format(i, 0, 0) for i i
                "low": 0.004, "high": 0.006}]
 
 
-def navaro(grid, backend):
+def _navaro():
+    """The NaVARo model, its masked closed form (poses -> q_tot, statuses) and case."""
     case = cases.get("navaro")
     options = {o.name: o.default for o in case.options}
     model = fp.build_model(case.robot(options))
-    configure = lambda p: case.configure(model, p, options)   # noqa: E731
-    workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], n_modes=5, configure=configure,
-                  names=case.pose_names, backend=backend)           # compile / warm up
-    t0 = time.perf_counter()
-    m = workspace_map(model, grid, n_modes=5, configure=configure, names=case.pose_names,
-                      backend=backend, chunk=1024)
-    total = time.perf_counter() - t0
-    from flexpkm.analysis.grid import make_grid
-    from flexpkm.analysis.grid_assembly import BatchConfigure
+    masked = case.extra["masked_configure"]
+    return model, (lambda p: masked(model, p, options)), case, options
+
+
+def _cpu():
+    """CPU seconds of this process and its reaped children (the workers)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + r.ru_utime + r.ru_stime
+
+
+def navaro(grid, backend, repeats=3):
+    """Poses per CPU-second of the NaVARo map (one BLAS thread, in this
+    process), medians of ``repeats`` runs interleaved with the parts: the
+    closed form alone, the modal step alone (natural_frequencies on the
+    reachable cells: the map without the compliance) and the map."""
+    model, configure, case, _ = _navaro()
+    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend, chunk=1024)
+    workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], **kw)           # compile / warm up
     poses = make_grid(grid, case.pose_names).poses()
-    batch = BatchConfigure(configure, case.pose_names)
-    t0 = time.perf_counter()
-    for b in range(0, len(poses), 1024):
-        batch(poses[b:b + 1024])
-    conf = time.perf_counter() - t0
-    n = m.status.size
-    return {"poses": n, "seconds": total, "poses_per_s": n / total,
-            "configure_share": conf / total, "counts": m.counts(), "backend": m.backend}
+    runs = {"map": [], "configure": [], "modal": []}
+    for _ in range(repeats):
+        t0 = time.process_time()
+        m = workspace_map(model, grid, **kw)
+        runs["map"].append(time.process_time() - t0)
+        t0 = time.process_time()
+        parts = [configure(poses[b:b + 1024]) for b in range(0, len(poses), 1024)]
+        runs["configure"].append(time.process_time() - t0)
+        q = np.concatenate([p[0] for p in parts])
+        q = q[np.isfinite(q).all(axis=1)]
+        t0 = time.process_time()
+        for b in range(0, len(q), 1024):
+            fp.natural_frequencies(model, q[b:b + 1024], n_modes=5, shapes=False,
+                                   allow_zero=True, backend=backend)
+        runs["modal"].append(time.process_time() - t0)
+    med = {k: float(np.median(v)) for k, v in runs.items()}
+    n, ok = m.status.size, int((m.status == "ok").sum())
+    return {"cells": n, "ok_cells": ok, "cpu_s": med["map"], "cells_per_cpu_s": n / med["map"],
+            "ok_cells_per_cpu_s": ok / med["map"],
+            "modal_only_ok_per_cpu_s": ok / med["modal"],
+            "configure_share": med["configure"] / med["map"],
+            "compliance_and_rest_share": 1 - (med["modal"] + med["configure"]) / med["map"],
+            "counts": m.counts(), "backend": m.backend, "load_average": os.getloadavg()}
+
+
+def navaro_workers(grid, backend, repeats=2):
+    """Wall and CPU seconds of the map with 1 and 2 worker processes
+    (chunks of 512 cells), interleaved; the speed-up is the wall ratio."""
+    model, configure, case, _ = _navaro()
+    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend, chunk=512)
+    workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], **kw)
+    runs = {1: [], 2: []}
+    for _ in range(repeats):
+        for w in (1, 2):
+            t0, c0 = time.perf_counter(), _cpu()
+            workspace_map(model, grid, workers=w, **kw)
+            runs[w].append((time.perf_counter() - t0, _cpu() - c0))
+    med = {w: np.median(np.array(v), axis=0) for w, v in runs.items()}
+    return {"wall_s": {w: float(m[0]) for w, m in med.items()},
+            "cpu_s": {w: float(m[1]) for w, m in med.items()},
+            "speedup_2_workers": float(med[1][0] / med[2][0]), "load_average": os.getloadavg()}
+
+
+def navaro_full(grid, backend="compiled", workers=2, picture=None, checks=20):
+    """The NaVARo 3D map on ``workers`` processes: wall time, cells by
+    cause, ``checks`` random computed cells against the single-pose modal
+    analysis of the same backend and of numpy (largest relative
+    difference), the picture."""
+    model, configure, case, options = _navaro()
+    workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], n_modes=5, configure=configure,
+                  names=case.pose_names, backend=backend)
+    t0, c0 = time.perf_counter(), _cpu()
+    m = workspace_map(model, grid, n_modes=5, configure=configure, names=case.pose_names,
+                      backend=backend, workers=workers)
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    poses, f = m.grid.poses(), m.frequencies_hz.reshape(-1, m.frequencies_hz.shape[-1])
+    ok = np.flatnonzero(m.status.ravel() == "ok")
+    worst = {backend: 0.0, "numpy": 0.0}
+    for k in np.random.default_rng(0).choice(ok, min(checks, ok.size), replace=False):
+        for b in worst:
+            one = fp.natural_frequencies(model, case.configure(model, poses[k], options),
+                                         n_modes=5, shapes=False, backend=b).frequencies_hz
+            worst[b] = max(worst[b], float(np.max(np.abs(f[k] - one) / one)))
+    if picture is not None:
+        from dataclasses import replace
+        from flexpkm.io.map_output import plot_map
+        plot_map(replace(m, units=case.pose_units), picture,
+                 title=f"NaVARo f1, {' x '.join(map(str, m.grid.shape))} map")
+    return {"grid": grid, "cells": m.status.size, "workers": workers, "wall_s": wall,
+            "cpu_s": cpu, "cells_per_wall_s": m.status.size / wall, "counts": m.counts(),
+            "checked_cells": int(min(checks, ok.size)), "max_rel_diff_single_pose": worst,
+            "f1_hz_range": [float(np.nanmin(f[:, 0])), float(np.nanmax(f[:, 0]))],
+            "backend": m.backend, "load_average": os.getloadavg()}
 
 
 def study_rates(designs, grid, chunk):
@@ -117,23 +194,35 @@ def memory(grid_small, grid_big, chunk=256):
             "extrapolated_1e6_poses_GB": (p1 + per_cell * (1e6 - n1)) / 1e9}
 
 
+#: the NaVARo 3D map of issue 21 (x, y in m, theta in rad)
+FULL = ["-0.1:0.1:50", "-0.1:0.1:50", "-1.1:0.1:20"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (a minute)")
     ap.add_argument("--navaro-full", action="store_true", help="run the 50 x 50 x 20 map")
+    ap.add_argument("--only-full", action="store_true", help="only the 50 x 50 x 20 map")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     q = args.quick
     res = {"cores": os.cpu_count(), "load_average": os.getloadavg()}
+    if args.only_full:
+        res["navaro_50x50x20"] = navaro_full(FULL, picture=HERE.parent / "docs" / "img" /
+                                             "navaro_map_3d.png")
+        print(json.dumps(res, indent=1, default=str))
+        (HERE / "bench_navaro_full.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
+        return
     nav = ["-0.05:0.05:10", "-0.05:0.05:10", "-0.2:0.2:4"] if q else \
         ["-0.05:0.05:20", "-0.05:0.05:20", "-0.2:0.2:5"]
     res["navaro_numpy"] = navaro(nav, "numpy")
     res["navaro_compiled"] = navaro(nav, "compiled")
-    rate = max(res["navaro_numpy"]["poses_per_s"], res["navaro_compiled"]["poses_per_s"])
-    res["navaro_50x50x20_extrapolated_s_2_cores"] = 50_000 / rate / 1.7
+    res["navaro_workers"] = navaro_workers(nav, "compiled")
+    rate = max(res["navaro_numpy"]["cells_per_cpu_s"], res["navaro_compiled"]["cells_per_cpu_s"])
+    res["navaro_50x50x20_extrapolated_s_2_cores"] = 50_000 / rate / 2
     if args.navaro_full:
-        res["navaro_50x50x20"] = navaro(["-0.1:0.1:50", "-0.1:0.1:50", "-0.5:0.5:20"],
-                                        "compiled")
+        res["navaro_50x50x20"] = navaro_full(FULL, picture=HERE.parent / "docs" / "img" /
+                                             "navaro_map_3d.png")
     res["study"] = study_rates((2, 2) if q else (4, 4), ["0.0:0.2:10", "0.35:0.5:10"],
                                chunk=2)
     s = res["study"]

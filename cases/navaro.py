@@ -168,6 +168,26 @@ def _wrap(a):
     return np.angle(np.exp(1j * a))
 
 
+def _leg_refused(n):
+    """``(far, singular)`` (B,) masks of the distances ``n = |A_iE_i|`` (B,) m:
+    out of reach, or at a leg singularity (folded or fully extended)."""
+    tol = 1e-9 * REACH
+    far = n > REACH * (1 + 1e-12)
+    return far, ~far & ((n < tol) | (n > REACH - tol))
+
+
+def _leg_error(n, leg, where=""):
+    """The error of leg ``leg`` refused at ``n = |A_iE_i|`` (m, :func:`_leg_refused`)."""
+    if n > REACH * (1 + 1e-12):
+        return UnreachablePoseError(
+            f"NaVARo leg {leg}: |A{leg}E{leg}| = {n:.6g} m > {REACH} m, "
+            f"the leg cannot reach its platform point E{leg}{where}")
+    what = "folded (E on A)" if n < 1e-9 * REACH else "fully extended"
+    return SingularConfigurationError(
+        f"NaVARo leg {leg} is at a singularity: |A{leg}E{leg}| = {n:.6g} m, the leg is {what}",
+        matrix="leg inverse geometric model", where=f"leg {leg}")
+
+
 def leg_angles(v, s, leg):
     """Angles (q_1, q_2) of one leg with ``v = A_iE_i`` (..., 2) (m) and working
     mode s = +1/-1: ``v = L_LINK (u(q_1) - u(q_2))``; u(q_1) makes the angle
@@ -176,20 +196,11 @@ def leg_angles(v, s, leg):
     singularities |v| = 0 (folded) and |v| = 0.42 m (extended), both naming
     the leg."""
     n = np.linalg.norm(v, axis=-1)
-    far = np.atleast_1d(n > REACH * (1 + 1e-12))
-    if np.any(far):
-        where = f" (pose {int(np.argmax(far))} of the batch)" if np.ndim(n) else ""
-        raise UnreachablePoseError(
-            f"NaVARo leg {leg}: |A{leg}E{leg}| = {np.max(n):.6g} m > {REACH} m, "
-            f"the leg cannot reach its platform point E{leg}{where}")
-    tol = 1e-9 * REACH
-    n1 = np.atleast_1d(n)
-    bad = n1[(n1 < tol) | (n1 > REACH - tol)]
-    if bad.size:
-        what = "folded (E on A)" if bad[0] < tol else "fully extended"
-        raise SingularConfigurationError(
-            f"NaVARo leg {leg} is at a singularity: |A{leg}E{leg}| = {bad[0]:.6g} m, "
-            f"the leg is {what}", matrix="leg inverse geometric model", where=f"leg {leg}")
+    far, singular = _leg_refused(np.atleast_1d(n))
+    if far.any() or singular.any():
+        k = int(np.argmax(far)) if far.any() else int(np.argmax(singular))
+        raise _leg_error(np.atleast_1d(n)[k], leg,
+                         f" (pose {k} of the batch)" if np.ndim(n) else "")
     phi = np.arctan2(v[..., 1], v[..., 0])
     beta = s * np.arccos(np.clip(n / REACH, -1, 1))
     return _wrap(phi + beta), _wrap(phi - beta + PI)
@@ -256,6 +267,31 @@ def pose_configurations(rob, poses, working_modes=WORKING_MODES):
     return configuration(rob, p[:, 0], p[:, 1], p[:, 2], working_modes)
 
 
+def masked_configurations(rob, poses, working_modes=WORKING_MODES):
+    """``(q_tot (B, n_tot), statuses (B,) list)`` of platform poses (B, 3) =
+    (x, y, theta) rows that never raises for a pose: a refused pose (a leg out
+    of reach or at its singularity, the first leg in order) has a NaN row and
+    the status ``"<ErrorClass>: <message>"`` of :func:`configuration`'s error
+    at that pose alone; the others :func:`configuration`'s q_tot and ``"ok"``
+    (the workspace maps' batched closed form, no bisection of a batch)."""
+    p = np.atleast_2d(np.asarray(poses, float))
+    if p.ndim != 2 or p.shape[-1] != 3 or not np.isfinite(p).all():
+        raise InvalidArgumentError(f"poses must be finite (B, 3) rows (x, y, theta), got {p.shape}")
+    n = np.linalg.norm(platform_points(p[:, 0], p[:, 1], p[:, 2]) - base_points(), axis=-1)
+    status = ["ok"] * len(p)
+    refused = np.zeros(len(p), bool)
+    for i, leg in enumerate(LEGS):
+        far, singular = _leg_refused(n[:, i])
+        for b in np.flatnonzero((far | singular) & ~refused):
+            e = _leg_error(n[b, i], leg)
+            status[b] = f"{type(e).__name__}: {e}"
+        refused |= far | singular
+    q = np.full((len(p), rob.layout.n_tot), np.nan)
+    if not refused.all():
+        q[~refused] = pose_configurations(rob, p[~refused], working_modes)
+    return q, status
+
+
 def rotate_pose(pose, k=1):
     """The pose of the robot turned by k x 120 deg about z_0 (legs relabelled:
     leg i takes the place of leg i + k): ``(x, y) -> R(2 pi k / 3) (x, y)``
@@ -312,4 +348,6 @@ def extend(case):
             Option("refined", "refined model of Section 11.6.2.3: joint masses and clutch springs "
                               "(default: off)", kind="flag", default=False)),
         variant=lambda options: variant(options["actuation"], bool(options["refined"])),
-        extra={"source": case.source})
+        extra={"source": case.source,
+               "masked_configure": lambda model, poses, options: masked_configurations(
+                   model, poses, tuple(options["working_modes"]))})

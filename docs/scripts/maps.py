@@ -30,7 +30,7 @@ def main():
     navaro = fp.build_model(case.robot(options))
     t0 = time.perf_counter()
     m = fp.workspace_map(navaro, ["-0.1:0.1:21", "-0.1:0.1:21", "-0.6:0.15:6"], n_modes=3,
-                         configure=lambda p: case.configure(navaro, p, options),
+                         configure=lambda p: case.extra["masked_configure"](navaro, p, options),
                          names=case.pose_names)
     print(f"NaVARo 21 x 21 x 6: {time.perf_counter() - t0:.1f} s, {m.counts()}, {m.backend}")
     from dataclasses import replace

@@ -192,24 +192,31 @@ class BatchConfigure:
     """A closed-form ``configure(poses (B, k)) -> q_tot (B, n_tot)`` as an
     assembler: starts are ignored; a failing batch is bisected (module doc).
     A ``configure`` that takes one pose (k,) only (a TypeError or ValueError,
-    or a result of another shape, on a batch of two) is called pose by pose."""
+    or a result of another shape, on a batch of two) is called pose by pose.
+    A masked closed form returns ``(q_tot (B, n_tot), statuses (B,))``, NaN
+    rows for the refused poses with their statuses (``"<ErrorClass>:
+    <message>"``, the NaVARo's ``masked_configure``): one call per batch
+    whatever the poses refused."""
 
     def __init__(self, configure, names):
         self.names, self.batched = tuple(names), None
         self.one = configure
 
     def configure(self, poses):
+        """``(q (B, n_tot), statuses (B,) or None)`` of the poses."""
         if self.batched is None:
             try:
-                two = np.asarray(self.one(poses[:2]), float)
+                two = self.one(poses[:2])
+                two = np.asarray(two[0] if isinstance(two, tuple) else two, float)
                 self.batched = two.ndim == 2 and len(two) == len(poses[:2])
             except (TypeError, ValueError):
                 self.batched = False
             except FlexPKMError:
                 pass                          # a refused pose: decided on the next batch
-        if self.batched:
-            return self.one(poses)
-        return np.array([self.one(p) for p in poses])
+        out = self.one(poses) if self.batched else [self.one(p) for p in poses]
+        if isinstance(out, tuple):
+            return np.asarray(out[0], float).reshape(len(poses), -1), list(out[1])
+        return np.array(out, float).reshape(len(poses), -1), None
 
     def __call__(self, targets, starts=None):
         targets = np.asarray(targets, float)
@@ -221,8 +228,8 @@ class BatchConfigure:
 
     def _fill(self, targets, idx, q, status):
         try:
-            out = np.asarray(self.configure(targets[idx]), float).reshape(len(idx), -1)
-            if not np.isfinite(out).all():
+            out, given = self.configure(targets[idx])
+            if given is None and not np.isfinite(out).all():
                 raise InvalidArgumentError("the configuration is not finite")
         except FlexPKMError as e:
             if len(idx) == 1:
@@ -233,4 +240,9 @@ class BatchConfigure:
             self._fill(targets, idx[half:], q, status)
             return
         for k, b in enumerate(idx):
-            q[b] = out[k]
+            if given is None or given[k] == "ok" and np.isfinite(out[k]).all():
+                q[b] = out[k]
+            else:
+                q[b] = np.full(out.shape[1], np.nan)
+                status[b] = given[k] if given[k] != "ok" else \
+                    "InvalidArgumentError: the configuration is not finite"

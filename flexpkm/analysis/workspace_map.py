@@ -18,8 +18,9 @@ NetCDF file and picture (:mod:`flexpkm.io.map_output`).
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -28,10 +29,12 @@ from flexpkm.algorithms.conditioning import check_modes_count
 from flexpkm.algorithms.modal import ZERO_STIFFNESS
 from flexpkm.algorithms.reference import build_model
 from flexpkm.analysis.backend import DEFAULT_BACKEND, choose_backend
+from flexpkm.analysis.execution import run_chunks
 from flexpkm.analysis.grid import Grid, fronts, make_grid
 from flexpkm.analysis.grid_assembly import BatchConfigure, NumericalAssembler, status_of
 from flexpkm.analysis.modal import natural_frequencies
 from flexpkm.errors import FlexPKMError, InvalidArgumentError
+from flexpkm.model.build import CompiledFunctions
 
 #: the causes of a masked cell, from the error class of its status
 CAUSES = {"UnreachablePoseError": "unreachable", "OpenLoopError": "unreachable",
@@ -98,7 +101,8 @@ class WorkspaceMap:
 
 def workspace_map(model, grid, n_modes: int | None = 5, configure=None, names=None,
                   over: str = "pose", fixed=None, actuator_stiffness=None, chunk: int = 1024,
-                  backend: str = DEFAULT_BACKEND, modes=None, progress=None) -> WorkspaceMap:
+                  backend: str = DEFAULT_BACKEND, modes=None, progress=None, workers=1,
+                  client=None) -> WorkspaceMap:
     """The workspace map of ``model`` over ``grid`` (module doc).
 
     model : a Model or Robot (:func:`flexpkm.build_model`)
@@ -116,6 +120,10 @@ def workspace_map(model, grid, n_modes: int | None = 5, configure=None, names=No
     chunk : cells per call of the eigensolver; modes : working / assembly
            modes kept (:func:`flexpkm.assemble`; None: the reference's)
     progress : ``progress(done, total)`` or None (assembly, then eigenproblems)
+    workers : processes of the eigenproblems and compliances, chunk by chunk
+           (:func:`flexpkm.analysis.execution.run_chunks`: 1, in this process;
+           N; None, every core; a map of one chunk runs here); client : a
+           ``dask.distributed.Client`` instead. The assembly runs here.
     Raises :class:`InvalidArgumentError` (grid, names, fixed, chunk),
     :class:`flexpkm.errors.BackendUnavailableError` before any cell when
     ``backend="compiled"`` cannot run; a masked cell never raises.
@@ -139,7 +147,8 @@ def workspace_map(model, grid, n_modes: int | None = 5, configure=None, names=No
     q, status = assemble_grid(assembler, grid.shape, poses, configure is not None, chunk,
                               progress)
     out = solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness,
-                      None if progress is None else (lambda d, t: progress(len(q) + d, 2 * len(q))))
+                      None if progress is None else (lambda d, t: progress(len(q) + d, 2 * len(q))),
+                      workers, client)
     return _result(model, grid, tuple(names), poses, q, out)
 
 
@@ -199,27 +208,84 @@ def _nearest_solved(q, shape, cells, start):
     return q[nearest]
 
 
-def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, progress=None):
+def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, progress=None,
+                workers=1, client=None):
     """The modal and static results of the assembled cells (``status`` "ok"),
-    in chunks; returns a dict of (N, ...) arrays and the updated statuses."""
+    in chunks of ``chunk`` cells run by
+    :func:`flexpkm.analysis.execution.run_chunks` (``workers`` 1: in this
+    process; N or None: local processes; ``client``: a Dask client); returns
+    a dict of (N, ...) arrays and the updated statuses."""
     N, n_p = len(q), model.layout.n_p
     status = list(status)
     out = {"f": None, "C": np.full((N, n_p, n_p), np.nan), "eig": np.full((N, n_p), np.nan),
            **{m: np.full(N, np.nan) for m in MEASURES}, "ran": {}}
-    rows = []
     ok = np.flatnonzero([s == "ok" for s in status])
-    for b in range(0, len(ok), chunk):
-        idx = ok[b:b + chunk]
-        rows.append((idx, _chunk(model, q[idx], idx, status, n_modes, backend,
-                                 actuator_stiffness, out)))
-        if progress is not None:
-            progress(min(b + chunk, len(ok)), len(ok))
-    width = max((r[1].shape[1] for r in rows), default=0)
+    per = chunk
+    if workers != 1 or client is not None:
+        n = len(client.ncores()) if client is not None else (workers or os.cpu_count() or 1)
+        per = max(chunk, -(-len(ok) // (2 * max(n, 1))))
+    idx = [ok[b:b + per] for b in range(0, len(ok), per)]
+    if len(idx) > 1 and (workers != 1 or client is not None):   # generated code is not
+        model = replace(model, compiled=CompiledFunctions())      # pickled: loaded there
+    jobs = _Jobs(idx, lambda i: (model, q[i], n_modes, backend, actuator_stiffness, chunk))
+    parts = run_chunks(solve_chunk, jobs, None, workers, client,
+                       None if progress is None else
+                       (lambda d, t: progress(min(d * per, len(ok)), len(ok))))
+    width = max((p["f"].shape[1] for p in parts), default=0)
     out["f"] = np.full((N, width), np.nan)
-    for idx, f in rows:
-        out["f"][idx, :f.shape[1]] = f
+    for i, p in zip(idx, parts):
+        out["f"][i, :p["f"].shape[1]] = p["f"]
+        out["C"][i], out["eig"][i] = p["C"], p["eig"]
+        for k in MEASURES:
+            out[k][i] = p[k]
+        for b, s in zip(i, p["status"]):
+            status[b] = str(s)
+        for name, reason in zip(p["backend"], p["reason"]):
+            out["ran"].setdefault(str(name), set()).add(str(reason))
     out["status"] = status
     return out
+
+
+class _Jobs:
+    """The chunks' arguments, each made when asked (``run_chunks`` takes a
+    sequence): in this process one chunk's copy of q at a time."""
+
+    def __init__(self, idx, make):
+        self.idx, self.make = idx, make
+
+    def __len__(self):
+        return len(self.idx)
+
+    def __getitem__(self, k):
+        return self.make(self.idx[k])
+
+
+def solve_chunk(job) -> dict:
+    """The results of the cells ``job = (model, q (b, n_tot), n_modes,
+    backend, actuator_stiffness, chunk)``, ``chunk`` cells per eigensolver
+    call (a module-level function: it runs in the workers, each job with one
+    model: its generated code is loaded once per job, 1.7 s of CPU for the
+    NaVARo, hence about two jobs per worker): a dict of arrays ``f`` (b, n)
+    Hz, ``C``, ``eig``, the :data:`MEASURES`, ``status`` (b,) and the
+    ``backend`` / ``reason`` pairs that ran."""
+    model, q, n_modes, backend, stiffness, chunk = job
+    b, n_p = len(q), model.layout.n_p
+    out = {"C": np.full((b, n_p, n_p), np.nan), "eig": np.full((b, n_p), np.nan),
+           **{m: np.full(b, np.nan) for m in MEASURES}, "ran": {}}
+    status = ["ok"] * b
+    out["f"] = _padded([_chunk(model, q[s:s + chunk], np.arange(s, min(s + chunk, b)), status,
+                               n_modes, backend, stiffness, out) for s in range(0, b, chunk)])
+    ran = sorted((k, r) for k, v in out.pop("ran").items() for r in v)
+    out.update(status=np.array(status, dtype=str), backend=np.array([k for k, _ in ran], dtype=str),
+               reason=np.array([r for _, r in ran], dtype=str))
+    return out
+
+
+def _padded(parts) -> np.ndarray:
+    """The frequency blocks ``parts`` (b_i, n_i) stacked, NaN-padded to the widest."""
+    width = max((p.shape[1] for p in parts), default=0)
+    return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])), constant_values=np.nan)
+                           for p in parts]) if parts else np.full((0, 0), np.nan)
 
 
 def _chunk(model, q, idx, status, n_modes, backend, stiffness, out):
@@ -234,11 +300,8 @@ def _chunk(model, q, idx, status, n_modes, backend, stiffness, out):
             status[idx[0]] = status_of(e)
             return np.full((1, 0), np.nan)
         half = len(q) // 2
-        parts = [_chunk(model, q[s], idx[s], status, n_modes, backend, stiffness, out)
-                 for s in (slice(None, half), slice(half, None))]
-        width = max(p.shape[1] for p in parts)
-        return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])),
-                                      constant_values=np.nan) for p in parts])
+        return _padded([_chunk(model, q[s], idx[s], status, n_modes, backend, stiffness, out)
+                        for s in (slice(None, half), slice(half, None))])
     out["ran"].setdefault(m.backend, set()).add(m.backend_reason)
     f = np.array(m.frequencies_hz)
     for k in MEASURES:

@@ -1,6 +1,6 @@
 """``flexpkm map CASE|FILE.toml --grid X0:X1:NX [Y0:Y1:NY [Z0:Z1:NZ]]
 [--over pose|q_a] [--fixed V ...] [--modes N] [--netcdf FILE.nc] [--plot
-FILE.png]``: a workspace map (:func:`flexpkm.analysis.workspace_map.workspace_map`)
+FILE.png] [--workers N]``: a workspace map (:func:`flexpkm.analysis.workspace_map.workspace_map`)
 of the first natural frequencies, the Type 2 measure, condition numbers and
 the platform compliance over a grid of the case's pose components; masked
 cells counted by cause."""
@@ -48,6 +48,9 @@ def _options(p, case):
     p.add_argument("--plot", metavar="FILE.png", help="contours of f1 (slices of a 3D map)")
     p.add_argument("--chunk", type=count, default=1024, metavar="N",
                    help="cells per eigensolver call (default 1024)")
+    p.add_argument("--workers", type=count, default=None, metavar="N",
+                   help="processes of the eigenproblems, chunk by chunk (default: every core; "
+                        "1: in this process; a map of one chunk runs here)")
     add_backend(p)
     add_actuator_stiffness(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -60,7 +63,9 @@ def map_inputs(case, model, options, over="pose"):
     :class:`flexpkm.analysis.grid_assembly.NumericalAssembler`) when the
     case's pose is the model's commanded platform coordinates or its
     actuated ones (a robot without a platform: over q_a), else the case's
-    batched closed form (the NaVARo's x, y, theta) over its pose components."""
+    batched closed form (the NaVARo's x, y, theta) over its pose components,
+    its ``masked_configure`` when it has one (refused poses as NaN rows and
+    statuses: no bisection of a batch)."""
     from flexpkm.analysis.grid_assembly import NumericalAssembler
     from flexpkm.datasets import unit_of
     over = "q_a" if model.platform is None else over
@@ -68,7 +73,9 @@ def map_inputs(case, model, options, over="pose"):
     if over == "q_a" or tuple(case.pose_names) == numerical.names:
         names = numerical.names
         return None, names, tuple(unit_of(model, n) for n in names), over
-    return (lambda poses: case.configure(model, poses, options)), tuple(case.pose_names), \
+    masked = case.extra.get("masked_configure")         # NaN rows, not exceptions
+    configure = case.configure if masked is None else masked
+    return (lambda poses: configure(model, poses, options)), tuple(case.pose_names), \
         tuple(case.pose_units), over
 
 
@@ -98,7 +105,8 @@ def run(args) -> int:
         result = workspace_map(model, args.grid, n_modes=args.modes, configure=configure,
                                names=names, over=over, fixed=args.fixed,
                                actuator_stiffness=stiffness, chunk=args.chunk,
-                               backend=args.backend, progress=progress_callback(args, "map"))
+                               backend=args.backend, progress=progress_callback(args, "map"),
+                               workers=args.workers)
         result = replace(result, units=units[:len(result.grid.axes)])
         written = []
         with interrupts_deferred():

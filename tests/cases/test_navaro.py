@@ -138,6 +138,27 @@ def test_leg_singularities_name_the_leg(locked):
         N.configuration(locked, *(E3 - e3), -PI / 3)
 
 
+def test_masked_configurations_equal_the_pose_by_pose_model(locked):
+    """The maps' closed form: reachable poses equal configuration(), each
+    refused pose (out of reach, folded, extended) is NaN with the error of
+    configuration() at that pose alone; nothing raises for a pose."""
+    A1 = N.base_points()[0]
+    folded = np.r_[A1 - N.L_5 * np.array([0.0, 1.0]), -PI / 3]
+    E3 = N.base_points()[2] + N.REACH * np.array([np.cos(2.0), np.sin(2.0)])
+    extended = np.r_[E3 - N.platform_points(0, 0, -PI / 3)[2], -PI / 3]
+    poses = np.vstack([random_poses(3, 5), N.FIG_11_3[4], folded, [0.0, -0.3, -PI / 3],
+                       extended])
+    q, status = N.masked_configurations(locked, poses)
+    for pose, q_b, s in zip(poses, q, status):
+        try:
+            expected = N.configuration(locked, *pose)
+        except (UnreachablePoseError, SingularConfigurationError) as e:
+            assert s == f"{type(e).__name__}: {e}" and np.isnan(q_b).all()
+        else:
+            assert s == "ok"
+            np.testing.assert_array_equal(q_b, expected)
+    assert status.count("ok") == 3 and sum("Singular" in s for s in status) == 2
+
 def test_actuation_modes():
     assert N.parse_actuation("locked") == "locked"
     assert N.parse_actuation("1 2 1") == N.parse_actuation((1, 2, 1)) == (1, 2, 1)

@@ -27,6 +27,24 @@ def test_map_writes_netcdf_and_picture(tmp_path, capsys):
         assert ds.attrs["cells_ok"] + ds.attrs["cells_unreachable"] == 15
 
 
+def test_navaro_map_on_two_workers_equals_one(tmp_path, capsys):
+    """``flexpkm map navaro``: the masked closed form (cells beyond reach
+    counted, not raised) and the eigenproblems on 2 worker processes (chunks
+    of 4 cells) equal to the bit those run in the command's process."""
+    import xarray as xr
+    grid = ["--grid", "-0.1:0.1:3", "-0.05:0.05:3", "0.1:0.1:1", "--modes", "3",
+            "--chunk", "4", "--backend", "numpy", "--no-progress"]
+    values = []
+    for workers in ("1", "2"):
+        path = tmp_path / f"w{workers}.nc"
+        assert main(["map", "navaro", *grid, "--workers", workers, "--netcdf", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert "9 cells:" in out and "unreachable" in out and " ok" in out, out
+        with xr.open_dataset(path, engine="scipy") as ds:
+            values.append((ds.frequencies_hz.values, ds.compliance.values))
+    for a, b in zip(*values):
+        np.testing.assert_array_equal(a, b)
+
 @pytest.mark.parametrize("argv, message", [
     (["--grid", "0:1", "--plot", "x.png"], "x0:x1:n"),
     (["--grid", "0:0.1:2"], "nothing to write"),
