@@ -28,7 +28,7 @@ from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sampl
 from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.errors import InvalidArgumentError
 
-#: output samples per call of the compiled block function
+#: output samples per block (one drive table; one compiled call per sample)
 CHUNK = 500
 #: rows of a compiled sample's record after the sensors
 #: (:func:`flexpkm.compiled.step.sample_function`)
@@ -212,16 +212,16 @@ def _block(cm, config):
 
         def run(x, U, par, keep=(fn, buf)):          # fn and buf must outlive the calls
             K = U.shape[1] // n_sub
-            xs, recs = np.full((len(outs[0]), K), np.nan), np.full((len(outs[1]), K), np.nan)
+            xs, recs = np.full((K, len(outs[0])), np.nan), np.full((K, len(outs[1])), np.nan)
             ins[0][:], ins[2][:] = x, par
-            for k in range(K):
+            for k in range(K):                     # rows: contiguous writes
                 ins[1][:] = np.ravel(U[:, k * n_sub:(k + 1) * n_sub], order="F")
                 evaluate()
-                xs[:, k], recs[:, k] = outs[0], outs[1]
-                if not _converged(xs[:, k:k + 1], recs[:, k:k + 1], par[-1])[0]:
-                    break
+                xs[k], recs[k] = outs[0], outs[1]
+                if not (outs[1][RHO] <= par[-1] and np.isfinite(outs[1].sum() + outs[0].sum())):
+                    break                           # (_converged, one sample: two sums)
                 ins[0][:] = outs[0]
-            return xs, recs
+            return xs.T, recs.T
         blocks[config] = run
     return blocks[config]
 
