@@ -256,9 +256,10 @@ def project_function(sm: SymbolicDynamics, iterations=3):
     """``q -> (q_proj, max |residual(q_proj)|)``: Newton on the loop equations
     (the independent rows ``sm.kept``) with their exact Jacobian on the
     dependent columns ``sm.dep`` (the independent coordinates do not move);
-    the drift over every row. On the kernel graph (MX) the function is
-    expanded into SX (:func:`flexpkm.compiled.recursive.block_solve`: no MX
-    glue in its C)."""
+    the drift over every row. On the kernel graph (MX) the loop equations
+    and their Jacobian are one flat SX function (expanded:
+    :func:`flexpkm.compiled.recursive.block_solve`), called by the
+    iterations."""
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
     rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
@@ -267,8 +268,8 @@ def project_function(sm: SymbolicDynamics, iterations=3):
     else:
         jac = ca.jacobian(rows, sm.q)
     res = ca.Function("res", [sm.q], [rows, jac[:, dep], sm.residual])
-    if X is ca.MX:              # the kernel graph: expanded, one flat SX function
-        res, X = res.expand(), ca.SX
+    if X is ca.MX:              # the kernel graph: expanded, one flat SX function called
+        res = res.expand()      # by the iterations (its C once)
     q = X.sym("q", sm.q.shape[0])
     qk = X(q)
     for _ in range(iterations if dep else 0):
@@ -292,7 +293,7 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     if isinstance(sm, KernelDynamics):           # M a, M v by the recursive model, no M
         rd = recursive_dynamics(sm)        # one function (its code once) called twice
         sens = ca.Function("sens", sm.inputs + [rd.qdd_r], [rd.M_qdd, rd.c] + [
-            kernel_acceleration(model, sm, rd.qdd_r, *s) for s in sensors])
+            kernel_acceleration(model, sm, rd.qdd_r, *s) for s in sensors]).expand()  # flat SX
         Ma, c, *vals = sens.call([*args, a])
         Mv = sens.call([*args, v])[0]
     else:
@@ -306,8 +307,7 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
         qa = q[[int(i) for i in sm.indep[:n_a]]]
         tau = u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa) + par[n_a:2 * n_a] * (u[2 * n_a:] - v[:n_a])
     energy = 0.5 * ca.dot(v, Mv) + 0.5 * ca.bilin(X(ca.sparsify(ca.DM(model.K_tot))), q, q)
-    fn = ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])
-    return fn.expand() if X is ca.MX else fn     # the kernel graph: one flat SX function
+    return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])
 
 
 def sample_function(step, project, record, n_sub, project_each):
