@@ -11,6 +11,7 @@ Run: ``python benchmarks/bench_scaling.py [--quick] [--modal] [N ...]``
 (default N = 1 2 4 8 for the DualEMPS, those <= 4 for the NaVARo's modal
 analysis; ``--modal``: the NaVARo's rows only; ``--quick``: short runs, the
 NaVARo at N = 2 only, to check that it runs;
+``--simulation``: the DualEMPS's table only;
 ``--threads``: also the full model with the bodies' kernels on 1 and 2
 threads, :func:`parallel_bodies`, and the modal function with its limbs on
 1 and 2 threads, :func:`parallel_limbs`). CPU seconds (the process and
@@ -220,7 +221,7 @@ def main():
                   f"{exponent([r[1] for r in rows[1:]], [r[2] for r in rows[1:]]):.2f}")
         print(f"\n{'NaVARo modal':<16s} {'n_tot':>6s} {'first use s':>12s} {'compiled':>9s} "
               f"{'numpy':>9s} {'eig':>9s}   (ms/pose, CPU)")
-        for n in [2] if QUICK else [n for n in ns if n <= 4]:
+        for n in [] if "--simulation" in sys.argv[1:] else [2] if QUICK else [n for n in ns if n <= 4]:
             n_tot, first, ours, ref, eig, gap = navaro(n)
             print(f"{'N = %d' % n:<16s} {n_tot:6d} {first:12.1f} {ours:9.3f} {ref:9.3f} "
                   f"{eig:9.3f}   ({ours / eig:.2f}x the eigensolver; |f - f_numpy| <= "

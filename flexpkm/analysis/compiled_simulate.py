@@ -28,7 +28,7 @@ from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sampl
 from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.errors import InvalidArgumentError
 
-#: output samples per call of the compiled block function
+#: output samples per block (one drive table; one compiled call per sample)
 CHUNK = 500
 #: rows of a compiled sample's record after the sensors
 #: (:func:`flexpkm.compiled.step.sample_function`)
@@ -110,7 +110,7 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
     while k0 < n_out:
         K = min(size, n_out - k0)
         U = drive_table(drive, times[(k0 - 1) * n_sub:(k0 - 1 + K) * n_sub], n_a)
-        xs, recs = _block(cm, config, K)(x, U, par[0])
+        xs, recs = _block(cm, config)(x, U, par[0])
         rec.log.iterations += int(np.nansum(recs[EVALUATIONS]))
         ok = _converged(xs, recs, p.tol)
         n_ok = K if ok.all() else int(np.argmin(ok))
@@ -130,7 +130,7 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
                 return first
             steps = n_sub << level
             t = t0 + np.cumsum(np.full(steps, p.h / (1 << level)))
-            xs, recs = _block(cm, config[:2] + (steps,) + config[3:], 1)(
+            xs, recs = _block(cm, config[:2] + (steps,) + config[3:])(
                 x, drive_table(drive, t, n_a), par[level])
             return _attempt(xs, recs, p.tol, t, int(recs[EVALUATIONS, 0]))
         (xs, recs), _ = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
@@ -190,14 +190,21 @@ def compiled_robot(model, dep, kept=None):
     return held[key]
 
 
-def _block(cm, config, K):
-    """``(x, U, par) -> (xs (n_x, K), recs (n_rec, K))``: K output samples
-    in one call of the compiled functions, through numpy buffers (no CasADi
-    matrix conversions); built once per model, configuration and K."""
+def _block(cm, config):
+    """``(x, U, par) -> (xs (n_x, K), recs (n_rec, K))``: the K output samples
+    of the drive table U (3 n_a, K n_sub),
+    one call of the compiled sample function each (:meth:`CompiledRobot.sample`),
+    through numpy buffers (no CasADi matrix conversions), the state of one
+    the input of the next; stops at a sample that did not converge (the
+    later ones NaN: not converged). A loop here rather than CasADi's
+    ``mapaccum(K)``, whose graph of K calls took 1-3 s to build per block
+    size at 8 elements per body (the whole state, J and the kept
+    iteration matrix included, concatenated K times). Built once per model
+    and configuration."""
     blocks = cm.blocks
-    if (config, K) not in blocks:
+    if config not in blocks:
         prescribed, iterations, n_sub, project_each, specs, exact = config
-        fn = cm.sample(prescribed, iterations, n_sub, project_each, specs, exact).mapaccum(K)
+        fn = cm.sample(prescribed, iterations, n_sub, project_each, specs, exact)
         buf, evaluate = fn.buffer()
         ins = [np.zeros(fn.nnz_in(i)) for i in range(3)]
         outs = [np.zeros(fn.nnz_out(i)) for i in range(2)]
@@ -207,11 +214,19 @@ def _block(cm, config, K):
             buf.set_res(i, memoryview(a))
 
         def run(x, U, par, keep=(fn, buf)):          # fn and buf must outlive the calls
-            ins[0][:], ins[1][:], ins[2][:] = x, np.ravel(U, order="F"), np.tile(par, K)
-            evaluate()
-            return (outs[0].reshape(K, -1).T.copy(), outs[1].reshape(K, -1).T.copy())
-        blocks[config, K] = run
-    return blocks[config, K]
+            K = U.shape[1] // n_sub
+            xs, recs = np.full((K, len(outs[0])), np.nan), np.full((K, len(outs[1])), np.nan)
+            ins[0][:], ins[2][:] = x, par
+            for k in range(K):                     # rows: contiguous writes
+                ins[1][:] = np.ravel(U[:, k * n_sub:(k + 1) * n_sub], order="F")
+                evaluate()
+                xs[k], recs[k] = outs[0], outs[1]
+                if not (outs[1][RHO] <= par[-1] and np.isfinite(outs[1].sum() + outs[0].sum())):
+                    break                           # (_converged, one sample: two sums)
+                ins[0][:] = outs[0]
+            return xs.T, recs.T
+        blocks[config] = run
+    return blocks[config]
 
 
 def _numpy_sensors(model, cm, xs, other, o) -> dict:

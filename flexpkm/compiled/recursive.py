@@ -215,31 +215,28 @@ def _closures(model, ks, cuts, moving):
 
 def dependent_solve(model, J_f, rhs, dep, kept=None):
     """``J_f^-1 rhs`` limb by limb (:func:`flexpkm.algorithms.dependent.limb_blocks`;
-    one solve otherwise), MX: sparse numeric solves at run time."""
+    one solve otherwise), MX: each block by :func:`block_solve`."""
     labels = row_labels(model)
     labels = labels if kept is None else [labels[i] for i in kept]
     blocks = limb_blocks(model, labels, dep) or [(np.arange(len(dep)),) * 2]
     out = 0
     for rows, cols in blocks:
         rows, cols = [int(i) for i in rows], [int(i) for i in cols]
-        part = _column_solve(J_f[rows, cols], rhs[rows, :])
+        part = block_solve(J_f[rows, cols], rhs[rows, :])
         out = out + ca.MX(ca.sparsify(_selection(len(dep), cols)).T) @ part
     return out
 
 
-def _column_solve(A, rhs):
-    """``A^-1 rhs`` (MX) solved for the structurally non-zero columns of
-    ``rhs`` only, the others structural zeros (``ca.solve`` alone returns a
-    dense result: a limb's rows of ``J_t^0`` reach that limb's columns, so
-    its rows of ``J_d`` stay sparse: NaVARo N = 2, ``J`` 2.0k non-zeros
-    instead of 6.9k, issue 18)."""
-    colind = np.asarray(rhs.sparsity().colind())
-    nz = np.flatnonzero(np.diff(colind)).tolist()
-    if len(nz) == rhs.shape[1]:
-        return ca.solve(A, rhs)
-    if not nz:
-        return ca.MX(A.shape[1], rhs.shape[1])
-    return ca.solve(A, rhs[:, nz]) @ ca.MX(_selection(rhs.shape[1], nz))
+def block_solve(A, B):
+    """``A^-1 B`` (MX): ``A^-1`` by a call of a small SX function (CasADi's
+    symbolic QR of the block, a limb's few dependent columns; its code does
+    not grow with the columns of B), then the product: unlike a
+    linear-solver node, it can be expanded (``Function.expand``) into one
+    flat SX function, so that the whole model is generated without MX glue
+    (:mod:`flexpkm.compiled.modified_newton`)."""
+    As = ca.SX.sym("A", A.sparsity())
+    inverse = ca.Function("block_inverse", [As], [ca.solve(As, ca.SX.eye(A.shape[0]))])
+    return inverse(A) @ B
 
 
 def _sparse(n, rows, cols, values):

@@ -181,15 +181,19 @@ def relative_residual(res, inertial, forces):
     return ca.if_else(scale > 0, r / ca.fmax(scale, 1e-300), ca.if_else(r > 0, ca.inf, 0))
 
 
-def newmark(d: Dims, x, acc, J, b, u, par, prescribed):
+def newmark(d: Dims, x, acc, J, b, u, par, prescribed, pattern=None):
     """Positions (n_tot,) and velocities (n_r,) at t_n+1 for the
-    accelerations ``acc``, ``qdd_tot = J acc + b`` (prescribed actuators from u)."""
+    accelerations ``acc``, ``qdd_tot = J acc + b`` (prescribed actuators from u);
+    ``pattern``: the structural sparsity of J (the state's J_n is projected on
+    it, its products skip the structural zeros)."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
     sl = layout(n_tot, n_r, n_a)[0]
     h, alpha = par[2 * n_a], par[2 * n_a + 1]
     gamma, beta = 0.5 + alpha, 0.25 * (1 + alpha) ** 2
     q, v, a = x[sl["q"]], x[sl["v"]], x[sl["a"]]
     J_n, b_n = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["b"]]
+    if pattern is not None:
+        J_n = ca.project(J_n, pattern)
     V_n, A_n = J_n @ v, J_n @ a + b_n
     q1 = q + h * V_n + h * h * ((0.5 - beta) * A_n + beta * (J @ acc + b))
     v1 = v + h * ((1 - gamma) * a + gamma * acc)
@@ -215,7 +219,8 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     a1 = 2 * a - x[sl["a_prev"]]
     if prescribed:
         a1 = ca.vertcat(u[2 * n_a:], a1[n_a:])
-    J, b = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["b"]]
+    pattern = newton.sparsity_in(2)              # J's structural entries (dense on SX graphs)
+    J, b = ca.project(ca.reshape(x[sl["J"]], n_tot, n_r), pattern), x[sl["b"]]
     if kept is None:
         extra, S, age = (), x[sl["S"]], x[sl["age"]]
     else:
@@ -228,7 +233,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
         state = more(go, x, *state, u, par, *extra)
         evaluations += go
     a1, J, b, g, q_ev, v_ev, rho = state
-    q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed)
+    q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
                                evaluations))
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
@@ -251,7 +256,10 @@ def project_function(sm: SymbolicDynamics, iterations=3):
     """``q -> (q_proj, max |residual(q_proj)|)``: Newton on the loop equations
     (the independent rows ``sm.kept``) with their exact Jacobian on the
     dependent columns ``sm.dep`` (the independent coordinates do not move);
-    the drift over every row."""
+    the drift over every row. On the kernel graph (MX) the loop equations
+    and their Jacobian are one flat SX function (expanded:
+    :func:`flexpkm.compiled.recursive.block_solve`), called by the
+    iterations."""
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
     rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
@@ -260,6 +268,8 @@ def project_function(sm: SymbolicDynamics, iterations=3):
     else:
         jac = ca.jacobian(rows, sm.q)
     res = ca.Function("res", [sm.q], [rows, jac[:, dep], sm.residual])
+    if X is ca.MX:              # the kernel graph: expanded, one flat SX function called
+        res = res.expand()      # by the iterations (its C once)
     q = X.sym("q", sm.q.shape[0])
     qk = X(q)
     for _ in range(iterations if dep else 0):
@@ -283,7 +293,7 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     if isinstance(sm, KernelDynamics):           # M a, M v by the recursive model, no M
         rd = recursive_dynamics(sm)        # one function (its code once) called twice
         sens = ca.Function("sens", sm.inputs + [rd.qdd_r], [rd.M_qdd, rd.c] + [
-            kernel_acceleration(model, sm, rd.qdd_r, *s) for s in sensors])
+            kernel_acceleration(model, sm, rd.qdd_r, *s) for s in sensors]).expand()  # flat SX
         Ma, c, *vals = sens.call([*args, a])
         Mv = sens.call([*args, v])[0]
     else:
@@ -312,17 +322,20 @@ def sample_function(step, project, record, n_sub, project_each):
     n_sub when all converged)."""
     n_x, n_u, n_par = (step.size1_in(i) for i in range(3))
     n_q = project.size1_in(0)
-    x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", n_u), ca.MX.sym("par", n_par)
+    x, par = ca.MX.sym("x", n_x), ca.MX.sym("par", n_par)
 
     def closed(xk):
         qp, drift = project(xk[:n_q])
         return ca.vertcat(qp, xk[n_q:]), drift
-    x1, rho, evaluations = step(x, u, par)
-    one = ca.Function("one", [x, u, par], [closed(x1)[0] if project_each else x1, rho,
-                                           evaluations])
     U = ca.MX.sym("U", n_u, n_sub)
-    xs, rhos, evals = one.mapaccum(n_sub)(x, U, par)
-    xk, drift = closed(xs[:, -1])
+    xk, rhos, evals = x, [], []
+    for k in range(n_sub):        # the calls chained, not mapaccum: no copies of the states
+        xk, rho, evaluations = step(xk, U[:, k], par)
+        xk = closed(xk)[0] if project_each else xk
+        rhos.append(rho)
+        evals.append(evaluations)
+    rhos, evals = ca.horzcat(*rhos), ca.horzcat(*evals)
+    xk, drift = closed(xk)
     rec = record(xk, U[:, -1], par)
     converged = ca.find((rhos > par[-1]).T)             # n_sub when none is above tol
     return ca.Function("sample", [x, U, par],
