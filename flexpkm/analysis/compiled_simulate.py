@@ -110,32 +110,31 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
     while k0 < n_out:
         K = min(size, n_out - k0)
         U = drive_table(drive, times[(k0 - 1) * n_sub:(k0 - 1 + K) * n_sub], n_a)
-        xs, recs = _block(cm, config)(x, U, par[0])
+        rows, recs, n_ok, x_before, x_after = _block(cm, config)(x, U, par[0])
         rec.log.iterations += int(np.nansum(recs[EVALUATIONS]))
-        ok = _converged(xs, recs, p.tol)
-        n_ok = K if ok.all() else int(np.argmin(ok))
-        store(xs[:, :n_ok], recs[:, :n_ok], k0)
+        store(rows[:, :n_ok], recs[:, :n_ok], k0)
         if n_ok == K:
-            x, k0, size = xs[:, -1], k0 + K, min(CHUNK, 2 * size)
+            x, k0, size = x_after, k0 + K, min(CHUNK, 2 * size)
             continue
         size = 1 << (max(n_ok, 1).bit_length() - 1)  # less to throw away at the next failure
         k = k0 + n_ok                               # redo sample k with smaller steps
-        x = x if n_ok == 0 else xs[:, n_ok - 1]
+        x = x_before
         t0 = times[(k - 1) * n_sub - 1] if k > 1 else 0.0
-        first = _attempt(xs[:, n_ok:n_ok + 1], recs[:, n_ok:n_ok + 1], p.tol,
-                         times[(k - 1) * n_sub:k * n_sub], 0)
+        first = _attempt(store.rows(x_after), recs[:, n_ok:n_ok + 1], p.tol,
+                         times[(k - 1) * n_sub:k * n_sub], 0, x_after)
 
         def advance(level, x=x, t0=t0, first=first):
             if level == 0:
                 return first
             steps = n_sub << level
             t = t0 + np.cumsum(np.full(steps, p.h / (1 << level)))
-            xs, recs = _block(cm, config[:2] + (steps,) + config[3:])(
+            _, recs, _, _, x_after = _block(cm, config[:2] + (steps,) + config[3:])(
                 x, drive_table(drive, t, n_a), par[level])
-            return _attempt(xs, recs, p.tol, t, int(recs[EVALUATIONS, 0]))
-        (xs, recs), _ = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
-        store(xs, recs, k)
-        x, k0 = xs[:, 0], k + 1
+            return _attempt(store.rows(x_after), recs, p.tol, t, int(recs[EVALUATIONS, 0]),
+                            x_after)
+        (rows, recs, x), _ = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
+        store(rows, recs, k)
+        k0 = k + 1
 
 
 def _converged(xs, recs, tol):
@@ -143,13 +142,13 @@ def _converged(xs, recs, tol):
     return np.isfinite(xs).all(axis=0) & np.isfinite(recs).all(axis=0) & (recs[RHO] <= tol)
 
 
-def _attempt(xs, recs, tol, times, evaluations) -> Attempt:
-    """The :class:`Attempt` of one compiled sample (xs (n_x, 1), recs (n_rec,
-    1)) whose steps end at ``times``: failed at its first step above tol
-    (the sample's end when it diverged); the largest residual (inf if it
-    diverged)."""
-    if _converged(xs, recs, tol)[0]:
-        return Attempt((xs, recs), float(recs[RHO, 0]), evaluations)
+def _attempt(xs, recs, tol, times, evaluations, x) -> Attempt:
+    """The :class:`Attempt` of one compiled sample (its kept rows xs (n, 1),
+    recs (n_rec, 1), its whole state x (n_x,)) whose steps end at ``times``:
+    failed at its first step above tol (the sample's end when it diverged);
+    the largest residual (inf if it diverged)."""
+    if _converged(xs, recs, tol)[0] and np.isfinite(x).all():
+        return Attempt((xs, recs, x), float(recs[RHO, 0]), evaluations)
     finite = np.isfinite(xs).all() and np.isfinite(recs).all()
     first = int(recs[CONVERGED, 0]) if finite else len(times) - 1
     return Attempt(None, float(recs[RHO, 0]) if finite else np.inf, evaluations,
@@ -166,11 +165,15 @@ class _Store:
         self.model, self.cm, self.rec, self.names = model, cm, rec, names
         self.other, self.options, self.progress = other, options, progress
 
-    def __call__(self, xs, recs, k0):
+    def rows(self, x):
+        """The kept rows (n, 1) of one whole state x (n_x,) (:func:`kept_rows`)."""
+        return x[kept_rows(self.cm)[0]][:, None]
+
+    def __call__(self, rows, recs, k0):
         rec, n_a = self.rec, self.cm.n_a
-        q, v, a = self.cm.unpack(xs)
+        q, v, a = self.cm.unpack(rows, kept_rows(self.cm)[1])
         values = {name: recs[n_a + 1 + i] for i, name in enumerate(self.names)}
-        values.update(_numpy_sensors(self.model, self.cm, xs, self.other, self.options))
+        values.update(_numpy_sensors(self.model, self.cm, rows, self.other, self.options))
         rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values,
                   self.progress)
 
@@ -190,13 +193,30 @@ def compiled_robot(model, dep, kept=None):
     return held[key]
 
 
+def kept_rows(cm):
+    """``(rows, slices)``: the rows of the step state x kept per output sample
+    (q, v, a and the last evaluation's q_ev, v_ev: what the recorder and the
+    numpy sensors read; not J nor the kept iteration matrix, 88 % of x at 8
+    elements per body on the DualEMPS) and their slices in the kept rows."""
+    sl = cm.state_slices()
+    rows, out = [], {}
+    for name in ("q", "v", "a", "q_ev", "v_ev"):
+        idx = np.arange(sl[name].start, sl[name].stop)
+        out[name] = slice(sum(map(len, rows)), sum(map(len, rows)) + len(idx))
+        rows.append(idx)
+    return np.concatenate(rows), out
+
+
 def _block(cm, config):
-    """``(x, U, par) -> (xs (n_x, K), recs (n_rec, K))``: the K output samples
-    of the drive table U (3 n_a, K n_sub),
+    """``(x, U, par) -> (rows (n, K), recs (n_rec, K), n_ok, x_before,
+    x_after)``: the K output samples of the drive table U (3 n_a, K n_sub),
     one call of the compiled sample function each (:meth:`CompiledRobot.sample`),
     through numpy buffers (no CasADi matrix conversions), the state of one
     the input of the next; stops at a sample that did not converge (the
-    later ones NaN: not converged). A loop here rather than CasADi's
+    later ones NaN: not converged). ``rows`` the :func:`kept_rows` of each
+    sample's state, ``n_ok`` the samples converged before the first that
+    did not, ``x_before`` the whole state that sample started from and
+    ``x_after`` its end (the last sample's end when all converged). A loop here rather than CasADi's
     ``mapaccum(K)``, whose graph of K calls took 1-3 s to build per block
     size at 8 elements per body (the whole state, J and the kept
     iteration matrix included, concatenated K times). Built once per model
@@ -213,18 +233,23 @@ def _block(cm, config):
         for i, a in enumerate(outs):
             buf.set_res(i, memoryview(a))
 
-        def run(x, U, par, keep=(fn, buf)):          # fn and buf must outlive the calls
+        keep = kept_rows(cm)[0]
+
+        def run(x, U, par, hold=(fn, buf)):          # fn and buf must outlive the calls
             K = U.shape[1] // n_sub
-            xs, recs = np.full((K, len(outs[0])), np.nan), np.full((K, len(outs[1])), np.nan)
+            xs, recs = np.full((K, len(keep)), np.nan), np.full((K, len(outs[1])), np.nan)
             ins[0][:], ins[2][:] = x, par
+            n_ok = 0
             for k in range(K):                     # rows: contiguous writes
                 ins[1][:] = np.ravel(U[:, k * n_sub:(k + 1) * n_sub], order="F")
                 evaluate()
-                xs[k], recs[k] = outs[0], outs[1]
+                xs[k], recs[k] = outs[0][keep], outs[1]
                 if not (outs[1][RHO] <= par[-1] and np.isfinite(outs[1].sum() + outs[0].sum())):
                     break                           # (_converged, one sample: two sums)
-                ins[0][:] = outs[0]
-            return xs.T, recs.T
+                n_ok = k + 1
+                if k + 1 < K:
+                    ins[0][:] = outs[0]
+            return xs.T, recs.T, n_ok, ins[0].copy(), outs[0].copy()
         blocks[config] = run
     return blocks[config]
 
@@ -235,8 +260,7 @@ def _numpy_sensors(model, cm, xs, other, o) -> dict:
     out = {name: np.zeros(xs.shape[1]) for name in other}
     if not other:
         return out
-    from flexpkm.compiled.step import layout
-    sl = layout(model.layout.n_tot, len(cm.indep), cm.n_a)[0]
+    sl = kept_rows(cm)[1]
     for j in range(xs.shape[1]):
         full = full_dynamics(model, xs[sl["q_ev"], j], xs[sl["v_ev"], j], dep=cm.dep,
                              gravity=o.gravity, friction=o.friction,

@@ -26,7 +26,7 @@ from flexpkm.compiled.newton_euler import recursive_dynamics
 #: steps after which the kept iteration matrix is formed again
 REFRESH_AGE = 64
 #: a step with more model evaluations than this refreshes it for the next
-SLOW = 3
+SLOW = 4
 
 
 def model_function(kd, prescribed):

@@ -191,10 +191,14 @@ class MotorRobot:
         o = self.order
         return self.cm.pack(q, v[o], a[o], g[o], np.asarray(J)[:, o], b)
 
-    def unpack(self, x):
-        """``(q, v, a)`` (K, n) in the numpy path's order."""
-        sl = steps.layout(self.cm.model.layout.n_tot + self.n_a, len(self.indep),
-                          self.n_a)[0]
+    def state_slices(self) -> dict:
+        """The slices of the augmented step state x (:func:`flexpkm.compiled.step.layout`)."""
+        return steps.layout(self.cm.model.layout.n_tot + self.n_a, len(self.indep), self.n_a)[0]
+
+    def unpack(self, x, sl=None):
+        """``(q, v, a)`` (K, n) in the numpy path's order; ``sl`` the slices
+        of q, v, a in x (default :meth:`state_slices`)."""
+        sl = self.state_slices() if sl is None else sl
         x, back = np.asarray(x), np.argsort(self.order)
         q, v, a = (x[sl[k]].T for k in ("q", "v", "a"))
         return q, v[..., back], a[..., back]

@@ -212,21 +212,24 @@ class CompiledRobot:
         tags = (f"{int(prescribed)}{int(exact)}", f"{int(prescribed)}")
         names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}")
 
+        graph = self.graph
+
         def build():
-            if self.graph is self.kernels and not exact:    # recursive, kept matrix
+            if graph is self.kernels and not exact:     # recursive, kept matrix
                 kd = self.kernels
                 step = steps.step_function(modified_newton.newton_function(kd, prescribed),
                                            dims, prescribed, iterations, names[0],
                                            lambda x, par: modified_newton.kept_inverse(
                                                kd, prescribed, x, par))
             else:
-                step = steps.step_function(steps.newton_function(self.graph, prescribed, exact),
+                step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])
             return (step,
-                    steps.project_function(self.graph),
-                    steps.record_function(self.graph, self.model, prescribed, sensors))
+                    steps.project_function(graph),
+                    steps.record_function(graph, self.model, prescribed, sensors))
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
-                             sensors, exact, names=names, opt=None if self.unrolled else "-O1")
+                             sensors, exact, names=names,
+                             opt=None if graph is self.symbolic else "-O1")
 
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
         """``(x, U, par) -> (x_next, rec)``: ``n_sub`` steps and an output sample
@@ -242,9 +245,14 @@ class CompiledRobot:
         return np.concatenate([q, v, a, a, g, np.asarray(J).reshape(-1, order="F"), b, q, v,
                                np.zeros(n_r * n_r), [0.0, 1e9, 0.0]])
 
-    def unpack(self, x):
-        """``(q, v, a)`` of the state vector(s) x (n_x,) or (n_x, K) -> (K, n)."""
-        sl = steps.layout(self.model.layout.n_tot, len(self.indep), self.n_a)[0]
+    def state_slices(self) -> dict:
+        """The slices of the step state x (:func:`flexpkm.compiled.step.layout`)."""
+        return steps.layout(self.model.layout.n_tot, len(self.indep), self.n_a)[0]
+
+    def unpack(self, x, sl=None):
+        """``(q, v, a)`` of the state vector(s) x (n_x,) or (n_x, K) -> (K, n);
+        ``sl``: the slices of q, v, a in x (default :meth:`state_slices`)."""
+        sl = self.state_slices() if sl is None else sl
         x = np.asarray(x)
         return tuple(x[sl[k]].T for k in ("q", "v", "a"))
 
