@@ -18,7 +18,6 @@ NetCDF file and picture (:mod:`flexpkm.io.map_output`).
 """
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -220,17 +219,15 @@ def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, p
     out = {"f": None, "C": np.full((N, n_p, n_p), np.nan), "eig": np.full((N, n_p), np.nan),
            **{m: np.full(N, np.nan) for m in MEASURES}, "ran": {}}
     ok = np.flatnonzero([s == "ok" for s in status])
-    per = chunk
-    if workers != 1 or client is not None:
-        n = len(client.ncores()) if client is not None else (workers or os.cpu_count() or 1)
-        per = max(chunk, -(-len(ok) // (2 * max(n, 1))))
-    idx = [ok[b:b + per] for b in range(0, len(ok), per)]
-    if len(idx) > 1 and (workers != 1 or client is not None):   # generated code is not
-        model = replace(model, compiled=CompiledFunctions())      # pickled: loaded there
-    jobs = _Jobs(idx, lambda i: (model, q[i], n_modes, backend, actuator_stiffness, chunk))
+    idx = [ok[b:b + chunk] for b in range(0, len(ok), chunk)]
+    pool = len(idx) > 1 and (workers != 1 or client is not None)
+    # the model goes once to each worker and is kept there with its loaded
+    # generated code (run_chunks' shared); generated code is not pickled
+    shared = replace(model, compiled=CompiledFunctions()) if pool else model
+    jobs = _Jobs(idx, lambda i: (q[i], n_modes, backend, actuator_stiffness, chunk))
     parts = run_chunks(solve_chunk, jobs, None, workers, client,
                        None if progress is None else
-                       (lambda d, t: progress(min(d * per, len(ok)), len(ok))))
+                       (lambda d, t: progress(min(d * chunk, len(ok)), len(ok))), shared=shared)
     width = max((p["f"].shape[1] for p in parts), default=0)
     out["f"] = np.full((N, width), np.nan)
     for i, p in zip(idx, parts):
@@ -260,15 +257,15 @@ class _Jobs:
         return self.make(self.idx[k])
 
 
-def solve_chunk(job) -> dict:
-    """The results of the cells ``job = (model, q (b, n_tot), n_modes,
-    backend, actuator_stiffness, chunk)``, ``chunk`` cells per eigensolver
-    call (a module-level function: it runs in the workers, each job with one
-    model: its generated code is loaded once per job, 1.7 s of CPU for the
-    NaVARo, hence about two jobs per worker): a dict of arrays ``f`` (b, n)
-    Hz, ``C``, ``eig``, the :data:`MEASURES`, ``status`` (b,) and the
-    ``backend`` / ``reason`` pairs that ran."""
-    model, q, n_modes, backend, stiffness, chunk = job
+def solve_chunk(model, job) -> dict:
+    """The results of the cells ``job = (q (b, n_tot), n_modes, backend,
+    actuator_stiffness, chunk)`` of ``model``, ``chunk`` cells per
+    eigensolver call (a module-level function: it runs in the workers,
+    ``model`` kept by each worker with its generated code, loaded at its
+    first chunk: :func:`flexpkm.analysis.execution.run_chunks`' ``shared``):
+    a dict of arrays ``f`` (b, n) Hz, ``C``, ``eig``, the :data:`MEASURES`,
+    ``status`` (b,) and the ``backend`` / ``reason`` pairs that ran."""
+    q, n_modes, backend, stiffness, chunk = job
     b, n_p = len(q), model.layout.n_p
     out = {"C": np.full((b, n_p, n_p), np.nan), "eig": np.full((b, n_p), np.nan),
            **{m: np.full(b, np.nan) for m in MEASURES}, "ran": {}}

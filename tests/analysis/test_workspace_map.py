@@ -184,3 +184,30 @@ def test_grid_axes():
 def test_bad_fixed_is_refused(five_bar):
     with pytest.raises(InvalidArgumentError, match="fixed"):
         workspace_map(five_bar, ["0:0.1:2"], fixed=[0.4, 1.0])
+
+
+def test_compiled_map_on_workers_that_keep_the_model_equals_this_process():
+    """The NaVARo's compiled map (18 cells, 11 reachable, chunks of 4) on 2 worker
+    processes, each keeping the model and its loaded generated code for
+    its chunks, equals the map solved here (to the bit), whose cells equal
+    the single-pose analysis of a fresh model."""
+    pytest.importorskip("casadi")
+    case = cases.get("navaro")
+    options = {o.name: o.default for o in case.options}
+    model = fp.build_model(case.robot(options))
+    masked = case.extra["masked_configure"]
+    kw = dict(n_modes=3, configure=lambda p: masked(model, p, options), names=case.pose_names,
+              backend="compiled", chunk=4)
+    grid = ["-0.05:0.05:3", "-0.05:0.05:3", "-0.2:0.2:2"]
+    here = workspace_map(model, grid, **kw)
+    parallel = workspace_map(model, grid, workers=2, **kw)
+    assert here.counts() == {"ok": 11, "unreachable": 7} and parallel.backend == "compiled"
+    assert parallel.status.tolist() == here.status.tolist()
+    np.testing.assert_array_equal(parallel.frequencies_hz, here.frequencies_hz)
+    np.testing.assert_array_equal(parallel.compliance, here.compliance)
+    fresh = fp.build_model(case.robot(options))
+    k = int(np.flatnonzero(here.status.ravel() == "ok")[-1])
+    one = fp.natural_frequencies(fresh, here.q_tot.reshape(18, -1)[k], n_modes=3, shapes=False,
+                                 backend="compiled")
+    np.testing.assert_allclose(here.frequencies_hz.reshape(18, 3)[k], one.frequencies_hz,
+                               rtol=1e-12)
