@@ -1,6 +1,6 @@
 """Benchmark of workspace maps and design studies (issue 21 item 6).
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_study.py [--quick] [--navaro-full]
+    OMP_NUM_THREADS=1 python benchmarks/bench_study.py [--quick] [--navaro-full] [--only-workers]
 
 Prints (and writes benchmarks/bench_study.json):
 
@@ -96,22 +96,32 @@ def navaro(grid, backend, repeats=3):
             "counts": m.counts(), "backend": m.backend, "load_average": os.getloadavg()}
 
 
-def navaro_workers(grid, backend, repeats=2):
-    """Wall and CPU seconds of the map with 1 and 2 worker processes
-    (chunks of 512 cells), interleaved; the speed-up is the wall ratio."""
+def navaro_workers(grid, backend, repeats=3, chunk=512):
+    """Wall and CPU seconds (this process and its reaped workers) of the map
+    with 1 and 2 worker processes (chunks of ``chunk`` cells), interleaved;
+    the speed-up is the median wall ratio, the CPU efficiency ``cpu_1 /
+    cpu_2`` (1: the workers add no work; what 2 free cores would give is
+    about twice it, less the serial configuring)."""
     model, configure, case, _ = _navaro()
-    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend, chunk=512)
+    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend,
+              chunk=chunk)
     workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], **kw)
     runs = {1: [], 2: []}
     for _ in range(repeats):
         for w in (1, 2):
             t0, c0 = time.perf_counter(), _cpu()
-            workspace_map(model, grid, workers=w, **kw)
-            runs[w].append((time.perf_counter() - t0, _cpu() - c0))
+            m = workspace_map(model, grid, workers=w, **kw)
+            runs[w].append((time.perf_counter() - t0, _cpu() - c0, os.getloadavg()[0]))
     med = {w: np.median(np.array(v), axis=0) for w, v in runs.items()}
-    return {"wall_s": {w: float(m[0]) for w, m in med.items()},
+    pairs = [a[0] / b[0] for a, b in zip(runs[1], runs[2])]
+    return {"grid": grid, "cells": m.status.size, "ok_cells": int((m.status == "ok").sum()),
+            "chunk": chunk, "runs": {w: v for w, v in runs.items()},
+            "wall_s": {w: float(m[0]) for w, m in med.items()},
             "cpu_s": {w: float(m[1]) for w, m in med.items()},
-            "speedup_2_workers": float(med[1][0] / med[2][0]), "load_average": os.getloadavg()}
+            "speedup_2_workers": float(med[1][0] / med[2][0]),
+            "speedup_per_pair": pairs,
+            "cpu_efficiency_2_workers": float(med[1][1] / med[2][1]),
+            "load_average": os.getloadavg()}
 
 
 def navaro_full(grid, backend="compiled", workers=2, picture=None, checks=20):
@@ -194,6 +204,8 @@ def memory(grid_small, grid_big, chunk=256):
             "extrapolated_1e6_poses_GB": (p1 + per_cell * (1e6 - n1)) / 1e9}
 
 
+#: the map of the 1 vs 2 workers speed-up: large enough to amortise the pool's start
+WORKERS = ["-0.05:0.05:20", "-0.05:0.05:20", "-0.2:0.2:10"]
 #: the NaVARo 3D map of issue 21 (x, y in m, theta in rad)
 FULL = ["-0.1:0.1:50", "-0.1:0.1:50", "-1.1:0.1:20"]
 
@@ -203,10 +215,17 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes (a minute)")
     ap.add_argument("--navaro-full", action="store_true", help="run the 50 x 50 x 20 map")
     ap.add_argument("--only-full", action="store_true", help="only the 50 x 50 x 20 map")
+    ap.add_argument("--only-workers", action="store_true",
+                    help="only the 1 vs 2 workers NaVARo map (20 x 20 x 10, compiled)")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     q = args.quick
     res = {"cores": os.cpu_count(), "load_average": os.getloadavg()}
+    if args.only_workers:
+        res["navaro_workers"] = navaro_workers(WORKERS, "compiled")
+        print(json.dumps(res, indent=1, default=str))
+        (HERE / "bench_workers.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
+        return
     if args.only_full:
         res["navaro_50x50x20"] = navaro_full(FULL, picture=HERE.parent / "docs" / "img" /
                                              "navaro_map_3d.png")
@@ -217,7 +236,7 @@ def main():
         ["-0.05:0.05:20", "-0.05:0.05:20", "-0.2:0.2:5"]
     res["navaro_numpy"] = navaro(nav, "numpy")
     res["navaro_compiled"] = navaro(nav, "compiled")
-    res["navaro_workers"] = navaro_workers(nav, "compiled")
+    res["navaro_workers"] = navaro_workers(nav if q else WORKERS, "compiled")
     rate = max(res["navaro_numpy"]["cells_per_cpu_s"], res["navaro_compiled"]["cells_per_cpu_s"])
     res["navaro_50x50x20_extrapolated_s_2_cores"] = 50_000 / rate / 2
     if args.navaro_full:
