@@ -35,6 +35,7 @@ import flexpkm as fp
 from flexpkm import cases
 from flexpkm.analysis.grid import make_grid
 from flexpkm.analysis.study import design_study
+from flexpkm.analysis import workspace_map as wm
 from flexpkm.analysis.workspace_map import workspace_map
 from flexpkm.model import files
 
@@ -96,22 +97,50 @@ def navaro(grid, backend, repeats=3):
             "counts": m.counts(), "backend": m.backend, "load_average": os.getloadavg()}
 
 
-def navaro_workers(grid, backend, repeats=3, chunk=512):
+def timed_solve_chunk(model, job):
+    """:func:`flexpkm.analysis.workspace_map.solve_chunk` with the CPU
+    seconds of the job and the worker's pid (the workers inherit this
+    module: fork)."""
+    t0 = time.process_time()
+    out = _SOLVE_CHUNK(model, job)
+    return dict(out, cpu=np.array([time.process_time() - t0]), pid=np.array([os.getpid()]))
+
+
+_SOLVE_CHUNK, _RUN_CHUNKS = wm.solve_chunk, wm.run_chunks
+
+
+def navaro_workers(grid, backend, repeats=3, chunk=1024):
     """Wall and CPU seconds (this process and its reaped workers) of the map
     with 1 and 2 worker processes (chunks of ``chunk`` cells), interleaved;
-    the speed-up is the median wall ratio, the CPU efficiency ``cpu_1 /
-    cpu_2`` (1: the workers add no work; what 2 free cores would give is
-    about twice it, less the serial configuring)."""
+    the speed-up is the median wall ratio. Load-independent beside it: the
+    CPU efficiency ``cpu_1 / cpu_2`` (1: the workers add no work) and the
+    CPU-bound speed-up ``cpu_1 / (cpu of this process + the busier worker's
+    jobs)``, what 2 free cores would give (the jobs timed in the workers)."""
     model, configure, case, _ = _navaro()
     kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend,
               chunk=chunk)
     workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], **kw)
     runs = {1: [], 2: []}
+    bound = []
     for _ in range(repeats):
         for w in (1, 2):
-            t0, c0 = time.perf_counter(), _cpu()
-            m = workspace_map(model, grid, workers=w, **kw)
-            runs[w].append((time.perf_counter() - t0, _cpu() - c0, os.getloadavg()[0]))
+            t0, c0, m0, jobs = time.perf_counter(), _cpu(), time.process_time(), {}
+
+            def timed_run(task, chunks, *a, **k):
+                parts = _RUN_CHUNKS(timed_solve_chunk, chunks, *a, **k)
+                for p in parts:
+                    jobs[int(p["pid"][0])] = jobs.get(int(p["pid"][0]), 0.0) + float(p["cpu"][0])
+                return parts
+            if w == 2:
+                wm.solve_chunk, wm.run_chunks = timed_solve_chunk, timed_run
+            try:
+                m = workspace_map(model, grid, workers=w, **kw)
+            finally:
+                wm.solve_chunk, wm.run_chunks = _SOLVE_CHUNK, _RUN_CHUNKS
+            wall, cpu, here = time.perf_counter() - t0, _cpu() - c0, time.process_time() - m0
+            runs[w].append((wall, cpu, os.getloadavg()[0]))
+            if w == 2:
+                bound.append((runs[1][-1][1], here, max(jobs.values())))
     med = {w: np.median(np.array(v), axis=0) for w, v in runs.items()}
     pairs = [a[0] / b[0] for a, b in zip(runs[1], runs[2])]
     return {"grid": grid, "cells": m.status.size, "ok_cells": int((m.status == "ok").sum()),
@@ -121,6 +150,8 @@ def navaro_workers(grid, backend, repeats=3, chunk=512):
             "speedup_2_workers": float(med[1][0] / med[2][0]),
             "speedup_per_pair": pairs,
             "cpu_efficiency_2_workers": float(med[1][1] / med[2][1]),
+            "cpu_bound_speedup_2_workers": float(np.median([c1 / (h + b) for c1, h, b in bound])),
+            "cpu_this_process_and_busier_worker": [[h, b] for _, h, b in bound],
             "load_average": os.getloadavg()}
 
 
