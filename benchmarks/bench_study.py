@@ -69,7 +69,7 @@ def navaro(grid, backend, repeats=3):
     closed form alone, the modal step alone (natural_frequencies on the
     reachable cells: the map without the compliance) and the map."""
     model, configure, case, _ = _navaro()
-    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend, chunk=1024)
+    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend)
     workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], **kw)           # compile / warm up
     poses = make_grid(grid, case.pose_names).poses()
     runs = {"map": [], "configure": [], "modal": []}
@@ -78,13 +78,13 @@ def navaro(grid, backend, repeats=3):
         m = workspace_map(model, grid, **kw)
         runs["map"].append(time.process_time() - t0)
         t0 = time.process_time()
-        parts = [configure(poses[b:b + 1024]) for b in range(0, len(poses), 1024)]
+        parts = [configure(poses[b:b + 256]) for b in range(0, len(poses), 256)]
         runs["configure"].append(time.process_time() - t0)
         q = np.concatenate([p[0] for p in parts])
         q = q[np.isfinite(q).all(axis=1)]
         t0 = time.process_time()
-        for b in range(0, len(q), 1024):
-            fp.natural_frequencies(model, q[b:b + 1024], n_modes=5, shapes=False,
+        for b in range(0, len(q), 256):
+            fp.natural_frequencies(model, q[b:b + 256], n_modes=5, shapes=False,
                                    allow_zero=True, backend=backend)
         runs["modal"].append(time.process_time() - t0)
     med = {k: float(np.median(v)) for k, v in runs.items()}
@@ -109,7 +109,7 @@ def timed_solve_chunk(model, job):
 _SOLVE_CHUNK, _RUN_CHUNKS = wm.solve_chunk, wm.run_chunks
 
 
-def navaro_workers(grid, backend, repeats=3, chunk=1024):
+def navaro_workers(grid, backend, repeats=3, chunk=256):
     """Wall and CPU seconds (this process and its reaped workers) of the map
     with 1 and 2 worker processes (chunks of ``chunk`` cells), interleaved;
     the speed-up is the median wall ratio. Load-independent beside it: the
