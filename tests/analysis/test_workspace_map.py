@@ -211,3 +211,24 @@ def test_compiled_map_on_workers_that_keep_the_model_equals_this_process():
                                  backend="compiled")
     np.testing.assert_allclose(here.frequencies_hz.reshape(18, 3)[k], one.frequencies_hz,
                                rtol=1e-12)
+
+
+def test_map_on_a_dask_cluster_equals_this_process():
+    """The NaVARo's map (chunks of 4 cells) on a 2-worker Dask LocalCluster
+    (threads: each keeps its own copy of the model) equals this process's."""
+    distributed = pytest.importorskip("distributed")
+    case = cases.get("navaro")
+    options = {o.name: o.default for o in case.options}
+    model = fp.build_model(case.robot(options))
+    masked = case.extra["masked_configure"]
+    kw = dict(n_modes=3, configure=lambda p: masked(model, p, options), names=case.pose_names,
+              backend="numpy", chunk=4)
+    grid = ["-0.05:0.05:3", "-0.05:0.05:3", "-0.2:0.2:2"]
+    here = workspace_map(model, grid, **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        there = workspace_map(model, grid, client=client, **kw)
+    np.testing.assert_array_equal(there.frequencies_hz, here.frequencies_hz)
+    np.testing.assert_array_equal(there.compliance, here.compliance)
+    assert there.status.tolist() == here.status.tolist()
