@@ -155,6 +155,48 @@ def navaro_workers(grid, backend, repeats=3, chunk=256):
             "load_average": os.getloadavg()}
 
 
+def cli_rate(grid, repeats=3):
+    """Poses per CPU-second of ``flexpkm map navaro --workers 1 --backend
+    compiled`` (a subprocess: its CPU from the reaped children, one BLAS
+    thread), all cells and reachable ones, with and without the start-up (a
+    1-cell map's CPU: imports, model, library), against the bare
+    eigensolver on the same locked pencils (frequencies only,
+    :func:`flexpkm.algorithms.eigen.generalized_eigh` in batches of 256):
+    medians of ``repeats`` interleaved runs."""
+    import subprocess
+    import sys
+    from flexpkm.algorithms.eigen import generalized_eigh
+    model, configure, case, _ = _navaro()
+    poses = make_grid(grid, case.pose_names).poses()
+    q = np.concatenate([configure(poses[b:b + 256])[0] for b in range(0, len(poses), 256)])
+    q = q[np.isfinite(q).all(axis=1)]
+    red = [fp.natural_frequencies(model, q[b:b + 256], shapes=False, backend="compiled").reduced
+           for b in range(0, len(q), 256)]
+    exe = [sys.executable, "-m", "flexpkm", "map", "navaro", "--workers", "1", "--backend",
+           "compiled", "--no-progress", "--modes", "5", "--force", "--grid"]
+    runs = {"cli": [], "start": [], "eig": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeats):
+            for key, g in (("cli", grid), ("start", ["0:0:1"] * 3)):
+                c0 = _cpu()
+                subprocess.run(exe + list(g) + ["--netcdf", str(Path(tmp) / "m.nc")], check=True,
+                               capture_output=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+                runs[key].append(_cpu() - c0)
+            t0 = time.process_time()
+            for r in red:
+                na = r.n_a
+                generalized_eigh(r.K_r[:, na:, na:], r.M_r[:, na:, na:], vectors=False)
+            runs["eig"].append(time.process_time() - t0)
+    med = {k: float(np.median(v)) for k, v in runs.items()}
+    n = len(poses)
+    return {"grid": grid, "cells": n, "ok_cells": len(q), "cpu_s": med,
+            "cells_per_cpu_s": n / med["cli"], "ok_cells_per_cpu_s": len(q) / med["cli"],
+            "cells_per_cpu_s_without_start": n / (med["cli"] - med["start"]),
+            "ok_cells_per_cpu_s_without_start": len(q) / (med["cli"] - med["start"]),
+            "bare_eigensolver_poses_per_cpu_s": len(q) / med["eig"], "runs": runs,
+            "load_average": os.getloadavg()}
+
+
 def navaro_full(grid, backend="compiled", workers=2, picture=None, checks=20):
     """The NaVARo 3D map on ``workers`` processes: wall time, cells by
     cause, ``checks`` random computed cells against the single-pose modal
@@ -246,12 +288,19 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes (a minute)")
     ap.add_argument("--navaro-full", action="store_true", help="run the 50 x 50 x 20 map")
     ap.add_argument("--only-full", action="store_true", help="only the 50 x 50 x 20 map")
+    ap.add_argument("--only-cli", action="store_true",
+                    help="only the CLI map's rate on one core (NaVARo 20 x 20 x 10, compiled)")
     ap.add_argument("--only-workers", action="store_true",
                     help="only the 1 vs 2 workers NaVARo map (20 x 20 x 10, compiled)")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     q = args.quick
     res = {"cores": os.cpu_count(), "load_average": os.getloadavg()}
+    if args.only_cli:
+        res["navaro_cli"] = cli_rate(WORKERS)
+        print(json.dumps(res, indent=1, default=str))
+        (HERE / "bench_cli.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
+        return
     if args.only_workers:
         res["navaro_workers"] = navaro_workers(WORKERS, "compiled")
         print(json.dumps(res, indent=1, default=str))
