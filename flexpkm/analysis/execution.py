@@ -19,7 +19,7 @@ so is a new run over existing chunks without ``resume``.
 
 ``shared``: what every chunk of a work needs (a map's model) is sent once
 to each worker and kept there with what it builds (the model's loaded
-generated code and CasADi maps, 0.4 s of CPU for the NaVARo), so a chunk
+generated code and CasADi maps: 0.1-0.25 s of CPU for the NaVARo), so a chunk
 costs its own data only: a local process keeps it from its start
 (``ProcessPoolExecutor``'s initializer; :class:`_InWorker`), a Dask worker
 from its first chunk of the work (the object scattered once, one private
