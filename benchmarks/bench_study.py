@@ -115,7 +115,10 @@ def navaro_workers(grid, backend, repeats=3, chunk=256):
     the speed-up is the median wall ratio. Load-independent beside it: the
     CPU efficiency ``cpu_1 / cpu_2`` (1: the workers add no work) and the
     CPU-bound speed-up ``cpu_1 / (cpu of this process + the busier worker's
-    jobs)``, what 2 free cores would give (the jobs timed in the workers)."""
+    jobs)``, what 2 free cores would give (the jobs timed in the workers).
+    On a kernel with ``sched_autogroup_enabled`` the cores are shared
+    between sessions, so under other sessions' load the wall ratio stays
+    near 1 whatever the workers do."""
     model, configure, case, _ = _navaro()
     kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend,
               chunk=chunk)
