@@ -1,6 +1,6 @@
 """Benchmark of workspace maps and design studies (issue 21 item 6).
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_study.py [--quick] [--navaro-full]
+    OMP_NUM_THREADS=1 python benchmarks/bench_study.py [--quick] [--navaro-full] [--only-workers]
 
 Prints (and writes benchmarks/bench_study.json):
 
@@ -35,6 +35,7 @@ import flexpkm as fp
 from flexpkm import cases
 from flexpkm.analysis.grid import make_grid
 from flexpkm.analysis.study import design_study
+from flexpkm.analysis import workspace_map as wm
 from flexpkm.analysis.workspace_map import workspace_map
 from flexpkm.model import files
 
@@ -68,7 +69,7 @@ def navaro(grid, backend, repeats=3):
     closed form alone, the modal step alone (natural_frequencies on the
     reachable cells: the map without the compliance) and the map."""
     model, configure, case, _ = _navaro()
-    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend, chunk=1024)
+    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend)
     workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], **kw)           # compile / warm up
     poses = make_grid(grid, case.pose_names).poses()
     runs = {"map": [], "configure": [], "modal": []}
@@ -77,13 +78,13 @@ def navaro(grid, backend, repeats=3):
         m = workspace_map(model, grid, **kw)
         runs["map"].append(time.process_time() - t0)
         t0 = time.process_time()
-        parts = [configure(poses[b:b + 1024]) for b in range(0, len(poses), 1024)]
+        parts = [configure(poses[b:b + 256]) for b in range(0, len(poses), 256)]
         runs["configure"].append(time.process_time() - t0)
         q = np.concatenate([p[0] for p in parts])
         q = q[np.isfinite(q).all(axis=1)]
         t0 = time.process_time()
-        for b in range(0, len(q), 1024):
-            fp.natural_frequencies(model, q[b:b + 1024], n_modes=5, shapes=False,
+        for b in range(0, len(q), 256):
+            fp.natural_frequencies(model, q[b:b + 256], n_modes=5, shapes=False,
                                    allow_zero=True, backend=backend)
         runs["modal"].append(time.process_time() - t0)
     med = {k: float(np.median(v)) for k, v in runs.items()}
@@ -96,22 +97,107 @@ def navaro(grid, backend, repeats=3):
             "counts": m.counts(), "backend": m.backend, "load_average": os.getloadavg()}
 
 
-def navaro_workers(grid, backend, repeats=2):
-    """Wall and CPU seconds of the map with 1 and 2 worker processes
-    (chunks of 512 cells), interleaved; the speed-up is the wall ratio."""
+def timed_solve_chunk(model, job):
+    """:func:`flexpkm.analysis.workspace_map.solve_chunk` with the CPU
+    seconds of the job and the worker's pid (the workers inherit this
+    module: fork)."""
+    t0 = time.process_time()
+    out = _SOLVE_CHUNK(model, job)
+    return dict(out, cpu=np.array([time.process_time() - t0]), pid=np.array([os.getpid()]))
+
+
+_SOLVE_CHUNK, _RUN_CHUNKS = wm.solve_chunk, wm.run_chunks
+
+
+def navaro_workers(grid, backend, repeats=3, chunk=256):
+    """Wall and CPU seconds (this process and its reaped workers) of the map
+    with 1 and 2 worker processes (chunks of ``chunk`` cells), interleaved;
+    the speed-up is the median wall ratio. Load-independent beside it: the
+    CPU efficiency ``cpu_1 / cpu_2`` (1: the workers add no work) and the
+    CPU-bound speed-up ``cpu_1 / (cpu of this process + the busier worker's
+    jobs)``, what 2 free cores would give (the jobs timed in the workers).
+    On a kernel with ``sched_autogroup_enabled`` the cores are shared
+    between sessions, so under other sessions' load the wall ratio stays
+    near 1 whatever the workers do."""
     model, configure, case, _ = _navaro()
-    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend, chunk=512)
+    kw = dict(n_modes=5, configure=configure, names=case.pose_names, backend=backend,
+              chunk=chunk)
     workspace_map(model, ["0:0:1", "0:0:1", "0:0:1"], **kw)
     runs = {1: [], 2: []}
+    bound = []
     for _ in range(repeats):
         for w in (1, 2):
-            t0, c0 = time.perf_counter(), _cpu()
-            workspace_map(model, grid, workers=w, **kw)
-            runs[w].append((time.perf_counter() - t0, _cpu() - c0))
+            t0, c0, m0, jobs = time.perf_counter(), _cpu(), time.process_time(), {}
+
+            def timed_run(task, chunks, *a, **k):
+                parts = _RUN_CHUNKS(timed_solve_chunk, chunks, *a, **k)
+                for p in parts:
+                    jobs[int(p["pid"][0])] = jobs.get(int(p["pid"][0]), 0.0) + float(p["cpu"][0])
+                return parts
+            if w == 2:
+                wm.solve_chunk, wm.run_chunks = timed_solve_chunk, timed_run
+            try:
+                m = workspace_map(model, grid, workers=w, **kw)
+            finally:
+                wm.solve_chunk, wm.run_chunks = _SOLVE_CHUNK, _RUN_CHUNKS
+            wall, cpu, here = time.perf_counter() - t0, _cpu() - c0, time.process_time() - m0
+            runs[w].append((wall, cpu, os.getloadavg()[0]))
+            if w == 2:
+                bound.append((runs[1][-1][1], here, max(jobs.values())))
     med = {w: np.median(np.array(v), axis=0) for w, v in runs.items()}
-    return {"wall_s": {w: float(m[0]) for w, m in med.items()},
+    pairs = [a[0] / b[0] for a, b in zip(runs[1], runs[2])]
+    return {"grid": grid, "cells": m.status.size, "ok_cells": int((m.status == "ok").sum()),
+            "chunk": chunk, "runs": {w: v for w, v in runs.items()},
+            "wall_s": {w: float(m[0]) for w, m in med.items()},
             "cpu_s": {w: float(m[1]) for w, m in med.items()},
-            "speedup_2_workers": float(med[1][0] / med[2][0]), "load_average": os.getloadavg()}
+            "speedup_2_workers": float(med[1][0] / med[2][0]),
+            "speedup_per_pair": pairs,
+            "cpu_efficiency_2_workers": float(med[1][1] / med[2][1]),
+            "cpu_bound_speedup_2_workers": float(np.median([c1 / (h + b) for c1, h, b in bound])),
+            "cpu_this_process_and_busier_worker": [[h, b] for _, h, b in bound],
+            "load_average": os.getloadavg()}
+
+
+def cli_rate(grid, repeats=3):
+    """Poses per CPU-second of ``flexpkm map navaro --workers 1 --backend
+    compiled`` (a subprocess: its CPU from the reaped children, one BLAS
+    thread), all cells and reachable ones, with and without the start-up (a
+    1-cell map's CPU: imports, model, library), against the bare
+    eigensolver on the same locked pencils (frequencies only,
+    :func:`flexpkm.algorithms.eigen.generalized_eigh` in batches of 256):
+    medians of ``repeats`` interleaved runs."""
+    import subprocess
+    import sys
+    from flexpkm.algorithms.eigen import generalized_eigh
+    model, configure, case, _ = _navaro()
+    poses = make_grid(grid, case.pose_names).poses()
+    q = np.concatenate([configure(poses[b:b + 256])[0] for b in range(0, len(poses), 256)])
+    q = q[np.isfinite(q).all(axis=1)]
+    red = [fp.natural_frequencies(model, q[b:b + 256], shapes=False, backend="compiled").reduced
+           for b in range(0, len(q), 256)]
+    exe = [sys.executable, "-m", "flexpkm", "map", "navaro", "--workers", "1", "--backend",
+           "compiled", "--no-progress", "--modes", "5", "--force", "--grid"]
+    runs = {"cli": [], "start": [], "eig": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeats):
+            for key, g in (("cli", grid), ("start", ["0:0:1"] * 3)):
+                c0 = _cpu()
+                subprocess.run(exe + list(g) + ["--netcdf", str(Path(tmp) / "m.nc")], check=True,
+                               capture_output=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+                runs[key].append(_cpu() - c0)
+            t0 = time.process_time()
+            for r in red:
+                na = r.n_a
+                generalized_eigh(r.K_r[:, na:, na:], r.M_r[:, na:, na:], vectors=False)
+            runs["eig"].append(time.process_time() - t0)
+    med = {k: float(np.median(v)) for k, v in runs.items()}
+    n = len(poses)
+    return {"grid": grid, "cells": n, "ok_cells": len(q), "cpu_s": med,
+            "cells_per_cpu_s": n / med["cli"], "ok_cells_per_cpu_s": len(q) / med["cli"],
+            "cells_per_cpu_s_without_start": n / (med["cli"] - med["start"]),
+            "ok_cells_per_cpu_s_without_start": len(q) / (med["cli"] - med["start"]),
+            "bare_eigensolver_poses_per_cpu_s": len(q) / med["eig"], "runs": runs,
+            "load_average": os.getloadavg()}
 
 
 def navaro_full(grid, backend="compiled", workers=2, picture=None, checks=20):
@@ -194,6 +280,8 @@ def memory(grid_small, grid_big, chunk=256):
             "extrapolated_1e6_poses_GB": (p1 + per_cell * (1e6 - n1)) / 1e9}
 
 
+#: the map of the 1 vs 2 workers speed-up: large enough to amortise the pool's start
+WORKERS = ["-0.05:0.05:20", "-0.05:0.05:20", "-0.2:0.2:10"]
 #: the NaVARo 3D map of issue 21 (x, y in m, theta in rad)
 FULL = ["-0.1:0.1:50", "-0.1:0.1:50", "-1.1:0.1:20"]
 
@@ -203,10 +291,24 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes (a minute)")
     ap.add_argument("--navaro-full", action="store_true", help="run the 50 x 50 x 20 map")
     ap.add_argument("--only-full", action="store_true", help="only the 50 x 50 x 20 map")
+    ap.add_argument("--only-cli", action="store_true",
+                    help="only the CLI map's rate on one core (NaVARo 20 x 20 x 10, compiled)")
+    ap.add_argument("--only-workers", action="store_true",
+                    help="only the 1 vs 2 workers NaVARo map (20 x 20 x 10, compiled)")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     q = args.quick
     res = {"cores": os.cpu_count(), "load_average": os.getloadavg()}
+    if args.only_cli:
+        res["navaro_cli"] = cli_rate(WORKERS)
+        print(json.dumps(res, indent=1, default=str))
+        (HERE / "bench_cli.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
+        return
+    if args.only_workers:
+        res["navaro_workers"] = navaro_workers(WORKERS, "compiled")
+        print(json.dumps(res, indent=1, default=str))
+        (HERE / "bench_workers.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
+        return
     if args.only_full:
         res["navaro_50x50x20"] = navaro_full(FULL, picture=HERE.parent / "docs" / "img" /
                                              "navaro_map_3d.png")
@@ -217,7 +319,7 @@ def main():
         ["-0.05:0.05:20", "-0.05:0.05:20", "-0.2:0.2:5"]
     res["navaro_numpy"] = navaro(nav, "numpy")
     res["navaro_compiled"] = navaro(nav, "compiled")
-    res["navaro_workers"] = navaro_workers(nav, "compiled")
+    res["navaro_workers"] = navaro_workers(nav if q else WORKERS, "compiled")
     rate = max(res["navaro_numpy"]["cells_per_cpu_s"], res["navaro_compiled"]["cells_per_cpu_s"])
     res["navaro_50x50x20_extrapolated_s_2_cores"] = 50_000 / rate / 2
     if args.navaro_full:

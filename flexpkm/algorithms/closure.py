@@ -129,7 +129,7 @@ def with_platform(model, q_t, closure=None):
     cuts = [c for c in model.closures if c.other is None and (closure in (None, c.label))]
     if not cuts:
         raise InvalidDescriptionError(f"no closure {closure or ''} reaches the platform")
-    kin = tree_kinematics(model, q_t)
+    kin = tree_kinematics(model, q_t, jacobians=False)
     k = model.frame_index[cuts[0].frame]
     R = kin.R[:, k] @ rotation_matrix(cuts[0].platform_rotation).T
     pose = np.concatenate([kin.p[:, k] - R @ np.asarray(cuts[0].platform_point, float),

@@ -59,7 +59,7 @@ def generalized_eigh(K, M, where="M", vectors=True):
     X = np.zeros((B, n, n)) if vectors else None
     col = 0
     for idx in blocks:
-        lam_b, X_b = dense_generalized_eigh(K[:, idx][:, :, idx], M[:, idx][:, :, idx],
+        lam_b, X_b = dense_generalized_eigh(K[:, idx[:, None], idx], M[:, idx[:, None], idx],
                                             where, vectors)
         cols = slice(col, col + len(idx))
         lam[:, cols] = lam_b

@@ -16,11 +16,22 @@ interrupted (Ctrl-C, kill, a lost worker) loses at most the chunks in
 flight. ``folder/spec.json`` holds the work's identity; resuming another
 work in that folder is refused (:class:`flexpkm.errors.OutputError`), and
 so is a new run over existing chunks without ``resume``.
+
+``shared``: what every chunk of a work needs (a map's model) is sent once
+to each worker and kept there with what it builds (the model's loaded
+generated code and CasADi maps: 0.1-0.25 s of CPU for the NaVARo), so a chunk
+costs its own data only: a local process keeps it from its start
+(``ProcessPoolExecutor``'s initializer; :class:`_InWorker`), a Dask worker
+from its first chunk of the work (the object scattered once, one private
+copy per worker thread; :func:`_on_dask_worker`).
 """
 from __future__ import annotations
 
 import json
 import os
+import pickle
+import threading
+import uuid
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
@@ -73,11 +84,15 @@ def write_whole(path, write):
         tmp.unlink(missing_ok=True)
 
 
-def run_chunks(task, chunks, folder, workers=None, client=None, progress=None) -> list:
+def run_chunks(task, chunks, folder, workers=None, client=None, progress=None,
+               shared=None) -> list:
     """The results of ``task(chunk)`` for every chunk of ``chunks`` (a list
     of picklable arguments), in order; the chunks whose file is in
     ``folder`` are read, not computed (``folder`` None: nothing written). ``task`` returns a dict of arrays and
     must be a module-level function (it is sent to the workers).
+    shared : None, or a picklable object given as ``task(shared, chunk)``,
+    sent once to each worker and kept there (module doc): what ``task``
+    stores on it (a model's generated code) serves the worker's next chunks.
     progress : ``progress(done, total)`` or None. Ctrl-C: the pending
     chunks are cancelled, what arrived is on disk; the KeyboardInterrupt
     propagates."""
@@ -101,12 +116,12 @@ def run_chunks(task, chunks, folder, workers=None, client=None, progress=None) -
             progress(done, len(chunks))
 
     if client is not None:
-        _on_dask(client, task, chunks, todo, arrived)
+        _on_dask(client, task, chunks, todo, arrived, shared)
     elif workers == 1 or len(todo) <= 1:
         for k in todo:
-            arrived(k, task(chunks[k]))
+            arrived(k, task(chunks[k]) if shared is None else task(shared, chunks[k]))
     else:
-        _on_processes(task, chunks, todo, arrived, workers)
+        _on_processes(task, chunks, todo, arrived, workers, shared)
     return results
 
 
@@ -117,12 +132,14 @@ def _save(folder, k, out):
     write_whole(chunk_path(folder, k), save)
 
 
-def _on_processes(task, chunks, todo, arrived, workers):
+def _on_processes(task, chunks, todo, arrived, workers, shared=None):
     n = (os.cpu_count() or 1) if workers is None else int(workers)
     if n < 1:
         raise InvalidArgumentError(f"workers must be >= 1, got {workers}")
-    with ProcessPoolExecutor(max_workers=n, initializer=_one_thread) as pool:
-        futures = {pool.submit(task, chunks[k]): k for k in todo}
+    with ProcessPoolExecutor(max_workers=min(n, len(todo)), initializer=_start_worker,
+                             initargs=(shared,)) as pool:
+        futures = {(pool.submit(task, chunks[k]) if shared is None else
+                    pool.submit(_with_kept, task, chunks[k])): k for k in todo}
         try:
             pending = set(futures)
             while pending:
@@ -136,8 +153,27 @@ def _on_processes(task, chunks, todo, arrived, workers):
             raise
 
 
+class _InWorker:
+    """What a local worker process keeps (:func:`_start_worker`): set in the
+    worker processes only, never in the calling process."""
+
+    shared = None
+
+
+def _start_worker(shared=None):
+    """Worker initializer: BLAS on one thread (the workers share the
+    cores); ``shared`` kept for the worker's chunks (:func:`_with_kept`)."""
+    _InWorker.shared = shared
+    _one_thread()
+
+
+def _with_kept(task, chunk):
+    """``task(shared, chunk)`` with the worker's kept ``shared``."""
+    return task(_InWorker.shared, chunk)
+
+
 def _one_thread():
-    """Worker initializer: BLAS on one thread (the workers share the cores)."""
+    """BLAS on one thread (the workers share the cores)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
         from threadpoolctl import threadpool_limits
@@ -146,16 +182,36 @@ def _one_thread():
         pass
 
 
-def _on_dask(client, task, chunks, todo, arrived):
+def _on_dask(client, task, chunks, todo, arrived, shared=None):
     from flexpkm.optional import require
     distributed = require("distributed", "a study on a Dask cluster")
-    futures = {client.submit(task, chunks[k], pure=False): k for k in todo}
+    if shared is None:
+        futures = {client.submit(task, chunks[k], pure=False): k for k in todo}
+    else:
+        kept = client.scatter(shared, broadcast=True, hash=False)
+        work = uuid.uuid4().hex
+        futures = {client.submit(_on_dask_worker, task, work, kept, chunks[k], pure=False): k
+                   for k in todo}
     try:
         for f in distributed.as_completed(list(futures)):
             arrived(futures[f], f.result())
     except BaseException:
         client.cancel(list(futures))
         raise
+
+
+def _on_dask_worker(task, work, shared, chunk):
+    """``task(kept, chunk)`` on a Dask worker: ``kept`` a private copy of the
+    scattered ``shared`` per worker thread (threads must not share a
+    model's generated-code buffers), kept on the Worker object for the
+    chunks of the work ``work`` (a newer work replaces it)."""
+    from distributed import get_worker
+    worker = get_worker()
+    kept = worker.__dict__.setdefault("flexpkm_kept", {})
+    thread = threading.get_ident()
+    if kept.get(thread, (None,))[0] != work:
+        kept[thread] = (work, pickle.loads(pickle.dumps(shared)))
+    return task(kept[thread][1], chunk)
 
 
 def connect(scheduler: str):

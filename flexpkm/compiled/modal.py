@@ -149,6 +149,15 @@ def modal_function(cm: CompiledRobot, limbs: int = 0):
                        parametric=par)
 
 
+#: the largest batch of one C call of :func:`evaluate`: a batch runs in
+#: blocks of 2^j poses (one map per size, kept on the CompiledRobot), since
+#: CasADi's ``Function.map`` costs O(B) to build (NaVARo: 0.02 s at 16 poses,
+#: 0.7 s at 256, 3.2 s at 1,024 of CPU, each new size once per process)
+#: while the rate per pose does not depend on the block size (0.45-0.68 ms
+#: per pose at 1 to 384 poses, load 1.6)
+MAP_BLOCK = 16
+
+
 def _mapped(cm, fn, B):
     """``(buffer, run)`` of ``fn`` over B poses in one call, ``p`` shared:
     the map and its buffer are kept on ``cm`` per batch size (a new
@@ -160,22 +169,37 @@ def _mapped(cm, fn, B):
     return maps[key]
 
 
+def _blocks(B):
+    """``(start, size)`` of the blocks of a batch of B poses: :data:`MAP_BLOCK`
+    poses, then the binary digits of the rest (so few map sizes, none padded)."""
+    full = B - B % MAP_BLOCK
+    out = [(s, MAP_BLOCK) for s in range(0, full, MAP_BLOCK)]
+    size = MAP_BLOCK // 2
+    while size:
+        if (B - full) & size:
+            out.append((full, size))
+            full += size
+        size //= 2
+    return out
+
+
 def evaluate(cm: CompiledRobot, q, limbs: int = 0):
     """The outputs of :func:`modal_function` (``limbs`` passed on) for the
-    batch ``q`` (B, n_tot): dict of arrays with the batch axis first (one C
-    call)."""
+    batch ``q`` (B, n_tot): dict of arrays with the batch axis first (C
+    calls over blocks of poses, :func:`_blocks`)."""
     fn = modal_function(cm, limbs)
     B = q.shape[0]
     q = np.ascontiguousarray(q, dtype=float)         # (B, n_tot) C = (n_tot, B) column-major
     # column-major (r, c) blocks, pose after pose: (B, c, r) in C order
     out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(OUTPUTS))]
-    buf, run = _mapped(cm, fn, B)
     p = np.ascontiguousarray(cm.design if parametric(cm) else np.zeros(0), dtype=float)
-    buf.set_arg(0, memoryview(q))
-    buf.set_arg(1, memoryview(p))
-    for k, o in enumerate(out):
-        buf.set_res(k, memoryview(o))
-    run()
+    for start, size in _blocks(B):
+        buf, run = _mapped(cm, fn, size)
+        buf.set_arg(0, memoryview(q[start:start + size]))
+        buf.set_arg(1, memoryview(p))
+        for k, o in enumerate(out):
+            buf.set_res(k, memoryview(o[start:start + size]))
+        run()
     res = dict(zip(OUTPUTS, out))                    # M_r, K_r symmetric: no transpose
     for k in ("J_d", "J_f"):
         res[k] = np.swapaxes(res[k], 1, 2)

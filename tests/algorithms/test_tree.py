@@ -103,3 +103,19 @@ def test_book_recursion_10_76_at_rest_shape(tree_robot):
             axis = np.array([0.0, 0.0, 1.0])
             book += qd[fc.col] * np.concatenate([axis * (fc.sigma == 1), axis * (fc.sigma == 0)])
         np.testing.assert_allclose(t[j], book, atol=1e-12)
+
+
+def test_poses_without_the_jacobians_are_the_same(tree_robot):
+    """``jacobians=False`` (the closed forms' platform coordinates): the same
+    frame poses, s and rho to the bit, no Jacobians; with qd_t it refuses."""
+    import pytest
+    from flexpkm.errors import InvalidArgumentError
+    q, qd, _ = random_state(tree_robot, seed=3)
+    qb = np.stack([q, 0.5 * q])
+    full, poses_only = tree_kinematics(tree_robot, qb), tree_kinematics(tree_robot, qb,
+                                                                        jacobians=False)
+    for name in ("R", "p", "s", "rho"):
+        assert np.array_equal(getattr(full, name), getattr(poses_only, name)), name
+    assert poses_only.Jv is None and poses_only.Jw is None
+    with pytest.raises(InvalidArgumentError, match="Jacobians"):
+        tree_kinematics(tree_robot, q, qd, jacobians=False)

@@ -184,3 +184,53 @@ def test_grid_axes():
 def test_bad_fixed_is_refused(five_bar):
     with pytest.raises(InvalidArgumentError, match="fixed"):
         workspace_map(five_bar, ["0:0.1:2"], fixed=[0.4, 1.0])
+
+
+def _small_navaro_map(backend, **options):
+    """The NaVARo's 3 x 3 x 2 map (11 cells reachable, chunks of 4): ``(map,
+    model, keywords, grid)`` (``options``: workers, client)."""
+    case = cases.get("navaro")
+    opts = {o.name: o.default for o in case.options}
+    model = fp.build_model(case.robot(opts))
+    masked = case.extra["masked_configure"]
+    kw = dict(n_modes=3, configure=lambda p: masked(model, p, opts), names=case.pose_names,
+              backend=backend, chunk=4)
+    grid = ["-0.05:0.05:3", "-0.05:0.05:3", "-0.2:0.2:2"]
+    return workspace_map(model, grid, **kw, **options), model, kw, grid
+
+
+def _same_map(a, b):
+    assert a.status.tolist() == b.status.tolist()
+    np.testing.assert_array_equal(a.frequencies_hz, b.frequencies_hz)
+    np.testing.assert_array_equal(a.compliance, b.compliance)
+
+
+def test_compiled_map_on_workers_that_keep_the_model_equals_this_process():
+    """The NaVARo's compiled map (18 cells, 11 reachable, chunks of 4) on 2 worker
+    processes, each keeping the model and its loaded generated code for
+    its chunks, equals the map solved here (to the bit), whose cells equal
+    the single-pose analysis of a fresh model."""
+    pytest.importorskip("casadi")
+    here, model, kw, grid = _small_navaro_map("compiled")
+    parallel = workspace_map(model, grid, workers=2, **kw)
+    assert here.counts() == {"ok": 11, "unreachable": 7} and parallel.backend == "compiled"
+    _same_map(parallel, here)
+    fresh = fp.build_model(cases.get("navaro").robot({o.name: o.default
+                                                      for o in cases.get("navaro").options}))
+    k = int(np.flatnonzero(here.status.ravel() == "ok")[-1])
+    one = fp.natural_frequencies(fresh, here.q_tot.reshape(18, -1)[k], n_modes=3, shapes=False,
+                                 backend="compiled")
+    np.testing.assert_allclose(here.frequencies_hz.reshape(18, 3)[k], one.frequencies_hz,
+                               rtol=1e-12)
+
+
+def test_map_on_a_dask_cluster_equals_this_process():
+    """The NaVARo's map (chunks of 4 cells) on a 2-worker Dask LocalCluster
+    (threads: each keeps its own copy of the model) equals this process's."""
+    distributed = pytest.importorskip("distributed")
+    here, model, kw, grid = _small_navaro_map("numpy")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        there = workspace_map(model, grid, client=client, **kw)
+    _same_map(there, here)

@@ -119,3 +119,20 @@ def test_flexible_delta_with_its_free_platform_on_the_virtual_machine(monkeypatc
     ref = fp.natural_frequencies(model, q, shapes=False, backend="numpy")
     _same_reduced(ours.reduced, ref.reduced)
     assert np.abs(ours.frequencies_hz / ref.frequencies_hz - 1).max() < 1e-10
+
+
+def test_a_batch_runs_in_blocks_of_few_map_sizes_with_the_same_matrices():
+    """A batch of 21 poses runs as blocks of 16, 4 and 1 (CasADi's map costs
+    O(B) to build: a few sizes, kept); each pose's matrices equal the
+    one-pose call to the bit."""
+    assert modal._blocks(21) == [(0, 16), (16, 4), (20, 1)] and modal._blocks(0) == []
+    assert sum(s for _, s in modal._blocks(1000)) == 1000
+    model = fp.build_model(dualemps.robot())
+    q = np.stack([dualemps.configuration(model, a, b)
+                  for a, b in zip(np.linspace(0, 0.2, 21), np.linspace(0.1, 0.03, 21))])
+    batch = modal.reduced_matrices(model, q)
+    for i in (0, 15, 16, 19, 20):
+        one = modal.reduced_matrices(model, q[i])
+        assert np.array_equal(batch.M_r[i], one.M_r) and np.array_equal(batch.K_r[i], one.K_r)
+    sizes = {B for _, B in model.compiled.modal.maps}
+    assert sizes <= {1, 2, 4, 8, modal.MAP_BLOCK}
