@@ -101,6 +101,15 @@ class CompiledRobot:
         return self.symbolic if self.unrolled else self.kernels
 
     @property
+    def simulation_graph(self):
+        """The model the simulation's functions (:meth:`simulation`) are
+        generated from: the unrolled :attr:`symbolic` one, numbers folded in,
+        when :attr:`unrolled`; else the :attr:`parametric` kernel graph, the
+        design vector ``p`` an input (in ``par``, :meth:`parameters`), its
+        library keyed by the topology."""
+        return self.symbolic if self.unrolled else self.parametric
+
+    @property
     def unrolled(self):
         """Whether the simulation's functions come from the unrolled graph:
         at most :data:`UNROLLED_MAX` coordinates, no redundant constraint rows."""
@@ -199,7 +208,14 @@ class CompiledRobot:
         (:func:`flexpkm.compiled.step.record_function`), generated into ONE
         library (one compiler run, the kernels they share once: the Delta's
         6.4 s of gcc instead of 4.1 + 1.6 + 3.9 s for three libraries); the
-        options are part of its cache key. On the kernel graph the step's
+        options are part of its cache key. Above :data:`UNROLLED_MAX`
+        coordinates (and with redundant rows) they are generated from the
+        :attr:`parametric` kernel graph: the design vector ``p`` is an input
+        (in ``par``, :meth:`parameters`) and the library is keyed by the
+        topology, so that another section, material, mass or length reuses
+        it (no compile, the graph not even built); on the unrolled graph
+        (:attr:`simulation_graph`) the numbers are folded in (one library
+        per design). On the kernel graph the step's
         Newton correction, the projection and the recorder are flat SX
         functions (expanded), compiled at -O1: gcc takes 10 s CPU on the
         DualEMPS's at 8 elements per body at -O1, 32 s at -O2, for code 20 %
@@ -208,15 +224,15 @@ class CompiledRobot:
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
         dims = steps.Dims(self.model.layout.n_tot, len(self.indep), self.n_a,
-                          tuple(int(i) for i in self.indep))
+                          tuple(int(i) for i in self.indep),
+                          0 if self.unrolled else len(self.design))
         tags = (f"{int(prescribed)}{int(exact)}", f"{int(prescribed)}")
         names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}")
 
-        graph = self.graph
-
         def build():
-            if graph is self.kernels and not exact:     # recursive, kept matrix
-                kd = self.kernels
+            graph = self.simulation_graph
+            if not self.unrolled and not exact:     # recursive, kept matrix
+                kd = graph
                 step = steps.step_function(modified_newton.newton_function(kd, prescribed),
                                            dims, prescribed, iterations, names[0],
                                            lambda x, par: modified_newton.kept_inverse(
@@ -228,8 +244,8 @@ class CompiledRobot:
                     steps.project_function(graph),
                     steps.record_function(graph, self.model, prescribed, sensors))
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
-                             sensors, exact, names=names,
-                             opt=None if graph is self.symbolic else "-O1")
+                             sensors, exact, names=names, parametric=not self.unrolled,
+                             opt=None if self.unrolled else "-O1")
 
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
         """``(x, U, par) -> (x_next, rec)``: ``n_sub`` steps and an output sample
@@ -256,8 +272,13 @@ class CompiledRobot:
         x = np.asarray(x)
         return tuple(x[sl[k]].T for k in ("q", "v", "a"))
 
-    def parameters(self, kp, kd, h, alpha, gravity, friction, coulomb_smoothing, tol=1e-6):
+    def parameters(self, kp, kd, h, alpha, gravity, friction, coulomb_smoothing, tol=1e-6,
+                   design=None):
         """The ``par`` vector of the step functions (``tol``: Newton's
-        relative residual, :mod:`flexpkm.compiled.step`)."""
-        return np.concatenate([kp, kd, [h, alpha], gravity, [float(friction),
-                                                             coulomb_smoothing, tol]])
+        relative residual, :mod:`flexpkm.compiled.step`); ``design``: the
+        design vector ``p`` in it (default: :attr:`design` when the
+        simulation's functions take it, :attr:`simulation_graph`, else none)."""
+        if design is None:
+            design = () if self.unrolled else self.design
+        return np.concatenate([kp, kd, [h, alpha], gravity, [float(friction), coulomb_smoothing],
+                               design, [tol]])
