@@ -1,0 +1,149 @@
+"""Design parameters as inputs of the compiled SIMULATION (issue 18 item 3):
+what a second design costs, and what the parametric kernel graph costs
+where the unrolled graph (numbers folded in) is the default.
+
+Per robot (the five-bar example, 18 coordinates; the DualEMPS ``square``
+at one element per link, 16; the DualEMPS at two elements per link, 25)
+and per path (``unrolled``: the default up to ``UNROLLED_MAX`` = 20
+coordinates, numbers folded in, one library per design; ``parametric``:
+the kernel graph with the design vector ``p`` an input, one library per
+topology), in an empty private cache:
+
+* first use of design 1: CPU s (model graph, C generation, gcc) and the
+  libraries built;
+* design 2 (E + 10 %, a section and a length changed: the same topology):
+  the CPU s before its first sample and the libraries built (0 on the
+  parametric path);
+* the simulation's CPU s per simulated second (median of ``REPEATS``
+  interleaved runs, warm).
+
+Run: ``python benchmarks/bench_sim_design.py [--quick]``. CPU seconds (the
+process and the compilers it waited for), BLAS on one thread; the load
+average is printed beside the table (5 sessions share 2 cores here).
+"""
+from __future__ import annotations
+
+import copy
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import flexpkm as fp                                          # noqa: E402
+from flexpkm.analysis.simulate import simulate               # noqa: E402
+from flexpkm.cases import dualemps as D                      # noqa: E402
+from flexpkm.cases.file_case import configure                # noqa: E402
+from flexpkm.cases.shipped import file_of                    # noqa: E402
+from flexpkm.cli.simulate import _refined                    # noqa: E402
+from flexpkm.compiled import codegen, robot                  # noqa: E402
+from flexpkm.model.files import from_dict, parse             # noqa: E402
+from flexpkm.model.key_paths import set_number               # noqa: E402
+
+QUICK = "--quick" in sys.argv[1:]
+REPEATS = 1 if QUICK else 3
+SPAN = 0.02 if QUICK else 0.2
+
+
+def cpu():
+    t = os.times()
+    return time.process_time() + t.children_user + t.children_system
+
+
+def five_bar(change):
+    """(model, q0, drive) of the five-bar example (``change``: E + 10 % of
+    proximal 1, its section 5 -> 6 mm, distal 1 0.3 -> 0.31 m)."""
+    from flexpkm.analysis.drives import PrescribedMotion
+    from flexpkm.analysis.trajectories import Trajectory
+    import numpy as np
+    data = parse(file_of("five_bar").read_text(), "five_bar")
+    if change:
+        data = copy.deepcopy(data)
+        set_number(data, "legs[0].frames[0].bodies[0].material.E", 231e9)
+        set_number(data, "legs[0].frames[0].bodies[0].section.b_y", 0.006)
+        set_number(data, "legs[0].frames[1].bodies[1].length", 0.31)
+        set_number(data, "legs[0].frames[2].d", 0.31)
+    model = fp.build_model(from_dict(data))
+    q0 = configure(model, None)
+    q_a0 = q0[list(model.layout.actuated)]
+    return model, q0, PrescribedMotion(Trajectory(np.array([q_a0, q_a0 + 0.3]), (0.05,), (0.0,)))
+
+
+def dualemps(n, change):
+    """(model, q0, drive) of the DualEMPS ``square``, ``n`` elements per
+    link (``change``: E + 10 % of every body)."""
+    rob, q0, drive, _ = D.simulation_setup("square")
+    if change:
+        data = parse(file_of("dualemps").read_text(), "dualemps")
+        stiffer(data)
+        rob = from_dict(data)
+    model, q0 = _refined(rob, q0, n) if n > 1 else (fp.build_model(rob), q0)
+    return model, q0, drive
+
+
+def stiffer(node):
+    """Every Young's modulus of a description (nested dicts and lists) + 10 %."""
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for k, v in items:
+        if k == "E" and isinstance(v, (int, float)):
+            node[k] = 1.1 * v
+        elif isinstance(v, (dict, list)):
+            stiffer(v)
+
+
+def libraries():
+    return len(list(codegen.cache_dir().glob("*.so")))
+
+
+def row(name, make, parametric):
+    saved = robot.UNROLLED_MAX
+    if parametric:
+        robot.UNROLLED_MAX = 0
+    try:
+        out = {}
+        for k, change in enumerate((False, True)):
+            model, q0, drive = make(change)
+            before, t0 = libraries(), cpu()
+            simulate(model, q0, 1e-3, drive, backend="compiled")
+            out[f"first{k}"], out[f"libs{k}"] = cpu() - t0, libraries() - before
+        times = []
+        for _ in range(REPEATS):
+            t0 = cpu()
+            simulate(model, q0, SPAN, drive, backend="compiled")
+            times.append((cpu() - t0) / SPAN)
+        out["per_s"] = statistics.median(times)
+        out["coords"] = model.layout.n_tot
+        return name, "parametric" if parametric else "unrolled", out
+    finally:
+        robot.UNROLLED_MAX = saved
+
+
+def main():
+    warnings.simplefilter("ignore")
+    robots = [("five-bar", five_bar), ("DualEMPS N=1", lambda c: dualemps(1, c)),
+              ("DualEMPS N=2", lambda c: dualemps(2, c))]
+    rows = []
+    with threadpool_limits(1), tempfile.TemporaryDirectory() as tmp:
+        os.environ["FLEXPKM_CACHE"] = tmp
+        for name, make in robots[:1] if QUICK else robots:
+            for parametric in (False, True):
+                if name.endswith("N=2") and not parametric:
+                    continue                  # above UNROLLED_MAX: the kernel graph only
+                rows.append(row(name, make, parametric))
+    print(f"load average: {open('/proc/loadavg').read().strip()}")
+    print("| robot | path | coordinates | first use, CPU s (libraries) | design 2, CPU s "
+          "(libraries) | CPU s per simulated s |")
+    print("|---|---|---|---|---|---|")
+    for name, path, o in rows:
+        print(f"| {name} | {path} | {o['coords']} | {o['first0']:.1f} ({o['libs0']}) | "
+              f"{o['first1']:.1f} ({o['libs1']}) | {o['per_s']:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
