@@ -42,13 +42,13 @@ from flexpkm.cases import dualemps as D                      # noqa: E402
 from flexpkm.cases.file_case import configure                # noqa: E402
 from flexpkm.cases.shipped import file_of                    # noqa: E402
 from flexpkm.cli.simulate import _refined                    # noqa: E402
-from flexpkm.compiled import codegen, robot                  # noqa: E402
+from flexpkm.compiled import codegen                         # noqa: E402
 from flexpkm.model.files import from_dict, parse             # noqa: E402
 from flexpkm.model.key_paths import set_number               # noqa: E402
 
 QUICK = "--quick" in sys.argv[1:]
 REPEATS = 1 if QUICK else 3
-SPAN = 0.02 if QUICK else 0.2
+SPAN = 0.02 if QUICK else 1.0
 
 
 def cpu():
@@ -101,27 +101,28 @@ def libraries():
     return len(list(codegen.cache_dir().glob("*.so")))
 
 
-def row(name, make, parametric):
-    saved = robot.UNROLLED_MAX
-    if parametric:
-        robot.UNROLLED_MAX = 0
-    try:
-        out = {}
+class Variant:
+    """One path of a robot (``parametric``: ``design_input=True``, the
+    parametric kernel graph at any size), its models (built per path: a
+    model holds its compiled robot)."""
+
+    def __init__(self, make, parametric):
+        self.parametric = parametric
+        self.name = "parametric" if parametric else "unrolled"
+        self.make, self.out, self.times = make, {}, []
+
+    def run(self, what, span=1e-3):
+        before, t0 = libraries(), cpu()
+        model, q0, drive = what
+        simulate(model, q0, span, drive, backend="compiled", design_input=self.parametric)
+        return cpu() - t0, libraries() - before
+
+    def first_uses(self):
+        """Design 1 then design 2 (first use each), then design 2 kept for the runs."""
         for k, change in enumerate((False, True)):
-            model, q0, drive = make(change)
-            before, t0 = libraries(), cpu()
-            simulate(model, q0, 1e-3, drive, backend="compiled")
-            out[f"first{k}"], out[f"libs{k}"] = cpu() - t0, libraries() - before
-        times = []
-        for _ in range(REPEATS):
-            t0 = cpu()
-            simulate(model, q0, SPAN, drive, backend="compiled")
-            times.append((cpu() - t0) / SPAN)
-        out["per_s"] = statistics.median(times)
-        out["coords"] = model.layout.n_tot
-        return name, "parametric" if parametric else "unrolled", out
-    finally:
-        robot.UNROLLED_MAX = saved
+            self.model = self.make(change)
+            self.out[f"first{k}"], self.out[f"libs{k}"] = self.run(self.model)
+        self.out["coords"] = self.model[0].layout.n_tot
 
 
 def main():
@@ -132,10 +133,15 @@ def main():
     with threadpool_limits(1), tempfile.TemporaryDirectory() as tmp:
         os.environ["FLEXPKM_CACHE"] = tmp
         for name, make in robots[:1] if QUICK else robots:
-            for parametric in (False, True):
-                if name.endswith("N=2") and not parametric:
-                    continue                  # above UNROLLED_MAX: the kernel graph only
-                rows.append(row(name, make, parametric))
+            paths = [Variant(make, par) for par in ((True,) if name.endswith("N=2") else
+                                                 (False, True))]
+            for path in paths:               # (N = 2 is above UNROLLED_MAX: parametric only)
+                path.first_uses()
+            for _ in range(REPEATS):         # interleaved: the load drifts alike
+                for path in paths:
+                    path.times.append(path.run(path.model, SPAN)[0] / SPAN)
+            rows += [(name, path.name, dict(path.out, per_s=statistics.median(path.times)))
+                     for path in paths]
     print(f"load average: {open('/proc/loadavg').read().strip()}")
     print("| robot | path | coordinates | first use, CPU s (libraries) | design 2, CPU s "
           "(libraries) | CPU s per simulated s |")

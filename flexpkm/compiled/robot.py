@@ -42,12 +42,16 @@ class CompiledRobot:
     CasADi's virtual machine (no C compiler needed; slower); kept : the
     independent constraint rows (indices of
     :func:`flexpkm.algorithms.closure.row_labels`; default all, or those of
-    the full model at ``q_ref``): an overconstrained robot.
+    the full model at ``q_ref``): an overconstrained robot; design_input :
+    the simulation's functions on the :attr:`parametric` kernel graph at
+    every size (default: the unrolled graph, numbers folded in, up to
+    :data:`UNROLLED_MAX` coordinates; :attr:`simulation_graph`).
     Attributes: indep, dep, n_a as in :class:`flexpkm.algorithms.dynamics.FullDynamics`.
     """
 
-    def __init__(self, model, dep=None, q_ref=None, compile=True, kept=None):
+    def __init__(self, model, dep=None, q_ref=None, compile=True, kept=None, design_input=False):
         self.model = build_structure(model)
+        self.design_input = bool(design_input)
         if dep is None:
             if q_ref is None:
                 raise InvalidArgumentError("CompiledRobot: give dep or an assembled q_ref")
@@ -112,8 +116,10 @@ class CompiledRobot:
     @property
     def unrolled(self):
         """Whether the simulation's functions come from the unrolled graph:
-        at most :data:`UNROLLED_MAX` coordinates, no redundant constraint rows."""
-        return self.model.layout.n_tot <= UNROLLED_MAX and self.kept is None
+        at most :data:`UNROLLED_MAX` coordinates, no redundant constraint rows,
+        no ``design_input``."""
+        return (self.model.layout.n_tot <= UNROLLED_MAX and self.kept is None
+                and not self.design_input)
 
     def function(self, name, build, *options, opt=None, merge=True, parametric=False,
                  names=None):

@@ -57,25 +57,27 @@ def builds_of(run):
     return out, after[0] > before[0] or bool(after[1] - before[1])
 
 
-def test_two_five_bar_designs_simulate_with_one_library(monkeypatch):
-    """The five-bar on the parametric kernel graph (UNROLLED_MAX = 0; by
+def test_two_five_bar_designs_simulate_with_one_library():
+    """The five-bar on the parametric kernel graph (``design_input=True``; by
     default its 18 coordinates take the unrolled graph, numbers folded in):
     the second design compiles nothing and adds no library, and each
     design's motion equals the numpy path's, both converged (modified
     Newton takes other iterations than numpy's Newton: tol 1e-12; efforts
     and energy to 1e-8, positions to 1e-10)."""
-    monkeypatch.setattr(robot, "UNROLLED_MAX", 0)
     kw = dict(tol=1e-12, iterations=20)
     runs, built = [], []
     for changed in (False, True):
         model, q0, drive = five_bar(changed)
-        c, b = builds_of(lambda: simulate(model, q0, 0.01, drive, backend="compiled", **kw))
+        c, b = builds_of(lambda: simulate(model, q0, 0.01, drive, backend="compiled",
+                                          design_input=True, **kw))
         runs.append((model, c, simulate(model, q0, 0.01, drive, backend="numpy", **kw)))
         built.append(b)
     (m1, c1, _), (m2, c2, _) = runs
     assert design.topology(m1) == design.topology(m2)
     assert np.abs(design.design_vector(m1) - design.design_vector(m2)).max() > 0
-    assert not built[1]
+    assert not built[1] and m1.layout.n_tot <= robot.UNROLLED_MAX
+    held = list(m1.compiled.simulate.values())
+    assert len(held) == 1 and held[0].simulation_graph is held[0].parametric
     assert rel(c1.tau, c2.tau) > 1e-3                        # two motions, not one
     for _, c, n in runs:
         assert c.backend == "compiled" and c.retried_steps == n.retried_steps == 0
