@@ -11,8 +11,9 @@ topology), in an empty private cache:
 
 * first use of design 1: CPU s (model graph, C generation, gcc) and the
   libraries built;
-* design 2 (E + 10 %, a section and a length changed: the same topology):
-  the CPU s before its first sample and the libraries built (0 on the
+* design 2 (the same topology; the five-bar's: E + 10 %, a section and a
+  length changed, the DualEMPS': E + 10 %, tests/compiled/test_robot.py):
+  the CPU s of its first 1-ms simulation and the libraries built (0 on the
   parametric path);
 * the simulation's CPU s per simulated second (median of ``REPEATS``
   interleaved runs, warm).
@@ -23,7 +24,6 @@ average is printed beside the table (5 sessions share 2 cores here).
 """
 from __future__ import annotations
 
-import copy
 import os
 import statistics
 import sys
@@ -39,12 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import flexpkm as fp                                          # noqa: E402
 from flexpkm.analysis.simulate import simulate               # noqa: E402
 from flexpkm.cases import dualemps as D                      # noqa: E402
-from flexpkm.cases.file_case import configure                # noqa: E402
-from flexpkm.cases.shipped import file_of                    # noqa: E402
 from flexpkm.cli.simulate import _refined                    # noqa: E402
 from flexpkm.compiled import codegen                         # noqa: E402
-from flexpkm.model.files import from_dict, parse             # noqa: E402
-from flexpkm.model.key_paths import set_number               # noqa: E402
+from tests.compiled.test_robot import five_bar, stiffer_dualemps  # noqa: E402
 
 QUICK = "--quick" in sys.argv[1:]
 REPEATS = 1 if QUICK else 3
@@ -56,45 +53,13 @@ def cpu():
     return time.process_time() + t.children_user + t.children_system
 
 
-def five_bar(change):
-    """(model, q0, drive) of the five-bar example (``change``: E + 10 % of
-    proximal 1, its section 5 -> 6 mm, distal 1 0.3 -> 0.31 m)."""
-    from flexpkm.analysis.drives import PrescribedMotion
-    from flexpkm.analysis.trajectories import Trajectory
-    import numpy as np
-    data = parse(file_of("five_bar").read_text(), "five_bar")
-    if change:
-        data = copy.deepcopy(data)
-        set_number(data, "legs[0].frames[0].bodies[0].material.E", 231e9)
-        set_number(data, "legs[0].frames[0].bodies[0].section.b_y", 0.006)
-        set_number(data, "legs[0].frames[1].bodies[1].length", 0.31)
-        set_number(data, "legs[0].frames[2].d", 0.31)
-    model = fp.build_model(from_dict(data))
-    q0 = configure(model, None)
-    q_a0 = q0[list(model.layout.actuated)]
-    return model, q0, PrescribedMotion(Trajectory(np.array([q_a0, q_a0 + 0.3]), (0.05,), (0.0,)))
-
-
 def dualemps(n, change):
     """(model, q0, drive) of the DualEMPS ``square``, ``n`` elements per
-    link (``change``: E + 10 % of every body)."""
+    link (``change``: E + 10 % of every link)."""
     rob, q0, drive, _ = D.simulation_setup("square")
-    if change:
-        data = parse(file_of("dualemps").read_text(), "dualemps")
-        stiffer(data)
-        rob = from_dict(data)
+    rob = stiffer_dualemps() if change else rob
     model, q0 = _refined(rob, q0, n) if n > 1 else (fp.build_model(rob), q0)
     return model, q0, drive
-
-
-def stiffer(node):
-    """Every Young's modulus of a description (nested dicts and lists) + 10 %."""
-    items = node.items() if isinstance(node, dict) else enumerate(node)
-    for k, v in items:
-        if k == "E" and isinstance(v, (int, float)):
-            node[k] = 1.1 * v
-        elif isinstance(v, (dict, list)):
-            stiffer(v)
 
 
 def libraries():

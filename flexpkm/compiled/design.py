@@ -1,4 +1,5 @@
-"""Design parameters as inputs of the generated functions (issue 21 item 4):
+"""Design parameters as inputs of the generated functions (issue 21 item 4;
+the simulation's, issue 18 item 3, in ``par``: :mod:`flexpkm.compiled.step`):
 the vector ``p`` of every number a built model gives the kernel graph
 (:mod:`flexpkm.compiled.recursive`), and the robot's *topology*, the key of
 its compiled library (:mod:`flexpkm.compiled.codegen`).

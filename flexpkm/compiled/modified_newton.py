@@ -33,7 +33,8 @@ def model_function(kd, prescribed):
     """``(q, v, a, u, par) -> (M a, g, J, b, forces)`` as
     :func:`flexpkm.compiled.step.model_function` (``g = c - [tau; 0]``,
     ``forces = [c, [tau; 0], J^T K_tot q]``) with ``M a`` by the recursive
-    Newton-Euler model."""
+    Newton-Euler model; on a parametric graph its design vector ``p`` is
+    read from ``par`` (:func:`flexpkm.compiled.step.graph_arguments`)."""
     rd = recursive_dynamics(kd)
     n_a, X = kd.n_a, ca.MX
     u, par = X.sym("u", 3 * n_a), X.sym("par", step.layout(0, 0, n_a, step.design_size(kd))[2])

@@ -208,7 +208,7 @@ class CompiledRobot:
         """``(step, project, record)``: the HHT step with at most ``iterations``
         Newton corrections (:func:`flexpkm.compiled.step.step_function`: its
         Newton function and conditional iterations, one C call per step),
-        the loop projection ``q -> (q_proj, drift)``
+        the loop projection ``(q, par) -> (q_proj, drift)``
         (:func:`flexpkm.compiled.step.project_function`) and the recorder
         ``(x, u, par) -> [tau; energy; sensors]``
         (:func:`flexpkm.compiled.step.record_function`), generated into ONE

@@ -47,6 +47,17 @@ def five_bar(changed):
     return model, q0, PrescribedMotion(Trajectory(np.array([q_a, q_a + 0.3]), (0.02,), (0.0,)))
 
 
+def stiffer_dualemps():
+    """The DualEMPS (cases/dualemps.toml) with E + 10 % on every link."""
+    data = parse(file_of("dualemps").read_text(), "dualemps")
+    for leg in data["legs"]:
+        for frame in leg["frames"]:
+            for body in frame.get("bodies", []):
+                if "material" in body:
+                    body["material"]["E"] *= 1.1
+    return from_dict(data)
+
+
 def builds_of(run):
     """``(result, whether it compiled or wrote a library)`` of ``run()`` (the
     user's cache, as the other compiled tests: a library is built once per
@@ -95,15 +106,9 @@ def test_refined_dualemps_stiffer_design_reuses_the_library():
     base = fp.build_model(dualemps.robot())
     q_ref = dualemps.initial_state(base)
     model0, _, drive, sensors = dualemps.simulation_setup("square")
-    data = parse(file_of("dualemps").read_text(), "dualemps")
-    for leg in data["legs"]:
-        for frame in leg["frames"]:
-            for body in frame.get("bodies", []):
-                if "material" in body:
-                    body["material"]["E"] *= 1.1
     kw = dict(h=2.5e-4, dt_out=1e-3, coulomb_smoothing=1e-3, sensors=sensors)
     out = []
-    for rob in (model0, from_dict(data)):
+    for rob in (model0, stiffer_dualemps()):
         model, q0 = _refined(rob, q_ref, 2)
         c, built = builds_of(lambda: simulate(model, q0, 0.005, drive, backend="compiled", **kw))
         out.append((model, c, simulate(model, q0, 0.005, drive, backend="numpy", **kw), built))
