@@ -13,7 +13,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import codegen, modified_newton
-from flexpkm.compiled.design import design_vector
+from flexpkm.compiled.design import design_vector, fixed_entries
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
 from flexpkm.compiled.recursive import kernel_dynamics
@@ -104,14 +104,27 @@ class CompiledRobot:
         smaller and ~3x faster there), else :attr:`kernels`."""
         return self.symbolic if self.unrolled else self.kernels
 
+    @cached_property
+    def fixed(self):
+        """``(indices, values)``: the entries of :attr:`design` that the
+        simulation's code takes as constants
+        (:func:`flexpkm.compiled.design.fixed_entries`: zeros, +-1 of R_fix)."""
+        return fixed_entries(self.model)
+
+    @cached_property
+    def simulation_kernels(self):
+        """The parametric kernel graph of the simulation: :attr:`parametric`
+        with the :attr:`fixed` entries of ``p`` folded in."""
+        return kernel_dynamics(self.model, self.dep, self.kept, parametric=True, fixed=self.fixed)
+
     @property
     def simulation_graph(self):
         """The model the simulation's functions (:meth:`simulation`) are
         generated from: the unrolled :attr:`symbolic` one, numbers folded in,
-        when :attr:`unrolled`; else the :attr:`parametric` kernel graph, the
-        design vector ``p`` an input (in ``par``, :meth:`parameters`), its
-        library keyed by the topology."""
-        return self.symbolic if self.unrolled else self.parametric
+        when :attr:`unrolled`; else :attr:`simulation_kernels`, the design
+        vector ``p`` an input (in ``par``, :meth:`parameters`) but for its
+        :attr:`fixed` entries, its library keyed by the topology and those."""
+        return self.symbolic if self.unrolled else self.simulation_kernels
 
     @property
     def unrolled(self):
@@ -249,8 +262,9 @@ class CompiledRobot:
             return (step,
                     steps.project_function(graph),
                     steps.record_function(graph, self.model, prescribed, sensors))
+        fixed = None if self.unrolled else self.fixed
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
-                             sensors, exact, names=names, parametric=not self.unrolled,
+                             sensors, exact, fixed, names=names, parametric=not self.unrolled,
                              opt=None if self.unrolled else "-O1")
 
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):

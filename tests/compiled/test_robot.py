@@ -87,7 +87,7 @@ def test_two_five_bar_designs_simulate_with_one_library():
     assert np.abs(design.design_vector(m1) - design.design_vector(m2)).max() > 0
     assert not built[1] and m1.layout.n_tot <= robot.UNROLLED_MAX
     held = list(m1.compiled.simulate.values())
-    assert len(held) == 1 and held[0].simulation_graph is held[0].parametric
+    assert len(held) == 1 and not held[0].unrolled and held[0].design_input
     assert rel(c1.tau, c2.tau) > 1e-3                        # two motions, not one
     for _, c, n in runs:
         assert c.backend == "compiled" and c.retried_steps == n.retried_steps == 0
@@ -136,7 +136,7 @@ def test_step_on_the_design_symbol_equals_the_folded_step():
     x0 = cm.pack(q0, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b)
     args = (np.full(n_a, 50.0), np.full(n_a, 2.0), 1e-4, 0.05, model.gravity, 1.0, 1e-3, 1e-10)
     states = []
-    for graph, par in ((cm.parametric, cm.parameters(*args)),
+    for graph, par in ((cm.simulation_graph, cm.parameters(*args)),
                        (cm.kernels, cm.parameters(*args, design=()))):
         dims = steps.Dims.of(graph)
         assert len(par) == steps.layout(dims.n_tot, n_r, n_a, dims.n_p)[2]
@@ -147,7 +147,7 @@ def test_step_on_the_design_symbol_equals_the_folded_step():
         for _ in range(3):
             x = np.array(step(x, np.zeros(3 * n_a), par)[0]).ravel()
         states.append(x)
-    assert par[-1] == 1e-10 and steps.Dims.of(cm.parametric).n_p == p.size
+    assert par[-1] == 1e-10 and steps.Dims.of(cm.simulation_graph).n_p == p.size
     assert np.array_equal(cm.parameters(*args)[-p.size - 1:-1], p)
     assert np.abs(states[0] - states[1]).max() <= 1e-13 * np.abs(states[1]).max()
     assert np.abs(states[0] - x0).max() > 0
