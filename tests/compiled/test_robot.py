@@ -126,7 +126,8 @@ def test_step_on_the_design_symbol_equals_the_folded_step():
     (CasADi's virtual machine) built on the symbol p, given this design's
     p, and built with the same numbers folded in (``kernel_dynamics(...,
     parametric=False)``, the simulation's graph before issue 18 item 3),
-    give the same states over three steps to 1e-13 of their largest entry;
+    give the same states over three steps to 1e-13 of their largest entry
+    (measured: bitwise);
     ``par`` has p just before tol on the first, no p on the second."""
     model, q0 = _refined(dualemps.robot(), dualemps.initial_state(
         fp.build_model(dualemps.robot())), 2)
