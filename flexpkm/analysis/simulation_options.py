@@ -44,8 +44,9 @@ class SimulationOptions:
         graph, one library per topology: another section, material, mass
         or length compiles nothing, :mod:`flexpkm.compiled.design`); default
         False: up to :data:`flexpkm.compiled.robot.UNROLLED_MAX` coordinates
-        the unrolled graph with the numbers folded in (a library per design,
-        its code up to 2x faster), above it p is an input anyway.
+        the unrolled graph with the numbers folded in (a library per design;
+        docs/design.md, "Design parameters as inputs"), above it p is an
+        input anyway.
     friction : joint friction of the model on (True) or off;
     coulomb_smoothing : velocity (m/s or rad/s, >= 0) below which the
         Coulomb friction is smoothed (``tanh(qd / s)``).
