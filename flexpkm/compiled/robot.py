@@ -228,13 +228,14 @@ class CompiledRobot:
         library (one compiler run, the kernels they share once: the Delta's
         6.4 s of gcc instead of 4.1 + 1.6 + 3.9 s for three libraries); the
         options are part of its cache key. Above :data:`UNROLLED_MAX`
-        coordinates (and with redundant rows) they are generated from the
-        :attr:`parametric` kernel graph: the design vector ``p`` is an input
-        (in ``par``, :meth:`parameters`) and the library is keyed by the
-        topology, so that another section, material, mass or length reuses
-        it (no compile, the graph not even built); on the unrolled graph
-        (:attr:`simulation_graph`) the numbers are folded in (one library
-        per design). On the kernel graph the step's
+        coordinates (with redundant rows, or with ``design_input``) they are
+        generated from the parametric kernel graph
+        (:attr:`simulation_kernels`): the design vector ``p`` is an input
+        (in ``par``, :meth:`parameters`) but for its :attr:`fixed` entries,
+        and the library is keyed by the topology and those, so that another
+        section, material, mass or length reuses it (no compile, the graph
+        not even built); on the unrolled graph (:attr:`simulation_graph`)
+        the numbers are folded in (one library per design). On the kernel graph the step's
         Newton correction, the projection and the recorder are flat SX
         functions (expanded), compiled at -O1: gcc takes 10 s CPU on the
         DualEMPS's at 8 elements per body at -O1, 32 s at -O2, for code 20 %
