@@ -90,7 +90,7 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
     grow back after each converged block)."""
     m = state.full
     cm = compiled_robot(model, m.dep, None if m.rows is None or not len(m.rows.dropped)
-                        else m.rows.kept)
+                        else m.rows.kept, options.design_input)
     if getattr(rec, "motors", None) is not None:    # elastic transmissions, Section 10.5
         from flexpkm.compiled.motors import motor_robot
         cm = motor_robot(model, cm, rec.motors)
@@ -178,18 +178,20 @@ class _Store:
                   self.progress)
 
 
-def compiled_robot(model, dep, kept=None):
+def compiled_robot(model, dep, kept=None, design_input=False):
     """The :class:`CompiledRobot` of ``model`` for ``dep`` and the
-    independent constraint rows ``kept`` (None: all), made once per model
+    independent constraint rows ``kept`` (None: all; ``design_input``: the
+    design vector an input at every size,
+    :class:`flexpkm.analysis.simulation_options.SimulationOptions`), made once per model
     and kept for its next simulations (with its block functions) in the
     model's slot ``model.compiled.simulate``
     (:class:`flexpkm.model.build.CompiledFunctions`); a model built again
     finds its generated code in the disk cache (:mod:`flexpkm.compiled.codegen`)."""
     kept = None if kept is None else tuple(int(i) for i in kept)
-    key = (tuple(int(i) for i in dep), kept)
+    key = (tuple(int(i) for i in dep), kept) + (("design_input",) if design_input else ())
     held = model.compiled.simulate
     if key not in held:
-        held[key] = CompiledRobot(model, dep=dep, kept=kept)
+        held[key] = CompiledRobot(model, dep=dep, kept=kept, design_input=design_input)
     return held[key]
 
 

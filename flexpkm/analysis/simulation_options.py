@@ -39,6 +39,14 @@ class SimulationOptions:
         sample, ``"step"`` at every step (very stiff models).
     exact_tangent : compiled backend only: Newton with the exact derivative
         of the step residual (AD) instead of the iteration matrix.
+    design_input : compiled backend only: the generated step takes the
+        design vector p as an input at every size (the parametric kernel
+        graph, one library per topology: another section, material, mass
+        or length compiles nothing, :mod:`flexpkm.compiled.design`); default
+        False: up to :data:`flexpkm.compiled.robot.UNROLLED_MAX` coordinates
+        the unrolled graph with the numbers folded in (a library per design;
+        docs/design.md, "Design parameters as inputs"), above it p is an
+        input anyway.
     friction : joint friction of the model on (True) or off;
     coulomb_smoothing : velocity (m/s or rad/s, >= 0) below which the
         Coulomb friction is smoothed (``tanh(qd / s)``).
@@ -68,6 +76,7 @@ class SimulationOptions:
     iterations: int = DEFAULT_ITERATIONS
     project: str = "output"
     exact_tangent: bool = False
+    design_input: bool = False
     friction: bool = True
     coulomb_smoothing: float = 1e-3
     gravity: tuple | None = None
@@ -93,7 +102,7 @@ class SimulationOptions:
         if self.project not in PROJECTIONS:
             raise InvalidArgumentError(f"simulate: project must be 'output' or 'step', "
                                        f"got {self.project!r}")
-        for name in ("exact_tangent", "friction"):
+        for name in ("exact_tangent", "design_input", "friction"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise InvalidArgumentError(f"simulate: {name} must be True or False, "
                                            f"got {getattr(self, name)!r}")

@@ -33,15 +33,15 @@ def model_function(kd, prescribed):
     """``(q, v, a, u, par) -> (M a, g, J, b, forces)`` as
     :func:`flexpkm.compiled.step.model_function` (``g = c - [tau; 0]``,
     ``forces = [c, [tau; 0], J^T K_tot q]``) with ``M a`` by the recursive
-    Newton-Euler model."""
+    Newton-Euler model; on a parametric graph its design vector ``p`` is
+    read from ``par`` (:func:`flexpkm.compiled.step.graph_arguments`)."""
     rd = recursive_dynamics(kd)
     n_a, X = kd.n_a, ca.MX
-    u, par = X.sym("u", 3 * n_a), X.sym("par", 2 * n_a + 8)
+    u, par = X.sym("u", 3 * n_a), X.sym("par", step.layout(0, 0, n_a, step.design_size(kd))[2])
     tau = step.drive_effort(kd, u, par, prescribed)
-    forces = ca.horzcat(rd.c, tau, kd.J.T @ (X(ca.sparsify(ca.DM(kd.model.K_tot))) @ kd.q))
-    outs = ca.substitute([rd.M_qdd, rd.c - tau, kd.J, kd.b, forces],
-                         [ca.vertcat(kd.g, kd.friction, kd.smoothing)],
-                         [par[2 * n_a + 2:2 * n_a + 7]])
+    forces = ca.horzcat(rd.c, tau, kd.J.T @ (step.stiffness(kd, par) @ kd.q))
+    outs = ca.substitute([rd.M_qdd, rd.c - tau, kd.J, kd.b, forces], step.graph_inputs(kd)[2:],
+                         step.graph_arguments(kd, kd.q, kd.qd_r, par)[2:])
     return ca.Function("model_ne", [kd.q, kd.qd_r, rd.qdd_r, u, par], outs)
 
 
@@ -58,7 +58,7 @@ def newton_function(kd, prescribed):
     (0.99 M machine instructions per model evaluation at 8 elements on the
     MX graph)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
-    sl, n_x, n_par = step.layout(n_tot, n_r, n_a)
+    sl, n_x, n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))
     F = model_function(kd, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     pattern = kd.J.sparsity()        # J = [I; J_d] up to the order: products on its entries
@@ -83,14 +83,13 @@ def refresh_function(kd, prescribed):
     the C: M e_k in 27 us at 8 elements per body on the DualEMPS, where the
     MX graph's M took 5 ms)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
-    sl, n_x, n_par = step.layout(n_tot, n_r, n_a)
+    sl, n_x, n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))
     x, par = X.sym("x", n_x), X.sym("par", n_par)
     rd = recursive_dynamics(kd)       # M column by column: M e_k by Newton-Euler
-    column = ca.Function("mass_column", kd.inputs + [rd.qdd_r], [rd.M_qdd]).expand()
+    column = ca.Function("mass_column", step.graph_inputs(kd) + [rd.qdd_r], [rd.M_qdd]).expand()
     J = ca.project(ca.reshape(x[sl["J"]], n_tot, n_r), kd.J.sparsity())
     v_ev = x[sl["v_ev"]]
-    M = column.map(n_r)(x[sl["q_ev"]], v_ev, par[2 * n_a + 2:2 * n_a + 5], par[2 * n_a + 5],
-                        par[2 * n_a + 6], ca.MX.eye(n_r))
+    M = column.map(n_r)(*step.graph_arguments(kd, x[sl["q_ev"]], v_ev, par), ca.MX.eye(n_r))
     S = step.iteration_matrix(kd, M, J, v_ev, par)
     unk = step.unknowns(n_r, n_a, prescribed)
     S_inv = X(n_r, n_r)
@@ -103,7 +102,7 @@ def kept_inverse(kd, prescribed, x, par):
     kept inverse, or a new one (CasADi's conditional: formed only when
     stale)."""
     n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
-    sl = step.layout(n_tot, n_r, n_a)[0]
+    sl = step.layout(n_tot, n_r, n_a, step.design_size(kd))[0]
     stale = ((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
              + (x[sl["S_h"]] != par[2 * n_a])) > 0
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])

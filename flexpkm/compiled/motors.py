@@ -148,7 +148,9 @@ class MotorRobot:
         self.order = np.concatenate([n_r + np.arange(self.n_a), np.arange(n_r)])
 
     def parameters(self, *args, **kw):
-        return self.cm.parameters(*args, **kw)
+        """The robot's ``par`` without its design vector (the motors' augmented
+        model has its numbers folded in)."""
+        return self.cm.parameters(*args, design=(), **kw)
 
     def simulation(self, prescribed, iterations, exact=False, sensors=()):
         """``(step, project, record)`` of the augmented model

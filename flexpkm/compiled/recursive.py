@@ -323,18 +323,27 @@ def joint_terms(model, q, qd, friction, smoothing, p, lay):
     return rotor, c
 
 
-def kernel_dynamics(model, dep, kept=None, parametric=False, threads=1) -> KernelDynamics:
+def kernel_dynamics(model, dep, kept=None, parametric=False, threads=1,
+                    fixed=None) -> KernelDynamics:
     """The full model (10.123) as MX expressions for the dependent columns
     ``dep`` and the independent constraint rows ``kept`` (as
     :func:`flexpkm.compiled.full.symbolic_dynamics`, same symbols and
     outputs); ``parametric``: the design parameters are a symbol ``p`` of
     the expressions (:func:`flexpkm.compiled.design.design_vector` is its
     value for ``model``), else the model's numbers, folded in; ``threads``:
-    the bodies' kernels on that many threads (:func:`body_terms`)."""
+    the bodies' kernels on that many threads (:func:`body_terms`);
+    ``fixed``: ``(indices, values)`` of ``p`` taken as constants on a
+    parametric graph (:func:`flexpkm.compiled.design.fixed_entries`; the
+    symbol keeps its size, those entries are not read)."""
     model = build_structure(model)
     lay = design_layout(model)
     X_p = ca.MX.sym("p", lay.size) if parametric else None
     p = X_p if parametric else ca.MX(ca.DM(design_vector(model)))
+    if parametric and fixed is not None and len(fixed[0]):
+        free = sorted(set(range(lay.size)) - set(fixed[0]))
+        const = ca.DM.zeros(lay.size)
+        const[list(fixed[0])] = ca.DM(list(fixed[1]))
+        p = ca.MX(_selection(lay.size, free).T) @ X_p[free] + const
     layout = model.layout
     n_t, n_tot = layout.n_t, layout.n_tot
     dep = np.asarray(dep, dtype=int)

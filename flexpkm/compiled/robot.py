@@ -13,7 +13,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import codegen, modified_newton
-from flexpkm.compiled.design import design_vector
+from flexpkm.compiled.design import design_vector, fixed_entries
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
 from flexpkm.compiled.recursive import kernel_dynamics
@@ -42,12 +42,16 @@ class CompiledRobot:
     CasADi's virtual machine (no C compiler needed; slower); kept : the
     independent constraint rows (indices of
     :func:`flexpkm.algorithms.closure.row_labels`; default all, or those of
-    the full model at ``q_ref``): an overconstrained robot.
+    the full model at ``q_ref``): an overconstrained robot; design_input :
+    the simulation's functions on the :attr:`parametric` kernel graph at
+    every size (default: the unrolled graph, numbers folded in, up to
+    :data:`UNROLLED_MAX` coordinates; :attr:`simulation_graph`).
     Attributes: indep, dep, n_a as in :class:`flexpkm.algorithms.dynamics.FullDynamics`.
     """
 
-    def __init__(self, model, dep=None, q_ref=None, compile=True, kept=None):
+    def __init__(self, model, dep=None, q_ref=None, compile=True, kept=None, design_input=False):
         self.model = build_structure(model)
+        self.design_input = bool(design_input)
         if dep is None:
             if q_ref is None:
                 raise InvalidArgumentError("CompiledRobot: give dep or an assembled q_ref")
@@ -100,11 +104,35 @@ class CompiledRobot:
         smaller and ~3x faster there), else :attr:`kernels`."""
         return self.symbolic if self.unrolled else self.kernels
 
+    @cached_property
+    def fixed(self):
+        """``(indices, values)``: the entries of :attr:`design` that the
+        simulation's code takes as constants
+        (:func:`flexpkm.compiled.design.fixed_entries`: zeros, +-1 of R_fix)."""
+        return fixed_entries(self.model)
+
+    @cached_property
+    def simulation_kernels(self):
+        """The parametric kernel graph of the simulation: :attr:`parametric`
+        with the :attr:`fixed` entries of ``p`` folded in."""
+        return kernel_dynamics(self.model, self.dep, self.kept, parametric=True, fixed=self.fixed)
+
+    @property
+    def simulation_graph(self):
+        """The model the simulation's functions (:meth:`simulation`) are
+        generated from: the unrolled :attr:`symbolic` one, numbers folded in,
+        when :attr:`unrolled`; else :attr:`simulation_kernels`, the design
+        vector ``p`` an input (in ``par``, :meth:`parameters`) but for its
+        :attr:`fixed` entries, its library keyed by the topology and those."""
+        return self.symbolic if self.unrolled else self.simulation_kernels
+
     @property
     def unrolled(self):
         """Whether the simulation's functions come from the unrolled graph:
-        at most :data:`UNROLLED_MAX` coordinates, no redundant constraint rows."""
-        return self.model.layout.n_tot <= UNROLLED_MAX and self.kept is None
+        at most :data:`UNROLLED_MAX` coordinates, no redundant constraint rows,
+        no ``design_input``."""
+        return (self.model.layout.n_tot <= UNROLLED_MAX and self.kept is None
+                and not self.design_input)
 
     def function(self, name, build, *options, opt=None, merge=True, parametric=False,
                  names=None):
@@ -193,13 +221,21 @@ class CompiledRobot:
         """``(step, project, record)``: the HHT step with at most ``iterations``
         Newton corrections (:func:`flexpkm.compiled.step.step_function`: its
         Newton function and conditional iterations, one C call per step),
-        the loop projection ``q -> (q_proj, drift)``
+        the loop projection ``(q, par) -> (q_proj, drift)``
         (:func:`flexpkm.compiled.step.project_function`) and the recorder
         ``(x, u, par) -> [tau; energy; sensors]``
         (:func:`flexpkm.compiled.step.record_function`), generated into ONE
         library (one compiler run, the kernels they share once: the Delta's
         6.4 s of gcc instead of 4.1 + 1.6 + 3.9 s for three libraries); the
-        options are part of its cache key. On the kernel graph the step's
+        options are part of its cache key. Above :data:`UNROLLED_MAX`
+        coordinates (with redundant rows, or with ``design_input``) they are
+        generated from the parametric kernel graph
+        (:attr:`simulation_kernels`): the design vector ``p`` is an input
+        (in ``par``, :meth:`parameters`) but for its :attr:`fixed` entries,
+        and the library is keyed by the topology and those, so that another
+        section, material, mass or length reuses it (no compile, the graph
+        not even built); on the unrolled graph (:attr:`simulation_graph`)
+        the numbers are folded in (one library per design). On the kernel graph the step's
         Newton correction, the projection and the recorder are flat SX
         functions (expanded), compiled at -O1: gcc takes 10 s CPU on the
         DualEMPS's at 8 elements per body at -O1, 32 s at -O2, for code 20 %
@@ -208,15 +244,15 @@ class CompiledRobot:
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
         dims = steps.Dims(self.model.layout.n_tot, len(self.indep), self.n_a,
-                          tuple(int(i) for i in self.indep))
+                          tuple(int(i) for i in self.indep),
+                          0 if self.unrolled else len(self.design))
         tags = (f"{int(prescribed)}{int(exact)}", f"{int(prescribed)}")
         names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}")
 
-        graph = self.graph
-
         def build():
-            if graph is self.kernels and not exact:     # recursive, kept matrix
-                kd = self.kernels
+            graph = self.simulation_graph
+            if not self.unrolled and not exact:     # recursive, kept matrix
+                kd = graph
                 step = steps.step_function(modified_newton.newton_function(kd, prescribed),
                                            dims, prescribed, iterations, names[0],
                                            lambda x, par: modified_newton.kept_inverse(
@@ -227,9 +263,10 @@ class CompiledRobot:
             return (step,
                     steps.project_function(graph),
                     steps.record_function(graph, self.model, prescribed, sensors))
+        fixed = None if self.unrolled else self.fixed
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
-                             sensors, exact, names=names,
-                             opt=None if graph is self.symbolic else "-O1")
+                             sensors, exact, fixed, names=names, parametric=not self.unrolled,
+                             opt=None if self.unrolled else "-O1")
 
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
         """``(x, U, par) -> (x_next, rec)``: ``n_sub`` steps and an output sample
@@ -256,8 +293,13 @@ class CompiledRobot:
         x = np.asarray(x)
         return tuple(x[sl[k]].T for k in ("q", "v", "a"))
 
-    def parameters(self, kp, kd, h, alpha, gravity, friction, coulomb_smoothing, tol=1e-6):
+    def parameters(self, kp, kd, h, alpha, gravity, friction, coulomb_smoothing, tol=1e-6,
+                   design=None):
         """The ``par`` vector of the step functions (``tol``: Newton's
-        relative residual, :mod:`flexpkm.compiled.step`)."""
-        return np.concatenate([kp, kd, [h, alpha], gravity, [float(friction),
-                                                             coulomb_smoothing, tol]])
+        relative residual, :mod:`flexpkm.compiled.step`); ``design``: the
+        design vector ``p`` in it (default: :attr:`design` when the
+        simulation's functions take it, :attr:`simulation_graph`, else none)."""
+        if design is None:
+            design = () if self.unrolled else self.design
+        return np.concatenate([kp, kd, [h, alpha], gravity, [float(friction), coulomb_smoothing],
+                               design, [tol]])

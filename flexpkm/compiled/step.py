@@ -30,7 +30,11 @@ evaluation of the model, at (q_ev, v_ev); drive input per step ``u``
 (3 n_a): ``[q_a; qd_a; qdd_a]`` at t_n+1 for a prescribed motion, else
 ``[tau; q_ref; qd_ref]`` (the effort is ``tau + kp (q_ref - q_a) + kd
 (qd_ref - qd_a)``); parameters ``par = [kp; kd (n_a each); h; alpha; g
-(3); friction; smoothing; tol]``.
+(3); friction; smoothing; p (n_p); tol]``, where ``p`` is the design vector
+(:mod:`flexpkm.compiled.design`) of a graph that takes it as an input
+(:func:`design_size`: the parametric kernel graph, whose functions are
+compiled once per topology), empty for a graph with its numbers folded in
+(the unrolled SX graph, the motors' augmented model).
 """
 from __future__ import annotations
 
@@ -53,10 +57,12 @@ class Dims:
     n_r: int
     n_a: int
     indep: tuple
+    n_p: int = 0
 
     @classmethod
     def of(cls, sm):
-        return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.indep))
+        return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.indep),
+                   design_size(sm))
 
 
 def _symbols(sm):
@@ -65,8 +71,56 @@ def _symbols(sm):
     return type(sm.q)
 
 
-def layout(n_tot, n_r, n_a):
-    """Slices of the state vector ``x`` and the length of ``par``."""
+def design_size(sm) -> int:
+    """n_p: the entries of the design vector ``p`` in ``par`` for the
+    graph ``sm`` (its symbol ``design``, :class:`flexpkm.compiled.recursive.KernelDynamics`),
+    0 for a graph with its numbers folded in."""
+    p = getattr(sm, "design", None)
+    return 0 if p is None else p.shape[0]
+
+
+def design_part(sm, par):
+    """``p`` (n_p,) in ``par`` (just before ``tol``, the last entry)."""
+    n = 2 * sm.n_a + 7
+    return par[n:n + design_size(sm)]
+
+
+def graph_inputs(sm) -> list:
+    """The graph's inputs ``sm.inputs`` and its design symbol when it has one."""
+    return sm.inputs + ([sm.design] if design_size(sm) else [])
+
+
+def graph_arguments(sm, q, v, par) -> list:
+    """The arguments of :func:`graph_inputs` at ``(q, v)`` from ``par``."""
+    n = 2 * sm.n_a
+    return [q, v, par[n + 2:n + 5], par[n + 5], par[n + 6]] + (
+        [design_part(sm, par)] if design_size(sm) else [])
+
+
+def stiffness(sm, par):
+    """``K_tot`` (n_tot, n_tot) of the graph: from ``p`` in ``par`` on a
+    parametric graph, else the model's numbers (sparse constant)."""
+    X = _symbols(sm)
+    if design_size(sm):
+        return ca.substitute(sm.K_tot, sm.design, design_part(sm, par))
+    return X(ca.sparsify(ca.DM(sm.model.K_tot)))
+
+
+def friction_coefficients(sm, par):
+    """``(viscous, coulomb)``: lists of ``(column, coefficient)`` of the
+    graph's joint friction, from ``p`` in ``par`` on a parametric graph."""
+    if design_size(sm):
+        p, lay = design_part(sm, par), sm.design_layout
+        return tuple([(c, p[sl][k]) for k, c in enumerate(cols)]
+                     for cols, sl in (lay.viscous, lay.coulomb))
+    model = sm.model
+    return tuple([(model.layout.joint_index[name], f) for name, f in table.items()]
+                 for table in (model.viscous_friction, model.coulomb_friction))
+
+
+def layout(n_tot, n_r, n_a, n_p=0):
+    """Slices of the state vector ``x`` and the length of ``par`` (``n_p``:
+    the design vector's entries in it, :func:`design_size`)."""
     sizes = [("q", n_tot), ("v", n_r), ("a", n_r), ("a_prev", n_r), ("g", n_r),
              ("J", n_tot * n_r), ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r),
              ("S", n_r * n_r), ("S_h", 1), ("age", 1), ("evals", 1)]
@@ -74,7 +128,7 @@ def layout(n_tot, n_r, n_a):
     for name, n in sizes:
         out[name] = slice(k, k + n)
         k += n
-    return out, k, 2 * n_a + 8
+    return out, k, 2 * n_a + 8 + n_p
 
 
 def model_function(sm: SymbolicDynamics, prescribed):
@@ -83,12 +137,12 @@ def model_function(sm: SymbolicDynamics, prescribed):
     ``forces = [c, [tau; 0], J^T K_tot q]`` (n_r, 3), the terms that scale
     the residual."""
     n_a, X = sm.n_a, _symbols(sm)
-    u, par = X.sym("u", 3 * n_a), X.sym("par", 2 * n_a + 8)
+    u, par = X.sym("u", 3 * n_a), X.sym("par", layout(0, 0, n_a, design_size(sm))[2])
     tau = drive_effort(sm, u, par, prescribed)
-    forces = ca.horzcat(sm.c, tau, sm.J.T @ (X(ca.sparsify(ca.DM(sm.model.K_tot))) @ sm.q))
+    forces = ca.horzcat(sm.c, tau, sm.J.T @ (stiffness(sm, par) @ sm.q))
     outs = ca.substitute([sm.M, sm.c - tau, sm.J, sm.b, forces],   # in one call: the
-                         [ca.vertcat(sm.g, sm.friction, sm.smoothing)],  # outputs share their
-                         [par[2 * n_a + 2:2 * n_a + 7]])                  # subexpressions
+                         graph_inputs(sm)[2:],                     # outputs share their
+                         graph_arguments(sm, sm.q, sm.qd_r, par)[2:])      # subexpressions
     return ca.Function("model", [sm.q, sm.qd_r, u, par], outs)
 
 
@@ -114,21 +168,22 @@ def iteration_matrix(sm: SymbolicDynamics, M, J, v, par):
     """The numpy driver's iteration matrix (:mod:`flexpkm.analysis.hht`):
     ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``, ``D = J^T C J + K_d``
     (friction derivative C on ``qd_tot = J v``; PD gain), ``K = J^T K_tot J
-    + K_p``."""
-    model, n_a, X = sm.model, sm.n_a, _symbols(sm)
+    + K_p`` (K_tot and the friction coefficients from ``p`` in ``par`` on a
+    parametric graph, :func:`stiffness`, :func:`friction_coefficients`)."""
+    n_a, X = sm.n_a, _symbols(sm)
     h, alpha = par[2 * n_a], par[2 * n_a + 1]
     fr, eps = par[2 * n_a + 5], ca.fmax(par[2 * n_a + 6], 1e-300)
     gamma, beta = 0.5 + alpha, 0.25 * (1 + alpha) ** 2
     qd = J @ v
     C = X.zeros(sm.q.shape[0])
-    for name, fv in model.viscous_friction.items():
-        C[model.layout.joint_index[name]] += fr * fv
-    for name, fs in model.coulomb_friction.items():
-        col = model.layout.joint_index[name]
+    viscous, coulomb = friction_coefficients(sm, par)
+    for col, fv in viscous:
+        C[col] += fr * fv
+    for col, fs in coulomb:
         C[col] += ca.if_else(par[2 * n_a + 6] > 0,            # none for the sign
                              fr * fs / eps * (1 - ca.tanh(qd[col] / eps) ** 2), 0)
     D = J.T @ ca.diag(C) @ J
-    K = J.T @ X(ca.sparsify(ca.DM(model.K_tot))) @ J
+    K = J.T @ stiffness(sm, par) @ J
     gains = ca.vertcat(par[:n_a], X.zeros(J.shape[1] - n_a, 1))
     dgain = ca.vertcat(par[n_a:2 * n_a], X.zeros(J.shape[1] - n_a, 1))
     return M + (1 - alpha) * (gamma * h * (D + ca.diag(dgain)) + beta * h * h * (K + ca.diag(gains)))
@@ -141,7 +196,7 @@ def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
     rho the relative residual of a1 (:func:`relative_residual`);
     ``S = dR/da`` (AD) when ``exact``, else :func:`iteration_matrix`."""
     n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
-    sl, n_x, n_par = layout(n_tot, n_r, n_a)
+    sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm))
     F = model_function(sm, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     J, b = X.sym("J", n_tot, n_r), X.sym("b", n_tot)
@@ -213,7 +268,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     (S_inv, stale)`` for a ``newton`` taking the kept inverse iteration
     matrix as its last input (:mod:`flexpkm.compiled.modified_newton`)."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
-    sl, n_x, n_par = layout(n_tot, n_r, n_a)
+    sl, n_x, n_par = layout(n_tot, n_r, n_a, d.n_p)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
     a = x[sl["a"]]
     a1 = 2 * a - x[sl["a_prev"]]
@@ -253,7 +308,8 @@ def _conditional(newton):
 
 
 def project_function(sm: SymbolicDynamics, iterations=3):
-    """``q -> (q_proj, max |residual(q_proj)|)``: Newton on the loop equations
+    """``(q, par) -> (q_proj, max |residual(q_proj)|)`` (``par`` only for
+    the design vector ``p`` of a parametric graph): Newton on the loop equations
     (the independent rows ``sm.kept``) with their exact Jacobian on the
     dependent columns ``sm.dep`` (the independent coordinates do not move);
     the drift over every row. On the kernel graph (MX) the loop equations
@@ -267,16 +323,19 @@ def project_function(sm: SymbolicDynamics, iterations=3):
         jac = sm.jacobian if sm.kept is None else sm.jacobian[[int(i) for i in sm.kept], :]
     else:
         jac = ca.jacobian(rows, sm.q)
-    res = ca.Function("res", [sm.q], [rows, jac[:, dep], sm.residual])
+    design = [sm.design] if design_size(sm) else []
+    res = ca.Function("res", [sm.q] + design, [rows, jac[:, dep], sm.residual])
     if X is ca.MX:              # the kernel graph: expanded, one flat SX function called
         res = res.expand()      # by the iterations (its C once)
     q = X.sym("q", sm.q.shape[0])
+    par = X.sym("par", layout(0, 0, sm.n_a, design_size(sm))[2])
+    p = [design_part(sm, par)] if design else []
     qk = X(q)
     for _ in range(iterations if dep else 0):
-        r, Jr, _ = res(qk)
+        r, Jr, _ = res(qk, *p)
         qk[dep] = qk[dep] - ca.solve(Jr, r)
-    drift = ca.mmax(ca.fabs(res(qk)[2])) if sm.residual.shape[0] else X(0)
-    return ca.Function("project", [q], [qk, drift])
+    drift = ca.mmax(ca.fabs(res(qk, *p)[2])) if sm.residual.shape[0] else X(0)
+    return ca.Function("project", [q, par], [qk, drift])
 
 
 def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
@@ -285,14 +344,13 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     model of the last evaluation (q_ev, v_ev) as the numpy recorder.
     sensors : ``(frame, axis_frame, axis)`` point accelerations."""
     n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
-    sl, n_x, n_par = layout(n_tot, n_r, n_a)
+    sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm))
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     a, v, q = x[sl["a"]], x[sl["v"]], x[sl["q"]]
-    args = (x[sl["q_ev"]], x[sl["v_ev"]], par[2 * n_a + 2:2 * n_a + 5], par[2 * n_a + 5],
-            par[2 * n_a + 6])
+    args = graph_arguments(sm, x[sl["q_ev"]], x[sl["v_ev"]], par)
     if isinstance(sm, KernelDynamics):           # M a, M v by the recursive model, no M
         rd = recursive_dynamics(sm)        # one function (its code once) called twice
-        sens = ca.Function("sens", sm.inputs + [rd.qdd_r], [rd.M_qdd, rd.c] + [
+        sens = ca.Function("sens", graph_inputs(sm) + [rd.qdd_r], [rd.M_qdd, rd.c] + [
             kernel_acceleration(model, sm, rd.qdd_r, *s) for s in sensors]).expand()  # flat SX
         Ma, c, *vals = sens.call([*args, a])
         Mv = sens.call([*args, v])[0]
@@ -306,7 +364,7 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     else:
         qa = q[[int(i) for i in sm.indep[:n_a]]]
         tau = u[:n_a] + par[:n_a] * (u[n_a:2 * n_a] - qa) + par[n_a:2 * n_a] * (u[2 * n_a:] - v[:n_a])
-    energy = 0.5 * ca.dot(v, Mv) + 0.5 * ca.bilin(X(ca.sparsify(ca.DM(model.K_tot))), q, q)
+    energy = 0.5 * ca.dot(v, Mv) + 0.5 * ca.bilin(stiffness(sm, par), q, q)
     return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])
 
 
@@ -325,7 +383,7 @@ def sample_function(step, project, record, n_sub, project_each):
     x, par = ca.MX.sym("x", n_x), ca.MX.sym("par", n_par)
 
     def closed(xk):
-        qp, drift = project(xk[:n_q])
+        qp, drift = project(xk[:n_q], par)
         return ca.vertcat(qp, xk[n_q:]), drift
     U = ca.MX.sym("U", n_u, n_sub)
     xk, rhos, evals = x, [], []
