@@ -47,7 +47,7 @@ def test_inverse_then_direct_reproduces_motion():
 
 def test_pd_tracks_the_maneuver():
     robot, q0, drive, sensors = D.simulation_setup("fast", drive="pd")
-    res = simulate(robot, q0, 0.05, drive, sensors=sensors)
+    res = simulate(robot, q0, 0.05, drive, sensors=sensors, backend="numpy")
     q_ref = drive.trajectory(res.t)[0]
     qa = res.q[:, list(robot.layout.actuated)]
     assert np.abs(qa - q_ref).max() < 5e-3

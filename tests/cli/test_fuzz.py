@@ -145,7 +145,8 @@ def test_name_collisions_in_a_file(tmp_path, key, name, command):
     """Issue 16 item 6: a name of the file set to another name in use."""
     new = key.split('"')[0] + f'"{name}"' if "=" in key else f'"{name}"'
     (tmp_path / "f.toml").write_text(FIVE_BAR.replace(key, new, 1))
-    check([command, str(tmp_path / "f.toml")])
+    numpy = ["--backend", "numpy"] if command == "modal" else []   # no compile per accepted file
+    check([command, str(tmp_path / "f.toml"), *numpy])
 
 
 @fuzz(40)

@@ -28,7 +28,8 @@ def finite_differences(data, path, configure, n, rel):
         for v in (p0 + h, p0 - h):
             _set(d, path, v)
             m = fp.build_model(from_dict(d))
-            f.append(fp.natural_frequencies(m, configure(m), n_modes=n).frequencies_hz)
+            f.append(fp.natural_frequencies(m, configure(m), n_modes=n,
+                                            backend="numpy").frequencies_hz)
         return (f[0] - f[1]) / (2 * h)
     h = rel * abs(p0) if p0 else rel
     return (4 * central(h / 2) - central(h)) / 3
@@ -126,7 +127,7 @@ def test_joint_springs_and_repeated_frequencies(path):
         _set(d, path, value)
         m = fp.build_model(from_dict(d))
         return fp.natural_frequencies(m, fp.assemble(m, pose=q[m.layout.n_t:], guess=q),
-                                      n_modes=6).frequencies_hz
+                                      n_modes=6, backend="numpy").frequencies_hz
     f0, h = frequencies(p0), 1e-3 * p0
     forward = [(frequencies(p0 + s) - f0) / s for s in (h, h / 2)]
     fd = 2 * forward[1] - forward[0]

@@ -28,7 +28,8 @@ def flexpkm_frequencies(pose, modes=(-1, -1, -1), n=10, **kw):
     from flexpkm.analysis.modal import natural_frequencies
 
     rob = navaro.robot(**kw)
-    return natural_frequencies(rob, navaro.configuration(rob, *pose, modes), n).frequencies_hz
+    return natural_frequencies(rob, navaro.configuration(rob, *pose, modes), n,
+                              backend="numpy").frequencies_hz
 
 
 @pytest.mark.parametrize("refined", [False, True], ids=["clamped", "refined"])
