@@ -203,15 +203,22 @@ def newmark(d: Dims, x, acc, J, b, u, par, prescribed, pattern=None):
     return q1, v1
 
 
-def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept=None):
+def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept=None, mid=0):
     """``(x, u, par) -> (x1, rho, evaluations)``: one HHT step of the
     (compiled) ``newton`` function (:func:`newton_function`): a first
     correction, then up to ``iterations - 1`` more while the relative
     residual rho of the last iterate is above ``tol`` (the last entry of
     ``par``); rho of the last evaluated iterate. Composed at run time (MX:
     no new code to compile per iteration limit). ``kept``: ``(x, par) ->
-    (S_inv, stale)`` for a ``newton`` taking the kept inverse iteration
-    matrix as its last input (:mod:`flexpkm.compiled.modified_newton`)."""
+    (S_inv, stale, refresh)`` for a ``newton`` taking the kept inverse
+    iteration matrix as its last input and returning the residual last
+    (:func:`flexpkm.compiled.modified_newton.kept_inverse`): a step not
+    converged after ``mid`` corrections makes its next ones with the
+    iteration matrix of their own iterate (:func:`_corrections`: the numpy
+    step's full Newton, so a tight ``tol`` converges within the same
+    ``iterations`` as the numpy path); it is then flagged slow (``evals``
+    -1 in the state) and the next step makes all its corrections so, its
+    first matrix included; the last matrix is kept for the steps after."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
@@ -221,21 +228,34 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
         a1 = ca.vertcat(u[2 * n_a:], a1[n_a:])
     pattern = newton.sparsity_in(2)              # J's structural entries (dense on SX graphs)
     J, b = ca.project(ca.reshape(x[sl["J"]], n_tot, n_r), pattern), x[sl["b"]]
+    evaluations = 1
     if kept is None:
-        extra, S, age = (), x[sl["S"]], x[sl["age"]]
-    else:
-        S_inv, stale = kept(x, par)
-        extra, S, age = (S_inv,), ca.vec(S_inv), ca.if_else(stale, 0, x[sl["age"]] + 1)
-    state = newton(x, a1, J, b, u, par, *extra)
-    more, evaluations = _conditional(newton), 1
-    for _ in range(iterations - 1):
+        extra, more = (), _conditional(newton)
+        state = newton(x, a1, J, b, u, par)
+    else:               # after a slow step (evals < 0), Newton's matrix from the first iterate
+        S_inv, stale, refresh = kept(x, par)
+        more, full = _corrections(newton, refresh), x[sl["evals"]] < 0
+        *state, S_inv = more(1 + full, x, a1, J, b, *_placeholders(newton), u, par, S_inv)
+        extra = (S_inv,)
+    for k in range(iterations - 1):
         go = state[-1] > par[-1]
-        state = more(go, x, *state, u, par, *extra)
+        if kept is None:
+            state = more(go, x, *state, u, par)
+        else:           # 0: converged, 1: kept matrix, 2: Newton's (slow step, from mid on)
+            *state, S_inv = more(go * (2 if k + 1 >= mid else 1 + full), x, *state, u, par,
+                                 *extra)
+            extra = (S_inv,)
         evaluations += go
     a1, J, b, g, q_ev, v_ev, rho = state
+    if kept is None:
+        S, age, slow = x[sl["S"]], x[sl["age"]], evaluations
+    else:               # a slow step's last matrix is fresh: kept, the step flagged slow
+        slow = evaluations > mid
+        S, age = ca.vec(extra[0]), ca.if_else(stale + slow > 0, 0, x[sl["age"]] + 1)
+        slow = ca.if_else(slow, -1, evaluations)
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
-                               evaluations))
+                               slow))
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
@@ -248,8 +268,34 @@ def _conditional(newton):
     kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
     args = [x, *kept, u, par, *extra]
     keep = ca.Function("newton_skip", args, kept)
-    again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par, *extra))
+    again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par, *extra)[:7])
     return ca.Function.conditional("newton_if", [keep], again)
+
+
+def _placeholders(newton):
+    """Zeros in place of the outputs g, q_ev, v_ev, rho of ``newton`` (a
+    step's first call has no previous evaluation)."""
+    return [ca.MX(newton.sparsity_out(k)) for k in range(3, 7)]
+
+
+def _corrections(newton, refresh):
+    """``(case, x, a1, J, b, g, q_ev, v_ev, rho, u, par, S_inv) -> (a1, J,
+    b, g, q_ev, v_ev, rho, S_inv)``: case 0 (converged) the state unchanged;
+    1 one correction with the kept ``S_inv``; 2 one with the iteration
+    matrix at its own iterate (``newton`` of the kept matrix, its last
+    output the residual R (n_r,); then ``S_inv = refresh(q_ev, v_ev, J,
+    par)`` at that evaluation and ``a1 - S_inv R``: the numpy step's full
+    Newton). CasADi's switch: only the chosen case runs."""
+    ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
+    x, a1, J, b, u, par, S_inv = ins
+    kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
+    args = [x, *kept, u, par, S_inv]
+    out = newton(x, *kept[:3], u, par, S_inv)
+    fresh = refresh(out[4], out[5], out[1], par)
+    skip = ca.Function("newton_skip", args, kept + [S_inv])
+    modified = ca.Function("newton_kept", args, [*out[:7], S_inv])
+    full = ca.Function("newton_full", args, [kept[0] - fresh @ out[7], *out[1:7], fresh])
+    return ca.Function.conditional("newton_case", [skip, modified], full)
 
 
 def project_function(sm: SymbolicDynamics, iterations=3):

@@ -99,3 +99,33 @@ def test_kept_iteration_matrix_is_refreshed_when_stale(virtual_machine):
     assert [s[:2] for s in states] == [(0, 1e-4), (1, 1e-4), (0, 5e-5)]
     assert np.array_equal(states[0][2], states[1][2]) and modified_newton.REFRESH_AGE > 1
     assert np.abs(np.array(ca.evalf(S)) @ states[0][2] - np.eye(n_r)).max() < 1e-10
+
+
+def test_slow_step_goes_on_with_newtons_matrix(virtual_machine, monkeypatch):
+    """A step not converged after SLOW corrections makes its next ones with
+    the iteration matrix of their own iterate: flagged slow (evals -1), the
+    kept matrix the inverse of numpy's at the step's last evaluation (q_ev,
+    v_ev), and the same converged step as the kept-matrix iterations."""
+    from flexpkm.compiled.step import iteration_matrix, layout
+    model, q0 = _refined_dualemps(2)
+    ref = fp.full_dynamics(model, q0, 0.0)
+    runs = {}
+    for slow in (1, 10):
+        monkeypatch.setattr(modified_newton, "SLOW", slow)
+        cm = CompiledRobot(model, dep=ref.dep, compile=False)
+        n_r, n_a = len(cm.indep), cm.n_a
+        par = cm.parameters(np.full(n_a, 50.0), np.full(n_a, 2.0), 1e-4, 0.05, model.gravity,
+                            1.0, 1e-3, 1e-13)
+        x = cm.pack(q0, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b)
+        x1, rho, evaluations = cm.simulation(False, 6)[0](x, np.array([5.0, -3, 0, 0, 0, 0]), par)
+        runs[slow] = np.array(x1).ravel(), float(rho), float(evaluations)
+    sl = layout(model.layout.n_tot, n_r, n_a)[0]
+    (x, rho, evaluations), (x_kept, rho_kept, _) = runs[1], runs[10]
+    assert x[sl["evals"]] == -1 and x_kept[sl["evals"]] > 0 and 1 < evaluations <= 6
+    assert max(rho, rho_kept) <= 1e-13
+    ev = fp.full_dynamics(model, x[sl["q_ev"]], x[sl["v_ev"]], dep=cm.dep, coulomb_smoothing=1e-3,
+                          loop_tol=None)
+    S = np.array(ca.evalf(iteration_matrix(cm.kernels, ca.DM(ev.M), ca.DM(ev.J),
+                                           ca.DM(x[sl["v_ev"]]), ca.DM(par))))
+    assert np.abs(S @ x[sl["S"]].reshape(n_r, n_r, order="F") - np.eye(n_r)).max() < 1e-10
+    assert np.abs(x[sl["a"]] - x_kept[sl["a"]]).max() <= 1e-10 * np.abs(x_kept[sl["a"]]).max()
