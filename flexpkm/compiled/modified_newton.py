@@ -13,9 +13,9 @@ Newton correction is then one recursive evaluation and a product by the
 kept inverse; the converged step is the same fixed point (the residual is
 the same equation of motion), reached at the same relative residual
 ``tol``. A slow step (more than :data:`SLOW` evaluations) goes on as a
-full Newton (the matrix at each iterate), and so does the next step: a
-tight ``tol`` converges within the numpy path's ``iterations`` (no sample
-redone with halved steps). State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
+full Newton (the matrix at each iterate: quadratic convergence where the
+kept matrix converges slowly, e.g. a tight ``tol``), and the next steps
+keep its last matrix. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
 columns), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
 """
 from __future__ import annotations
@@ -29,8 +29,7 @@ from flexpkm.compiled.newton_euler import recursive_dynamics
 REFRESH_AGE = 64
 #: a step not converged after this many corrections makes its next ones
 #: with the iteration matrix of their own iterate (a refresh each: the
-#: numpy step's full Newton, a tight ``tol`` converges within the same
-#: ``iterations``), and so does the next step from its first correction
+#: numpy step's full Newton), the last one kept for the next steps
 SLOW = 4
 
 
@@ -114,8 +113,7 @@ def kept_inverse(kd, prescribed, x, par):
     (:func:`flexpkm.compiled.step.step_function`)."""
     n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
     sl = step.layout(n_tot, n_r, n_a)[0]
-    stale = ((x[sl["age"]] >= REFRESH_AGE) + (x[sl["S_h"]] != par[2 * n_a]) > 0) * (
-        x[sl["evals"]] >= 0)                  # after a slow step: formed at each iterate
+    stale = ((x[sl["age"]] >= REFRESH_AGE) + (x[sl["S_h"]] != par[2 * n_a])) > 0
     refresh = refresh_function(kd, prescribed)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
     keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])

@@ -215,10 +215,8 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     (:func:`flexpkm.compiled.modified_newton.kept_inverse`): a step not
     converged after ``mid`` corrections makes its next ones with the
     iteration matrix of their own iterate (:func:`_corrections`: the numpy
-    step's full Newton, so a tight ``tol`` converges within the same
-    ``iterations`` as the numpy path); it is then flagged slow (``evals``
-    -1 in the state) and the next step makes all its corrections so, its
-    first matrix included; the last matrix is kept for the steps after."""
+    step's full Newton, quadratic where the kept matrix converges slowly);
+    the last of them is kept for the next steps."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
     sl, n_x, n_par = layout(n_tot, n_r, n_a)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
@@ -232,27 +230,25 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     if kept is None:
         extra, more = (), _conditional(newton)
         state = newton(x, a1, J, b, u, par)
-    else:               # after a slow step (evals < 0), Newton's matrix from the first iterate
+    else:
         S_inv, stale, refresh = kept(x, par)
-        more, full = _corrections(newton, refresh), x[sl["evals"]] < 0
-        *state, S_inv = more(1 + full, x, a1, J, b, *_placeholders(newton), u, par, S_inv)
+        more = _corrections(newton, refresh)
         extra = (S_inv,)
+        state = newton(x, a1, J, b, u, par, S_inv)[:7]
     for k in range(iterations - 1):
         go = state[-1] > par[-1]
         if kept is None:
             state = more(go, x, *state, u, par)
-        else:           # 0: converged, 1: kept matrix, 2: Newton's (slow step, from mid on)
-            *state, S_inv = more(go * (2 if k + 1 >= mid else 1 + full), x, *state, u, par,
-                                 *extra)
+        else:           # 0: converged, 1: kept matrix, 2: Newton's (a slow step, from mid on)
+            *state, S_inv = more(go * (2 if k + 1 >= mid else 1), x, *state, u, par, *extra)
             extra = (S_inv,)
         evaluations += go
     a1, J, b, g, q_ev, v_ev, rho = state
     if kept is None:
         S, age, slow = x[sl["S"]], x[sl["age"]], evaluations
-    else:               # a slow step's last matrix is fresh: kept, the step flagged slow
-        slow = evaluations > mid
-        S, age = ca.vec(extra[0]), ca.if_else(stale + slow > 0, 0, x[sl["age"]] + 1)
-        slow = ca.if_else(slow, -1, evaluations)
+    else:               # a slow step's last matrix is fresh: kept for the next steps
+        S, slow = ca.vec(extra[0]), evaluations
+        age = ca.if_else(stale + (evaluations > mid) > 0, 0, x[sl["age"]] + 1)
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
                                slow))
@@ -270,12 +266,6 @@ def _conditional(newton):
     keep = ca.Function("newton_skip", args, kept)
     again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par, *extra)[:7])
     return ca.Function.conditional("newton_if", [keep], again)
-
-
-def _placeholders(newton):
-    """Zeros in place of the outputs g, q_ev, v_ev, rho of ``newton`` (a
-    step's first call has no previous evaluation)."""
-    return [ca.MX(newton.sparsity_out(k)) for k in range(3, 7)]
 
 
 def _corrections(newton, refresh):
