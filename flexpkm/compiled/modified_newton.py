@@ -14,8 +14,9 @@ kept inverse; the converged step is the same fixed point (the residual is
 the same equation of motion), reached at the same relative residual
 ``tol``. A slow step (more than :data:`SLOW` evaluations) goes on as a
 full Newton (the matrix at each iterate: quadratic convergence where the
-kept matrix converges slowly, e.g. a tight ``tol``), and the next steps
-keep its last matrix. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
+kept matrix converges slowly, e.g. a tight ``tol``), the next step forms
+it at its first iterate and earlier again if it is slow too
+(:func:`flexpkm.compiled.step.step_function`), then the steps keep it. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
 columns), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ REFRESH_AGE = 64
 #: a step not converged after this many corrections makes its next ones
 #: with the iteration matrix of their own iterate (a refresh each: the
 #: numpy step's full Newton), the last one kept for the next steps
+#: (:func:`flexpkm.compiled.step.step_function`'s ``mid``)
 SLOW = 4
 
 
@@ -113,7 +115,8 @@ def kept_inverse(kd, prescribed, x, par):
     (:func:`flexpkm.compiled.step.step_function`)."""
     n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
     sl = step.layout(n_tot, n_r, n_a)[0]
-    stale = ((x[sl["age"]] >= REFRESH_AGE) + (x[sl["S_h"]] != par[2 * n_a])) > 0
+    stale = (((x[sl["age"]] >= REFRESH_AGE) + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
+        x[sl["evals"]] >= 0)        # after a slow step the first correction forms it
     refresh = refresh_function(kd, prescribed)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
     keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
