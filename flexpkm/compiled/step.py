@@ -214,7 +214,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     iteration matrix as its last input and returning the residual last
     (:func:`flexpkm.compiled.modified_newton.kept_inverse`): a step not
     converged after ``mid`` corrections makes its next ones with the
-    iteration matrix of their own iterate (:func:`_corrections`: the numpy
+    iteration matrix of their own iterate (:func:`_tail`: the numpy
     step's full Newton, quadratic where the kept matrix converges slowly);
     the last of them is kept for the next steps, and the next step (flagged
     by ``evals`` -1 in the state) makes its first correction with the matrix
@@ -233,28 +233,25 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     J, b = ca.project(ca.reshape(x[sl["J"]], n_tot, n_r), pattern), x[sl["b"]]
     evaluations = 1
     if kept is None:
-        extra, more = (), _conditional(newton)
+        more = _conditional(newton)
         state = newton(x, a1, J, b, u, par)
-    else:
-        S_inv, stale, refresh = kept(x, par)     # after a slow step (evals < 0): the
-        more = _corrections(newton, refresh)      # first correction with Newton's matrix
-        flagged = x[sl["evals"]] < 0
-        *state, S_inv = more(1 + flagged, x, a1, J, b, *_placeholders(newton), u, par, S_inv)
-        extra = (S_inv,)
-    for k in range(iterations - 1):
-        go = state[-1] > par[-1]
-        if kept is None:
+        for _ in range(iterations - 1):
+            go = state[-1] > par[-1]
             state = more(go, x, *state, u, par)
-        else:           # 0: converged, 1: kept matrix, 2: Newton's (a slow step, from mid on)
-            newton_here = 1 if k + 1 >= mid else flagged * (k + 1 >= mid - EARLIER)
-            *state, S_inv = more(go * (1 + newton_here), x, *state, u, par, *extra)
-            extra = (S_inv,)
-        evaluations += go
+            evaluations += go
+    else:               # after a slow step (evals < 0): the first correction with Newton's matrix
+        S_inv, stale, refresh = kept(x, par)
+        flagged = x[sl["evals"]] < 0
+        *state, S_inv = _first(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
+        if iterations > 1:
+            *state, S_inv, more = _tail(newton, refresh, iterations, mid)(x, *state, u, par,
+                                                                         S_inv, flagged)
+            evaluations += more
     a1, J, b, g, q_ev, v_ev, rho = state
     if kept is None:
         S, age, slow = x[sl["S"]], x[sl["age"]], evaluations
     else:               # a slow step's last matrix is fresh: kept for the next steps
-        S, slow = ca.vec(extra[0]), ca.if_else(evaluations > mid, -1, evaluations)
+        S, slow = ca.vec(S_inv), ca.if_else(evaluations > mid, -1, evaluations)
         age = ca.if_else(stale + (evaluations > mid) > 0, 0, x[sl["age"]] + 1)
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
@@ -280,30 +277,55 @@ def _conditional(newton):
 EARLIER = 2
 
 
-def _placeholders(newton):
-    """Zeros for the outputs g, q_ev, v_ev, rho of ``newton`` before a step's
-    first correction (no previous evaluation in the step)."""
-    return [ca.MX(newton.sparsity_out(k)) for k in range(3, 7)]
+def _corrected(newton, refresh, ins):
+    """``((a1, J, b, g, q_ev, v_ev, rho), S_inv)`` after one correction from
+    the symbols ``ins`` = ``(x, a1, J, b, u, par, S_inv)``, with the kept
+    ``S_inv`` and with Newton's matrix at the iterate (``newton`` of the
+    kept matrix, its last output the residual R (n_r,); then ``S_inv =
+    refresh(q_ev, v_ev, J, par)`` at that evaluation and ``a1 - S_inv R``:
+    the numpy step's full Newton): a list of both."""
+    x, a1, J, b, u, par, S_inv = ins
+    out = newton(x, a1, J, b, u, par, S_inv)
+    fresh = refresh(out[4], out[5], out[1], par)
+    return [(list(out[:7]), S_inv), ([a1 - fresh @ out[7], *out[1:7]], fresh)]
 
 
-def _corrections(newton, refresh):
-    """``(case, x, a1, J, b, g, q_ev, v_ev, rho, u, par, S_inv) -> (a1, J,
-    b, g, q_ev, v_ev, rho, S_inv)``: case 0 (converged) the state unchanged;
-    1 one correction with the kept ``S_inv``; 2 one with the iteration
-    matrix at its own iterate (``newton`` of the kept matrix, its last
-    output the residual R (n_r,); then ``S_inv = refresh(q_ev, v_ev, J,
-    par)`` at that evaluation and ``a1 - S_inv R``: the numpy step's full
-    Newton). CasADi's switch: only the chosen case runs."""
+def _first(newton, refresh):
+    """``(full, x, a1, J, b, u, par, S_inv) -> (a1, J, b, g, q_ev, v_ev, rho,
+    S_inv)``: a step's first correction (:func:`_corrected`), with Newton's
+    matrix when ``full`` (CasADi's switch: only that case runs)."""
+    ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
+    cases = [ca.Function(f"newton_first{i}", ins, [*st, S]) for i, (st, S) in
+             enumerate(_corrected(newton, refresh, ins))]
+    return ca.Function.conditional("newton_first", cases[:1], cases[1])
+
+
+def _tail(newton, refresh, iterations, mid):
+    """``(x, a1, J, b, g, q_ev, v_ev, rho, u, par, S_inv, flagged) -> (a1,
+    J, b, g, q_ev, v_ev, rho, S_inv, evaluations)``: the corrections after a
+    step's first, while rho is above tol (the last entry of ``par``), at most
+    ``iterations - 1``: with the kept matrix, or Newton's
+    (:func:`_corrected`) from the ``mid``-th on, from the ``mid -
+    EARLIER``-th on when ``flagged``. Nested switches: a converged step
+    leaves them at once (one copy of the state and S_inv, not one per
+    remaining iteration)."""
     ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
     x, a1, J, b, u, par, S_inv = ins
     kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
-    args = [x, *kept, u, par, S_inv]
-    out = newton(x, *kept[:3], u, par, S_inv)
-    fresh = refresh(out[4], out[5], out[1], par)
-    skip = ca.Function("newton_skip", args, kept + [S_inv])
-    modified = ca.Function("newton_kept", args, [*out[:7], S_inv])
-    full = ca.Function("newton_full", args, [kept[0] - fresh @ out[7], *out[1:7], fresh])
-    return ca.Function.conditional("newton_case", [skip, modified], full)
+    flagged = ca.MX.sym("flagged")
+    args = [x, *kept, u, par, S_inv, flagged]
+    tail = None
+    for k in reversed(range(1, iterations)):          # the (k + 1)-th evaluation
+        cases = [ca.Function(f"newton_done{k}", args, kept + [S_inv, ca.MX(0)])]
+        for i, (st, S) in enumerate(_corrected(newton, refresh, [x, *kept[:3], u, par, S_inv])):
+            res = [*st, S, 0] if tail is None else list(tail(x, *st, u, par, S, flagged))
+            res[-1] += 1
+            cases.append(ca.Function(f"newton_{k}_{i}", args, res))
+        switch = ca.Function.conditional(f"newton_case{k}", cases[:2], cases[2])
+        full = 1 if k >= mid else flagged * (k >= mid - EARLIER)
+        tail = ca.Function(f"newton_tail{k}", args,
+                           switch((kept[6] > par[-1]) * (1 + full), *args))
+    return tail
 
 
 def project_function(sm: SymbolicDynamics, iterations=3):
