@@ -7,16 +7,18 @@ The iteration matrix is the numpy step's (:func:`flexpkm.compiled.step.iteration
 ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``), formed from the dense
 ``M = J^T M_tot J`` of :func:`flexpkm.compiled.recursive.kernel_dynamics`
 and inverted (LDL^T, generated) only when it is stale: at the first step,
-after :data:`REFRESH_AGE` steps, or for another step length ``h`` (a
-retried sample). Each
+after :data:`REFRESH_AGE` steps, after a step that needed more than
+:data:`SLOW` model evaluations (convergence slows: friction switching, a
+fast motion), or for another step length ``h`` (a retried sample). Each
 Newton correction is then one recursive evaluation and a product by the
 kept inverse; the converged step is the same fixed point (the residual is
 the same equation of motion), reached at the same relative residual
-``tol``. A slow step (more than :data:`SLOW` evaluations) goes on as a
-full Newton (the matrix at each iterate: quadratic convergence where the
-kept matrix converges slowly, e.g. a tight ``tol``), the next step forms
-it at its first iterate and earlier again if it is slow too
-(:func:`flexpkm.compiled.step.step_function`), then the steps keep it. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
+``tol``. A step still not converged two corrections short of the
+iteration limit goes on as a full Newton (the matrix at each iterate:
+quadratic convergence where the kept matrix converges slowly, e.g. a
+tight ``tol``), the next step forms it at its first iterate and earlier
+again if it is slow too (:func:`flexpkm.compiled.step.step_function`),
+then the steps keep it. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
 columns), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
 """
 from __future__ import annotations
@@ -28,10 +30,12 @@ from flexpkm.compiled.newton_euler import recursive_dynamics
 
 #: steps after which the kept iteration matrix is formed again
 REFRESH_AGE = 64
-#: a step not converged after this many corrections makes its next ones
-#: with the iteration matrix of their own iterate (a refresh each: the
-#: numpy step's full Newton), the last one kept for the next steps
-#: (:func:`flexpkm.compiled.step.step_function`'s ``mid``)
+#: a step with more model evaluations than this refreshes it for the next;
+#: one not converged after this many corrections, and two short of the
+#: iteration limit, makes its next ones with the iteration matrix of
+#: their own iterate (a refresh each, ~66 evaluations' worth at 8 elements
+#: per body: the numpy step's full Newton), the last one kept for the next
+#: steps (:func:`flexpkm.compiled.step.step_function`'s ``mid``)
 SLOW = 4
 
 
@@ -115,8 +119,9 @@ def kept_inverse(kd, prescribed, x, par):
     (:func:`flexpkm.compiled.step.step_function`)."""
     n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
     sl = step.layout(n_tot, n_r, n_a)[0]
-    stale = (((x[sl["age"]] >= REFRESH_AGE) + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
-        x[sl["evals"]] >= 0)        # after a slow step the first correction forms it
+    stale = (((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
+              + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
+        x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
     refresh = refresh_function(kd, prescribed)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
     keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])

@@ -213,7 +213,8 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     (S_inv, stale, refresh)`` for a ``newton`` taking the kept inverse
     iteration matrix as its last input and returning the residual last
     (:func:`flexpkm.compiled.modified_newton.kept_inverse`): a step not
-    converged after ``mid`` corrections makes its next ones with the
+    converged after ``max(mid, iterations - 2)`` corrections (the last two
+    of the budget) makes its next ones with the
     iteration matrix of their own iterate (:func:`_tail`: the numpy
     step's full Newton, quadratic where the kept matrix converges slowly);
     the last of them is kept for the next steps, and the next step (flagged
@@ -240,6 +241,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
             state = more(go, x, *state, u, par)
             evaluations += go
     else:               # after a slow step (evals < 0): the first correction with Newton's matrix
+        mid = max(mid, iterations - 2)     # the kept matrix while the budget allows
         S_inv, stale, refresh = kept(x, par)
         flagged = x[sl["evals"]] < 0
         *state, S_inv = _first(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)

@@ -103,25 +103,27 @@ def test_kept_iteration_matrix_is_refreshed_when_stale(virtual_machine):
 
 def test_slow_step_goes_on_with_newtons_matrix(virtual_machine, monkeypatch):
     """A step not converged after SLOW corrections makes its next ones with
-    the iteration matrix of their own iterate: the kept matrix is then the
-    inverse of numpy's at the step's last evaluation (q_ev, v_ev), fresh
-    (age 0), and the converged step is the kept-matrix iterations'."""
+    the iteration matrix of their own iterate: the step is flagged slow
+    (evals -1), the kept matrix is the inverse of numpy's at the step's last
+    evaluation (q_ev, v_ev), and the converged step is the kept-matrix
+    iterations'."""
     from flexpkm.compiled.step import iteration_matrix, layout
     model, q0 = _refined_dualemps(2)
     ref = fp.full_dynamics(model, q0, 0.0)
     runs = {}
-    for slow in (1, 10):
+    for slow in (1, 10):          # 1: Newton's matrix from the 2nd correction (of 3)
         monkeypatch.setattr(modified_newton, "SLOW", slow)
         cm = CompiledRobot(model, dep=ref.dep, compile=False)
         n_r, n_a = len(cm.indep), cm.n_a
         par = cm.parameters(np.full(n_a, 50.0), np.full(n_a, 2.0), 1e-4, 0.05, model.gravity,
                             1.0, 1e-3, 1e-13)
         x = cm.pack(q0, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b)
-        x1, rho, evaluations = cm.simulation(False, 6)[0](x, np.array([5.0, -3, 0, 0, 0, 0]), par)
+        step = cm.simulation(False, 3 if slow == 1 else 6)[0]
+        x1, rho, evaluations = step(x, np.array([5.0, -3, 0, 0, 0, 0]), par)
         runs[slow] = np.array(x1).ravel(), float(rho), float(evaluations)
     sl = layout(model.layout.n_tot, n_r, n_a)[0]
     (x, rho, evaluations), (x_kept, rho_kept, _) = runs[1], runs[10]
-    assert x[sl["age"]] == 0 and 1 < evaluations <= 6
+    assert x[sl["evals"]] == -1 and x_kept[sl["evals"]] > 0 and evaluations == 3
     assert max(rho, rho_kept) <= 1e-13
     ev = fp.full_dynamics(model, x[sl["q_ev"]], x[sl["v_ev"]], dep=cm.dep, coulomb_smoothing=1e-3,
                           loop_tol=None)
