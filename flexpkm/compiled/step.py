@@ -219,8 +219,9 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     step's full Newton, quadratic where the kept matrix converges slowly);
     the last of them is kept for the next steps, and the next step (flagged
     by ``evals`` -1 in the state) makes its first correction with the matrix
-    at its first iterate and those from ``mid - EARLIER`` on with their
-    own (a tight ``tol``: DualEMPS ``fast``, tol 1e-13, 6 iterations, on the
+    at its first iterate and those after :data:`EARLIER` with their
+    own, flagged again if it takes more than ``mid`` evaluations itself (a tight
+    ``tol``: DualEMPS ``fast``, tol 1e-13, 6 iterations, on the
     kernel graph: 1038 evaluations in 160 steps, the numpy step's full
     Newton 1034; the kept matrix alone 2161, samples redone with h/2)."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
@@ -241,7 +242,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
             state = more(go, x, *state, u, par)
             evaluations += go
     else:               # after a slow step (evals < 0): the first correction with Newton's matrix
-        mid = max(mid, iterations - 2)     # the kept matrix while the budget allows
+        slow, mid = mid, max(mid, iterations - 2)     # the kept matrix while the budget allows
         S_inv, stale, refresh = kept(x, par)
         flagged = x[sl["evals"]] < 0
         *state, S_inv = _first(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
@@ -253,8 +254,9 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     if kept is None:
         S, age, slow = x[sl["S"]], x[sl["age"]], evaluations
     else:               # a slow step's last matrix is fresh: kept for the next steps
-        S, slow = ca.vec(S_inv), ca.if_else(evaluations > mid, -1, evaluations)
-        age = ca.if_else(stale + (evaluations > mid) > 0, 0, x[sl["age"]] + 1)
+        newton_used = evaluations > ca.if_else(flagged, slow, mid)
+        S, slow = ca.vec(S_inv), ca.if_else(newton_used, -1, evaluations)
+        age = ca.if_else(stale + newton_used > 0, 0, x[sl["age"]] + 1)
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
                                slow))
@@ -274,8 +276,8 @@ def _conditional(newton):
     return ca.Function.conditional("newton_if", [keep], again)
 
 
-#: after a slow step, Newton's matrix from this many corrections before
-#: ``mid`` (:func:`step_function`)
+#: after a step that needed Newton's matrix, the next one's corrections
+#: after this many use it too (:func:`step_function`)
 EARLIER = 2
 
 
@@ -307,8 +309,8 @@ def _tail(newton, refresh, iterations, mid):
     J, b, g, q_ev, v_ev, rho, S_inv, evaluations)``: the corrections after a
     step's first, while rho is above tol (the last entry of ``par``), at most
     ``iterations - 1``: with the kept matrix, or Newton's
-    (:func:`_corrected`) from the ``mid``-th on, from the ``mid -
-    EARLIER``-th on when ``flagged``. Nested switches: a converged step
+    (:func:`_corrected`) after ``mid`` corrections, after
+    :data:`EARLIER` when ``flagged``. Nested switches: a converged step
     leaves them at once (one copy of the state and S_inv, not one per
     remaining iteration)."""
     ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
@@ -324,7 +326,7 @@ def _tail(newton, refresh, iterations, mid):
             res[-1] += 1
             cases.append(ca.Function(f"newton_{k}_{i}", args, res))
         switch = ca.Function.conditional(f"newton_case{k}", cases[:2], cases[2])
-        full = 1 if k >= mid else flagged * (k >= mid - EARLIER)
+        full = 1 if k >= mid else flagged * (k >= EARLIER)
         tail = ca.Function(f"newton_tail{k}", args,
                            switch((kept[6] > par[-1]) * (1 + full), *args))
     return tail
