@@ -217,10 +217,9 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     of the budget) makes its next ones with the
     iteration matrix of their own iterate (:func:`_tail`: the numpy
     step's full Newton, quadratic where the kept matrix converges slowly);
-    the last of them is kept for the next steps, and the next step (flagged
-    by ``evals`` -1 in the state) makes its first correction with the matrix
-    at its first iterate and those after :data:`EARLIER` with their
-    own, flagged again if it takes more than ``mid`` evaluations itself (a tight
+    the next step (flagged by ``evals`` -1 in the state) makes all its
+    corrections so, and is flagged again if it takes more than ``mid``
+    evaluations itself; after it the kept matrix is formed again (a tight
     ``tol``: DualEMPS ``fast``, tol 1e-13, 6 iterations, on the
     kernel graph: 1038 evaluations in 160 steps, the numpy step's full
     Newton 1034; the kept matrix alone 2161, samples redone with h/2)."""
@@ -241,22 +240,22 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
             go = state[-1] > par[-1]
             state = more(go, x, *state, u, par)
             evaluations += go
-    else:               # after a slow step (evals < 0): the first correction with Newton's matrix
+    else:               # after a slow step (evals < 0): Newton's matrix at every iterate
         slow, mid = mid, max(mid, iterations - 2)     # the kept matrix while the budget allows
         S_inv, stale, refresh = kept(x, par)
         flagged = x[sl["evals"]] < 0
-        *state, S_inv = _first(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
+        state = _first(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
         if iterations > 1:
-            *state, S_inv, more = _tail(newton, refresh, iterations, mid)(x, *state, u, par,
-                                                                         S_inv, flagged)
+            *state, more = _tail(newton, refresh, iterations, mid)(x, *state, u, par, S_inv,
+                                                                  flagged)
             evaluations += more
     a1, J, b, g, q_ev, v_ev, rho = state
     if kept is None:
         S, age, slow = x[sl["S"]], x[sl["age"]], evaluations
-    else:               # a slow step's last matrix is fresh: kept for the next steps
+    else:   # flagged for the next step: it used Newton's matrix (and took > SLOW when flagged)
         newton_used = evaluations > ca.if_else(flagged, slow, mid)
         S, slow = ca.vec(S_inv), ca.if_else(newton_used, -1, evaluations)
-        age = ca.if_else(stale + newton_used > 0, 0, x[sl["age"]] + 1)
+        age = ca.if_else(flagged, REFRESH_AFTER_NEWTON, ca.if_else(stale, 0, x[sl["age"]] + 1))
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
                                slow))
@@ -276,43 +275,44 @@ def _conditional(newton):
     return ca.Function.conditional("newton_if", [keep], again)
 
 
-#: after a step that needed Newton's matrix, the next one's corrections
-#: after this many use it too (:func:`step_function`)
-EARLIER = 2
+#: the age given to the kept matrix after a step with Newton's matrix at
+#: every iterate (its kept matrix unused): formed again at the next step
+#: that does not (:func:`step_function`)
+REFRESH_AFTER_NEWTON = 1e9
 
 
 def _corrected(newton, refresh, ins):
-    """``((a1, J, b, g, q_ev, v_ev, rho), S_inv)`` after one correction from
-    the symbols ``ins`` = ``(x, a1, J, b, u, par, S_inv)``, with the kept
-    ``S_inv`` and with Newton's matrix at the iterate (``newton`` of the
-    kept matrix, its last output the residual R (n_r,); then ``S_inv =
-    refresh(q_ev, v_ev, J, par)`` at that evaluation and ``a1 - S_inv R``:
-    the numpy step's full Newton): a list of both."""
+    """The outputs ``(a1, J, b, g, q_ev, v_ev, rho)`` of one correction from
+    the symbols ``ins`` = ``(x, a1, J, b, u, par, S_inv)``: with the kept
+    ``S_inv``, and with Newton's matrix at the iterate (``newton`` of the
+    kept matrix, its last output the residual R (n_r,); then ``a1 - S R``
+    with ``S = refresh(q_ev, v_ev, J, par)`` at that evaluation: the numpy
+    step's full Newton): a list of both."""
     x, a1, J, b, u, par, S_inv = ins
     out = newton(x, a1, J, b, u, par, S_inv)
     fresh = refresh(out[4], out[5], out[1], par)
-    return [(list(out[:7]), S_inv), ([a1 - fresh @ out[7], *out[1:7]], fresh)]
+    return [list(out[:7]), [a1 - fresh @ out[7], *out[1:7]]]
 
 
 def _first(newton, refresh):
-    """``(full, x, a1, J, b, u, par, S_inv) -> (a1, J, b, g, q_ev, v_ev, rho,
-    S_inv)``: a step's first correction (:func:`_corrected`), with Newton's
+    """``(full, x, a1, J, b, u, par, S_inv) -> (a1, J, b, g, q_ev, v_ev,
+    rho)``: a step's first correction (:func:`_corrected`), with Newton's
     matrix when ``full`` (CasADi's switch: only that case runs)."""
     ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
-    cases = [ca.Function(f"newton_first{i}", ins, [*st, S]) for i, (st, S) in
+    cases = [ca.Function(f"newton_first{i}", ins, out) for i, out in
              enumerate(_corrected(newton, refresh, ins))]
     return ca.Function.conditional("newton_first", cases[:1], cases[1])
 
 
 def _tail(newton, refresh, iterations, mid):
     """``(x, a1, J, b, g, q_ev, v_ev, rho, u, par, S_inv, flagged) -> (a1,
-    J, b, g, q_ev, v_ev, rho, S_inv, evaluations)``: the corrections after a
-    step's first, while rho is above tol (the last entry of ``par``), at most
+    J, b, g, q_ev, v_ev, rho, evaluations)``: the corrections after a step's
+    first, while rho is above tol (the last entry of ``par``), at most
     ``iterations - 1``: with the kept matrix, or Newton's
-    (:func:`_corrected`) after ``mid`` corrections, after
-    :data:`EARLIER` when ``flagged``. Nested switches: a converged step
-    leaves them at once (one copy of the state and S_inv, not one per
-    remaining iteration)."""
+    (:func:`_corrected`) after ``mid`` corrections, every one when
+    ``flagged``. Nested switches: a converged step leaves them at once (one
+    copy of the state, not one per remaining iteration); the kept inverse
+    is only read."""
     ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
     x, a1, J, b, u, par, S_inv = ins
     kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
@@ -320,13 +320,13 @@ def _tail(newton, refresh, iterations, mid):
     args = [x, *kept, u, par, S_inv, flagged]
     tail = None
     for k in reversed(range(1, iterations)):          # the (k + 1)-th evaluation
-        cases = [ca.Function(f"newton_done{k}", args, kept + [S_inv, ca.MX(0)])]
-        for i, (st, S) in enumerate(_corrected(newton, refresh, [x, *kept[:3], u, par, S_inv])):
-            res = [*st, S, 0] if tail is None else list(tail(x, *st, u, par, S, flagged))
+        cases = [ca.Function(f"newton_done{k}", args, kept + [ca.MX(0)])]
+        for i, st in enumerate(_corrected(newton, refresh, [x, *kept[:3], u, par, S_inv])):
+            res = [*st, 0] if tail is None else list(tail(x, *st, u, par, S_inv, flagged))
             res[-1] += 1
             cases.append(ca.Function(f"newton_{k}_{i}", args, res))
         switch = ca.Function.conditional(f"newton_case{k}", cases[:2], cases[2])
-        full = 1 if k >= mid else flagged * (k >= EARLIER)
+        full = 1 if k >= mid else flagged
         tail = ca.Function(f"newton_tail{k}", args,
                            switch((kept[6] > par[-1]) * (1 + full), *args))
     return tail
