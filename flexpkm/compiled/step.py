@@ -215,7 +215,8 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     (:func:`flexpkm.compiled.modified_newton.kept_inverse`): a step not
     converged after ``max(mid, iterations - 2)`` corrections (the last two
     of the budget) makes its next ones with the
-    iteration matrix of their own iterate (:func:`_tail`: the numpy
+    iteration matrix of their own iterate
+    (:func:`flexpkm.compiled.modified_newton.later_corrections`: the numpy
     step's full Newton, quadratic where the kept matrix converges slowly);
     the next step (flagged by ``evals`` -1 in the state) makes all its
     corrections so, and is flagged again if it takes more than ``mid``
@@ -241,13 +242,14 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
             state = more(go, x, *state, u, par)
             evaluations += go
     else:               # after a slow step (evals < 0): Newton's matrix at every iterate
+        from flexpkm.compiled import modified_newton as mn     # (it imports this module)
         slow, mid = mid, max(mid, iterations - 2)     # the kept matrix while the budget allows
         S_inv, stale, refresh = kept(x, par)
         flagged = x[sl["evals"]] < 0
-        state = _first(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
+        state = mn.first_correction(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
         if iterations > 1:
-            *state, more = _tail(newton, refresh, iterations, mid)(x, *state, u, par, S_inv,
-                                                                  flagged)
+            *state, more = mn.later_corrections(newton, refresh, iterations, mid)(
+                x, *state, u, par, S_inv, flagged)
             evaluations += more
     a1, J, b, g, q_ev, v_ev, rho = state
     if kept is None:
@@ -255,7 +257,8 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     else:   # flagged for the next step: it used Newton's matrix (and took > SLOW when flagged)
         newton_used = evaluations > ca.if_else(flagged, slow, mid)
         S, slow = ca.vec(S_inv), ca.if_else(newton_used, -1, evaluations)
-        age = ca.if_else(flagged, REFRESH_AFTER_NEWTON, ca.if_else(stale, 0, x[sl["age"]] + 1))
+        age = ca.if_else(flagged, mn.REFRESH_AFTER_NEWTON,
+                         ca.if_else(stale, 0, x[sl["age"]] + 1))
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
                                slow))
@@ -273,63 +276,6 @@ def _conditional(newton):
     keep = ca.Function("newton_skip", args, kept)
     again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par, *extra)[:7])
     return ca.Function.conditional("newton_if", [keep], again)
-
-
-#: the age given to the kept matrix after a step with Newton's matrix at
-#: every iterate (its kept matrix unused): formed again at the next step
-#: that does not (:func:`step_function`)
-REFRESH_AFTER_NEWTON = 1e9
-
-
-def _corrected(newton, refresh, ins):
-    """The outputs ``(a1, J, b, g, q_ev, v_ev, rho)`` of one correction from
-    the symbols ``ins`` = ``(x, a1, J, b, u, par, S_inv)``: with the kept
-    ``S_inv``, and with Newton's matrix at the iterate (``newton`` of the
-    kept matrix, its last output the residual R (n_r,); then ``a1 - S R``
-    with ``S = refresh(q_ev, v_ev, J, par)`` at that evaluation: the numpy
-    step's full Newton): a list of both."""
-    x, a1, J, b, u, par, S_inv = ins
-    out = newton(x, a1, J, b, u, par, S_inv)
-    fresh = refresh(out[4], out[5], out[1], par)
-    return [list(out[:7]), [a1 - fresh @ out[7], *out[1:7]]]
-
-
-def _first(newton, refresh):
-    """``(full, x, a1, J, b, u, par, S_inv) -> (a1, J, b, g, q_ev, v_ev,
-    rho)``: a step's first correction (:func:`_corrected`), with Newton's
-    matrix when ``full`` (CasADi's switch: only that case runs)."""
-    ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
-    cases = [ca.Function(f"newton_first{i}", ins, out) for i, out in
-             enumerate(_corrected(newton, refresh, ins))]
-    return ca.Function.conditional("newton_first", cases[:1], cases[1])
-
-
-def _tail(newton, refresh, iterations, mid):
-    """``(x, a1, J, b, g, q_ev, v_ev, rho, u, par, S_inv, flagged) -> (a1,
-    J, b, g, q_ev, v_ev, rho, evaluations)``: the corrections after a step's
-    first, while rho is above tol (the last entry of ``par``), at most
-    ``iterations - 1``: with the kept matrix, or Newton's
-    (:func:`_corrected`) after ``mid`` corrections, every one when
-    ``flagged``. Nested switches: a converged step leaves them at once (one
-    copy of the state, not one per remaining iteration); the kept inverse
-    is only read."""
-    ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
-    x, a1, J, b, u, par, S_inv = ins
-    kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
-    flagged = ca.MX.sym("flagged")
-    args = [x, *kept, u, par, S_inv, flagged]
-    tail = None
-    for k in reversed(range(1, iterations)):          # the (k + 1)-th evaluation
-        cases = [ca.Function(f"newton_done{k}", args, kept + [ca.MX(0)])]
-        for i, st in enumerate(_corrected(newton, refresh, [x, *kept[:3], u, par, S_inv])):
-            res = [*st, 0] if tail is None else list(tail(x, *st, u, par, S_inv, flagged))
-            res[-1] += 1
-            cases.append(ca.Function(f"newton_{k}_{i}", args, res))
-        switch = ca.Function.conditional(f"newton_case{k}", cases[:2], cases[2])
-        full = 1 if k >= mid else flagged
-        tail = ca.Function(f"newton_tail{k}", args,
-                           switch((kept[6] > par[-1]) * (1 + full), *args))
-    return tail
 
 
 def project_function(sm: SymbolicDynamics, iterations=3):
