@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import casadi as ca
 
+from flexpkm.compiled import corrections
 from flexpkm.compiled.full import SymbolicDynamics, point_acceleration
 from flexpkm.compiled.newton_euler import recursive_dynamics
 from flexpkm.compiled.recursive import KernelDynamics
@@ -216,7 +217,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     converged after ``max(mid, iterations - 2)`` corrections (the last two
     of the budget) makes its next ones with the
     iteration matrix of their own iterate
-    (:func:`flexpkm.compiled.modified_newton.later_corrections`: the numpy
+    (:func:`flexpkm.compiled.corrections.later_corrections`: the numpy
     step's full Newton, quadratic where the kept matrix converges slowly);
     the next step (flagged by ``evals`` -1 in the state) makes all its
     corrections so, and is flagged again if it takes more than ``mid``
@@ -242,13 +243,12 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
             state = more(go, x, *state, u, par)
             evaluations += go
     else:               # after a slow step (evals < 0): Newton's matrix at every iterate
-        from flexpkm.compiled import modified_newton as mn     # (it imports this module)
         slow, mid = mid, max(mid, iterations - 2)     # the kept matrix while the budget allows
         S_inv, stale, refresh = kept(x, par)
         flagged = x[sl["evals"]] < 0
-        state = mn.first_correction(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
+        state = corrections.first_correction(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
         if iterations > 1:
-            *state, more = mn.later_corrections(newton, refresh, iterations, mid)(
+            *state, more = corrections.later_corrections(newton, refresh, iterations, mid)(
                 x, *state, u, par, S_inv, flagged)
             evaluations += more
     a1, J, b, g, q_ev, v_ev, rho = state
@@ -257,7 +257,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     else:   # flagged for the next step: it used Newton's matrix (and took > SLOW when flagged)
         newton_used = evaluations > ca.if_else(flagged, slow, mid)
         S, slow = ca.vec(S_inv), ca.if_else(newton_used, -1, evaluations)
-        age = ca.if_else(flagged, mn.REFRESH_AFTER_NEWTON,
+        age = ca.if_else(flagged, corrections.REFRESH_AFTER_NEWTON,
                          ca.if_else(stale, 0, x[sl["age"]] + 1))
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
