@@ -13,7 +13,12 @@ fast motion), or for another step length ``h`` (a retried sample). Each
 Newton correction is then one recursive evaluation and a product by the
 kept inverse; the converged step is the same fixed point (the residual is
 the same equation of motion), reached at the same relative residual
-``tol``. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
+``tol``. A step still not converged two corrections short of the
+iteration limit goes on as a full Newton (the matrix at each iterate:
+quadratic convergence where the kept matrix converges slowly, e.g. a
+tight ``tol``), the next step forms it at its first iterate and earlier
+again if it is slow too (:func:`flexpkm.compiled.step.step_function`),
+then the steps keep it. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
 columns), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
 """
 from __future__ import annotations
@@ -25,7 +30,12 @@ from flexpkm.compiled.newton_euler import recursive_dynamics
 
 #: steps after which the kept iteration matrix is formed again
 REFRESH_AGE = 64
-#: a step with more model evaluations than this refreshes it for the next
+#: a step with more model evaluations than this refreshes it for the next;
+#: one not converged after this many corrections, and two short of the
+#: iteration limit, makes its next ones with the iteration matrix of
+#: their own iterate (a refresh each, ~66 evaluations' worth at 8 elements
+#: per body: the numpy step's full Newton), the last one kept for the next
+#: steps (:func:`flexpkm.compiled.step.step_function`'s ``mid``)
 SLOW = 4
 
 
@@ -48,7 +58,8 @@ def model_function(kd, prescribed):
 def newton_function(kd, prescribed):
     """One Newton correction with a kept inverse iteration matrix:
     ``(x, a1, J, b, u, par, S_inv) -> (a1 - S_inv R, J1, b1, g1, q1, v1,
-    rho)`` (:func:`flexpkm.compiled.step.newton_function`'s outputs; J and J1
+    rho, R)`` (:func:`flexpkm.compiled.step.newton_function`'s outputs and
+    the residual R (n_r,), zero on the known rows; J and J1
     on the structural entries of the model's J). Built on the kernel graph,
     then expanded into ONE flat SX function (``Function.expand``: the
     kernels inlined, every product on its structural non-zeros), whose
@@ -71,41 +82,49 @@ def newton_function(kd, prescribed):
     rho = step.relative_residual(res, Ma[unk], forces[unk, :])
     new = X(a1)
     new[unk] = a1[unk] - S_inv[unk, unk] @ res
-    fn = ca.Function("newton_ne", [x, a1, J, b, u, par, S_inv], [new, J1, b1, g, q1, v1, rho])
+    R = X(n_r, 1)
+    R[unk] = res
+    fn = ca.Function("newton_ne", [x, a1, J, b, u, par, S_inv], [new, J1, b1, g, q1, v1, rho, R])
     return fn.expand()
 
 
 def refresh_function(kd, prescribed):
-    """``(x, par) -> S_inv`` (n_r, n_r): the inverse iteration matrix on the
-    unknown rows and columns at the last evaluation ``(q_ev, v_ev, J)`` of
-    the state ``x`` (zero elsewhere); M by the recursive Newton-Euler model,
-    one flat SX function mapped over the n_r unit accelerations (a loop in
-    the C: M e_k in 27 us at 8 elements per body on the DualEMPS, where the
-    MX graph's M took 5 ms)."""
+    """``(q_ev, v_ev, J, par) -> S_inv`` (n_r, n_r): the inverse iteration
+    matrix on the unknown rows and columns at an evaluation ``(q_ev (n_tot),
+    v_ev (n_r), J (n_tot, n_r) on the structural entries of the model's J)``
+    (zero elsewhere); M by the recursive Newton-Euler model, one flat SX
+    function mapped over the n_r unit accelerations (a loop in the C: M e_k
+    in 27 us at 8 elements per body on the DualEMPS, where the MX graph's M
+    took 5 ms)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
-    sl, n_x, n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))
-    x, par = X.sym("x", n_x), X.sym("par", n_par)
+    n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))[2]
+    q_ev, v_ev, par = X.sym("q_ev", n_tot), X.sym("v_ev", n_r), X.sym("par", n_par)
+    J = X.sym("J", kd.J.sparsity())
     rd = recursive_dynamics(kd)       # M column by column: M e_k by Newton-Euler
     column = ca.Function("mass_column", step.graph_inputs(kd) + [rd.qdd_r], [rd.M_qdd]).expand()
-    J = ca.project(ca.reshape(x[sl["J"]], n_tot, n_r), kd.J.sparsity())
-    v_ev = x[sl["v_ev"]]
-    M = column.map(n_r)(*step.graph_arguments(kd, x[sl["q_ev"]], v_ev, par), ca.MX.eye(n_r))
+    M = column.map(n_r)(*step.graph_arguments(kd, q_ev, v_ev, par), ca.MX.eye(n_r))
     S = step.iteration_matrix(kd, M, J, v_ev, par)
     unk = step.unknowns(n_r, n_a, prescribed)
     S_inv = X(n_r, n_r)
     S_inv[unk, unk] = ca.solve(S[unk, unk], X.eye(len(unk)), "ldl", {})
-    return ca.Function("refresh", [x, par], [ca.densify(S_inv)])
+    return ca.Function("refresh", [q_ev, v_ev, J, par], [ca.densify(S_inv)])
 
 
 def kept_inverse(kd, prescribed, x, par):
-    """``(S_inv, stale)`` at the start of a step from the state ``x``: the
-    kept inverse, or a new one (CasADi's conditional: formed only when
-    stale)."""
+    """``(S_inv, stale, refresh)`` at the start of a step from the state
+    ``x``: the kept inverse, or a new one (CasADi's conditional: formed only
+    when stale), and the :func:`refresh_function` it calls (its code once),
+    for the full Newton corrections of a slow step
+    (:func:`flexpkm.compiled.step.step_function`)."""
     n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
     sl = step.layout(n_tot, n_r, n_a, step.design_size(kd))[0]
-    stale = ((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
-             + (x[sl["S_h"]] != par[2 * n_a])) > 0
+    stale = (((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
+              + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
+        x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
+    refresh = refresh_function(kd, prescribed)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
     keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
-    choose = ca.Function.conditional("S_if", [keep], refresh_function(kd, prescribed))
-    return choose(stale, x, par), stale
+    J = ca.project(ca.reshape(xs[sl["J"]], n_tot, n_r), kd.J.sparsity())
+    fresh = ca.Function("fresh_S", [xs, ps], [refresh(xs[sl["q_ev"]], xs[sl["v_ev"]], J, ps)])
+    choose = ca.Function.conditional("S_if", [keep], fresh)
+    return choose(stale, x, par), stale, refresh

@@ -256,7 +256,7 @@ class CompiledRobot:
                 step = steps.step_function(modified_newton.newton_function(kd, prescribed),
                                            dims, prescribed, iterations, names[0],
                                            lambda x, par: modified_newton.kept_inverse(
-                                               kd, prescribed, x, par))
+                                               kd, prescribed, x, par), modified_newton.SLOW)
             else:
                 step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import casadi as ca
 
+from flexpkm.compiled import corrections
 from flexpkm.compiled.full import SymbolicDynamics, point_acceleration
 from flexpkm.compiled.newton_euler import recursive_dynamics
 from flexpkm.compiled.recursive import KernelDynamics
@@ -258,15 +259,27 @@ def newmark(d: Dims, x, acc, J, b, u, par, prescribed, pattern=None):
     return q1, v1
 
 
-def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept=None):
+def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept=None, mid=0):
     """``(x, u, par) -> (x1, rho, evaluations)``: one HHT step of the
     (compiled) ``newton`` function (:func:`newton_function`): a first
     correction, then up to ``iterations - 1`` more while the relative
     residual rho of the last iterate is above ``tol`` (the last entry of
     ``par``); rho of the last evaluated iterate. Composed at run time (MX:
     no new code to compile per iteration limit). ``kept``: ``(x, par) ->
-    (S_inv, stale)`` for a ``newton`` taking the kept inverse iteration
-    matrix as its last input (:mod:`flexpkm.compiled.modified_newton`)."""
+    (S_inv, stale, refresh)`` for a ``newton`` taking the kept inverse
+    iteration matrix as its last input and returning the residual last
+    (:func:`flexpkm.compiled.modified_newton.kept_inverse`): a step not
+    converged after ``max(mid, iterations - 2)`` corrections (the last two
+    of the budget) makes its next ones with the
+    iteration matrix of their own iterate
+    (:func:`flexpkm.compiled.corrections.later_corrections`: the numpy
+    step's full Newton, quadratic where the kept matrix converges slowly);
+    the next step (flagged by ``evals`` -1 in the state) makes all its
+    corrections so, and is flagged again if it takes more than ``mid``
+    evaluations itself; after it the kept matrix is formed again (a tight
+    ``tol``: DualEMPS ``fast``, tol 1e-13, 6 iterations, on the
+    kernel graph: 1038 evaluations in 160 steps, the numpy step's full
+    Newton 1034; the kept matrix alone 2161, samples redone with h/2)."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
     sl, n_x, n_par = layout(n_tot, n_r, n_a, d.n_p)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
@@ -276,21 +289,34 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
         a1 = ca.vertcat(u[2 * n_a:], a1[n_a:])
     pattern = newton.sparsity_in(2)              # J's structural entries (dense on SX graphs)
     J, b = ca.project(ca.reshape(x[sl["J"]], n_tot, n_r), pattern), x[sl["b"]]
+    evaluations = 1
     if kept is None:
-        extra, S, age = (), x[sl["S"]], x[sl["age"]]
-    else:
-        S_inv, stale = kept(x, par)
-        extra, S, age = (S_inv,), ca.vec(S_inv), ca.if_else(stale, 0, x[sl["age"]] + 1)
-    state = newton(x, a1, J, b, u, par, *extra)
-    more, evaluations = _conditional(newton), 1
-    for _ in range(iterations - 1):
-        go = state[-1] > par[-1]
-        state = more(go, x, *state, u, par, *extra)
-        evaluations += go
+        more = _conditional(newton)
+        state = newton(x, a1, J, b, u, par)
+        for _ in range(iterations - 1):
+            go = state[-1] > par[-1]
+            state = more(go, x, *state, u, par)
+            evaluations += go
+    else:               # after a slow step (evals < 0): Newton's matrix at every iterate
+        slow, mid = mid, max(mid, iterations - 2)     # the kept matrix while the budget allows
+        S_inv, stale, refresh = kept(x, par)
+        flagged = x[sl["evals"]] < 0
+        state = corrections.first_correction(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
+        if iterations > 1:
+            *state, more = corrections.later_corrections(newton, refresh, iterations, mid)(
+                x, *state, u, par, S_inv, flagged)
+            evaluations += more
     a1, J, b, g, q_ev, v_ev, rho = state
+    if kept is None:
+        S, age, slow = x[sl["S"]], x[sl["age"]], evaluations
+    else:   # flagged for the next step: it used Newton's matrix (and took > SLOW when flagged)
+        newton_used = evaluations > ca.if_else(flagged, slow, mid)
+        S, slow = ca.vec(S_inv), ca.if_else(newton_used, -1, evaluations)
+        age = ca.if_else(flagged, corrections.REFRESH_AFTER_NEWTON,
+                         ca.if_else(stale, 0, x[sl["age"]] + 1))
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
-                               evaluations))
+                               slow))
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
@@ -303,7 +329,7 @@ def _conditional(newton):
     kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
     args = [x, *kept, u, par, *extra]
     keep = ca.Function("newton_skip", args, kept)
-    again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par, *extra))
+    again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par, *extra)[:7])
     return ca.Function.conditional("newton_if", [keep], again)
 
 
