@@ -98,7 +98,7 @@ def gravity_energy(model, q_tot, gravity=None):
     g = _gravity_vector(model, gravity)
     n_t, n_tot = model.layout.n_t, model.layout.n_tot
     q = as_batch(q_tot, n_tot, "energy: q_tot")
-    kin = tree_kinematics(model, q[:, :n_t])
+    kin = tree_kinematics(model, q[:, :n_t], jacobians=False)   # the poses alone
     U = np.zeros(q.shape[0])
     for e in model.body_entries:
         inv = e.body.invariants
