@@ -164,16 +164,18 @@ class _Store:
     def __init__(self, model, cm, rec, names, other, options, progress):
         self.model, self.cm, self.rec, self.names = model, cm, rec, names
         self.other, self.options, self.progress = other, options, progress
+        self.kept, self.slices = kept_rows(cm)
 
     def rows(self, x):
         """The kept rows (n, 1) of one whole state x (n_x,) (:func:`kept_rows`)."""
-        return x[kept_rows(self.cm)[0]][:, None]
+        return x[self.kept][:, None]
 
     def __call__(self, rows, recs, k0):
         rec, n_a = self.rec, self.cm.n_a
-        q, v, a = self.cm.unpack(rows, kept_rows(self.cm)[1])
+        q, v, a = self.cm.unpack(rows, self.slices)
         values = {name: recs[n_a + 1 + i] for i, name in enumerate(self.names)}
-        values.update(_numpy_sensors(self.model, self.cm, rows, self.other, self.options))
+        values.update(_numpy_sensors(self.model, self.cm.dep, rows, self.slices, self.other,
+                                     self.options))
         rec.store(k0, q, v, recs[:n_a].T, recs[n_a], recs[DRIFT], recs[RHO], values,
                   self.progress)
 
@@ -201,11 +203,10 @@ def kept_rows(cm):
     numpy sensors read; not J nor the kept iteration matrix, 88 % of x at 8
     elements per body on the DualEMPS) and their slices in the kept rows."""
     sl = cm.state_slices()
-    rows, out = [], {}
+    rows, out, k = [], {}, 0
     for name in ("q", "v", "a", "q_ev", "v_ev"):
-        idx = np.arange(sl[name].start, sl[name].stop)
-        out[name] = slice(sum(map(len, rows)), sum(map(len, rows)) + len(idx))
-        rows.append(idx)
+        rows.append(np.arange(sl[name].start, sl[name].stop))
+        out[name], k = slice(k, k + len(rows[-1])), k + len(rows[-1])
     return np.concatenate(rows), out
 
 
@@ -218,8 +219,8 @@ def _block(cm, config):
     later ones NaN: not converged). ``rows`` the :func:`kept_rows` of each
     sample's state, ``n_ok`` the samples converged before the first that
     did not, ``x_before`` the whole state that sample started from and
-    ``x_after`` its end (the last sample's end when all converged). A loop here rather than CasADi's
-    ``mapaccum(K)``, whose graph of K calls took 1-3 s to build per block
+    ``x_after`` its end (the last sample's end when all converged). A loop
+    here rather than CasADi's ``mapaccum(K)``, whose graph of K calls took 1-3 s to build per block
     size at 8 elements per body (the whole state, J and the kept
     iteration matrix included, concatenated K times). Built once per model
     and configuration."""
@@ -256,15 +257,15 @@ def _block(cm, config):
     return blocks[config]
 
 
-def _numpy_sensors(model, cm, xs, other, o) -> dict:
+def _numpy_sensors(model, dep, xs, sl, other, o) -> dict:
     """Sensors without a compiled form: name -> (K,) values of the numpy full
-    model at the last evaluation of each sample, as the numpy recorder does."""
+    model at the last evaluation of each sample (the kept rows xs (n, K),
+    their slices ``sl``, :func:`kept_rows`), as the numpy recorder does."""
     out = {name: np.zeros(xs.shape[1]) for name in other}
     if not other:
         return out
-    sl = kept_rows(cm)[1]
     for j in range(xs.shape[1]):
-        full = full_dynamics(model, xs[sl["q_ev"], j], xs[sl["v_ev"], j], dep=cm.dep,
+        full = full_dynamics(model, xs[sl["q_ev"], j], xs[sl["v_ev"], j], dep=dep,
                              gravity=o.gravity, friction=o.friction,
                              coulomb_smoothing=o.coulomb_smoothing, loop_tol=None)
         for name, fn in other.items():
