@@ -69,13 +69,14 @@ def newton_function(kd, prescribed):
     (0.99 M machine instructions per model evaluation at 8 elements on the
     MX graph)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
-    sl, n_x, n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))
+    d = step.Dims.of(kd)
+    sl, n_x, n_par = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)
     F = model_function(kd, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     pattern = kd.J.sparsity()        # J = [I; J_d] up to the order: products on its entries
     J, b, a1, S_inv = X.sym("J", pattern), X.sym("b", n_tot), X.sym("a1", n_r), X.sym("S", n_r, n_r)
     unk = step.unknowns(n_r, n_a, prescribed)
-    q1, v1 = step.newmark(step.Dims.of(kd), x, a1, J, b, u, par, prescribed, pattern)
+    q1, v1 = step.newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     Ma, g, J1, b1, forces = F(q1, v1, a1, u, par)
     alpha = par[2 * n_a + 1]
     res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
@@ -116,15 +117,15 @@ def kept_inverse(kd, prescribed, x, par):
     when stale), and the :func:`refresh_function` it calls (its code once),
     for the full Newton corrections of a slow step
     (:func:`flexpkm.compiled.step.step_function`)."""
-    n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
-    sl = step.layout(n_tot, n_r, n_a, step.design_size(kd))[0]
+    n_tot, n_r, n_a, d = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, step.Dims.of(kd)
+    sl = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)[0]
     stale = (((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
               + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
         x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
     refresh = refresh_function(kd, prescribed)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
     keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
-    J = ca.project(ca.reshape(xs[sl["J"]], n_tot, n_r), kd.J.sparsity())
+    J = step.state_jacobian(xs, sl, n_tot, n_r, d.J_pattern)
     fresh = ca.Function("fresh_S", [xs, ps], [refresh(xs[sl["q_ev"]], xs[sl["v_ev"]], J, ps)])
     choose = ca.Function.conditional("S_if", [keep], fresh)
     return choose(stale, x, par), stale, refresh
