@@ -349,7 +349,8 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
                          ca.if_else(stale, 0, x[sl["age"]] + 1))
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     J = ca.vec(J) if d.J_pattern is None else ca.project(J, d.J_pattern).nz[:]
-    x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, b, q_ev, v_ev, S, par[2 * n_a], age, slow, J))
+    parts = (q1, v1, a1, a, g, b, q_ev, v_ev, S, par[2 * n_a], age, slow, J)
+    x1 = ca.vertcat(*[ca.densify(e) for e in parts])     # one pass over S, not two
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
