@@ -89,23 +89,48 @@ def newton_function(kd, prescribed):
     return fn.expand()
 
 
+def mass_matrix_function(kd):
+    """``(graph inputs) -> M`` (n_r, n_r, kg m^2 or kg per unit of the
+    coordinates): the mass matrix of the full model (10.123) at the graph's
+    inputs (:func:`flexpkm.compiled.step.graph_inputs`), column by column,
+    ``M e_k`` by the recursive Newton-Euler model
+    (:mod:`flexpkm.compiled.newton_euler`) in two flat SX functions: the
+    terms that do not depend on the accelerations (the frames' poses and
+    local Jacobian columns, the bodies' mass terms: CasADi's
+    ``extract_parametric``), once, then the product linear in ``qdd_r``,
+    called on each unit acceleration with the terms, the state and the
+    design vector by pointer (CasADi's ``map``, ``reduce_in`` included,
+    copies its inputs n_r times: the design vector alone is 5,404 numbers at
+    8 elements per body on the DualEMPS). There: 12,360 + 74 x 7,432 SX
+    instructions against 74 x 17,564 for whole Newton-Euler columns (2.3x
+    fewer; 2.6x at 16 elements); the C holds the two functions once."""
+    rd = recursive_dynamics(kd)
+    column = ca.Function("mass_column", step.graph_inputs(kd) + [rd.qdd_r], [rd.M_qdd]).expand()
+    ins = column.sx_in()
+    product, symbols, terms = ca.extract_parametric(column.call(ins)[0], ins[:-1])
+    t = ca.SX.sym("t", len(symbols))
+    product = ca.substitute([product], [ca.vertcat(*symbols)], [t])[0]
+    shared = ca.Function("mass_terms", ins[:-1], [ca.vertcat(*terms)])
+    linear = ca.Function("mass_product", [t, *ins[:-1], ins[-1]], [product])
+    args = [ca.MX.sym(f"i{k}", column.sparsity_in(k)) for k in range(len(ins) - 1)]
+    n_r, terms = kd.qd_r.shape[0], shared(*args)
+    unit = ca.DM.eye(n_r)               # one call per column: its inputs by pointer (a
+    return ca.Function("mass_matrix", args, [ca.horzcat(*[     # map repeats them)
+        linear(terms, *args, unit[:, k]) for k in range(n_r)])])
+
+
 def refresh_function(kd, prescribed):
     """``(q_ev, v_ev, J, par) -> S_inv`` (n_r, n_r): the inverse iteration
     matrix on the unknown rows and columns at an evaluation ``(q_ev (n_tot),
     v_ev (n_r), J (n_tot, n_r) on the structural entries of the model's J)``
-    (zero elsewhere); M by the recursive Newton-Euler model, one flat SX
-    function mapped over the n_r unit accelerations (a loop in the C: M e_k
-    in 27 us at 8 elements per body on the DualEMPS, where the MX graph's M
-    took 5 ms), the state and the design vector shared by the columns
-    (``reduce_in``: not copied n_r times, 2/3 of the refresh's copies)."""
+    (zero elsewhere); M by :func:`mass_matrix_function` (whole Newton-Euler
+    columns took 27 us each at 8 elements per body on the DualEMPS, where
+    the MX graph's M took 5 ms)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))[2]
     q_ev, v_ev, par = X.sym("q_ev", n_tot), X.sym("v_ev", n_r), X.sym("par", n_par)
     J = X.sym("J", kd.J.sparsity())
-    rd = recursive_dynamics(kd)       # M column by column: M e_k by Newton-Euler
-    column = ca.Function("mass_column", step.graph_inputs(kd) + [rd.qdd_r], [rd.M_qdd]).expand()
-    args = step.graph_arguments(kd, q_ev, v_ev, par)     # shared by the columns, not repeated
-    M = column.map("mass_columns", "serial", n_r, list(range(len(args))), [])(*args, X.eye(n_r))
+    M = mass_matrix_function(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
     S = step.iteration_matrix(kd, M, J, v_ev, par)
     unk = step.unknowns(n_r, n_a, prescribed)
     S_inv = X(n_r, n_r)
