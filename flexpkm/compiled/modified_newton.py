@@ -4,10 +4,10 @@ residual by the recursive Newton-Euler model
 iteration matrix kept in the step state over several steps.
 
 The iteration matrix is the numpy step's (:func:`flexpkm.compiled.step.iteration_matrix`:
-``S = M + (1 - alpha) (gamma h D + beta h^2 K)``), formed from the dense
-``M = J^T M_tot J`` of :func:`flexpkm.compiled.recursive.kernel_dynamics`
-and inverted (LDL^T, generated) only when it is stale: at the first step,
-after :data:`REFRESH_AGE` steps, after a step that needed more than
+``S = M + (1 - alpha) (gamma h D + beta h^2 K)``), formed from M by
+:func:`mass_matrix_function` and inverted (LDL^T, generated) only when it
+is stale: at the first step,
+after :func:`refresh_age` steps, after a step that needed more than
 :data:`SLOW` model evaluations (convergence slows: friction switching, a
 fast motion), or for another step length ``h`` (a retried sample). Each
 Newton correction is then one recursive evaluation and a product by the
@@ -28,8 +28,11 @@ import casadi as ca
 from flexpkm.compiled import step
 from flexpkm.compiled.newton_euler import recursive_dynamics
 
-#: steps after which the kept iteration matrix is formed again
+#: steps after which the kept iteration matrix is formed again, up to
+#: :data:`REFRESH_SIZE` coordinates q_r (:func:`refresh_age` beyond)
 REFRESH_AGE = 64
+#: n_r above which the age of a refresh grows as n_r^2 (:func:`refresh_age`)
+REFRESH_SIZE = 74
 #: a step with more model evaluations than this refreshes it for the next;
 #: one not converged after this many corrections, and two short of the
 #: iteration limit, makes its next ones with the iteration matrix of
@@ -37,6 +40,19 @@ REFRESH_AGE = 64
 #: per body: the numpy step's full Newton), the last one kept for the next
 #: steps (:func:`flexpkm.compiled.step.step_function`'s ``mid``)
 SLOW = 4
+
+
+def refresh_age(n_r) -> float:
+    """Steps after which the kept iteration matrix of n_r coordinates q_r is
+    formed again: :data:`REFRESH_AGE`, times ``(n_r / REFRESH_SIZE)^2``
+    above :data:`REFRESH_SIZE`. A refresh costs ~n_r^3 (the dense LDL^T
+    inverse) against ~n_r per model evaluation, an older matrix a few more
+    evaluations per step (DualEMPS ``square``, interleaved runs at load
+    3.7: at 16 elements per body, n_r = 146, age 256 against 64 takes 6 %
+    more evaluations and 20 % less CPU, 0.76 against 0.95 s for 0.3 s
+    simulated; at 8 elements, n_r = 74, 7 % more evaluations for the same
+    CPU). A slow step refreshes it at any age (:data:`SLOW`)."""
+    return REFRESH_AGE * max(1.0, n_r / REFRESH_SIZE) ** 2
 
 
 def model_function(kd, prescribed):
@@ -150,7 +166,7 @@ def kept_inverse(kd, prescribed, x, par):
     (:func:`flexpkm.compiled.step.step_function`)."""
     n_tot, n_r, n_a, d = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, step.Dims.of(kd)
     sl = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)[0]
-    stale = (((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
+    stale = (((x[sl["age"]] >= refresh_age(n_r)) + (x[sl["evals"]] > SLOW)
               + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
         x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
     refresh = refresh_function(kd, prescribed)
