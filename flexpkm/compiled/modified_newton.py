@@ -36,7 +36,7 @@ REFRESH_SIZE = 74
 #: a step with more model evaluations than this refreshes it for the next;
 #: one not converged after this many corrections, and two short of the
 #: iteration limit, makes its next ones with the iteration matrix of
-#: their own iterate (a refresh each, ~66 evaluations' worth at 8 elements
+#: their own iterate (a refresh each, ~30 evaluations' worth at 8 elements
 #: per body: the numpy step's full Newton), the last one kept for the next
 #: steps (:func:`flexpkm.compiled.step.step_function`'s ``mid``)
 SLOW = 4
