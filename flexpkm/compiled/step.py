@@ -80,7 +80,7 @@ def state_pattern(sm):
     """The sparsity of J stored in the step state of the graph ``sm``: the
     kernel graph's structural non-zeros (n_tot n_r entries would make every
     step copy O(n^2) numbers: 5,846 against 444 at 8 elements per body on
-    the DualEMPS, 21,895 against 900 at 16), None (dense) on the unrolled SX
+    the DualEMPS, 22,046 against 876 at 16), None (dense) on the unrolled SX
     graph."""
     return sm.J.sparsity() if isinstance(sm, KernelDynamics) else None
 
