@@ -173,7 +173,7 @@ def _newmark(model, s: State):
     a1 = a + 0.1
     q1, v1 = hht.newmark(p, hht.StepState(0.0, s.q, s.qd_r, a, np.zeros(n_r), fm),
                          (fm.J @ s.qd_r, fm.J @ a + fm.b), a1, fm)
-    x = s.twin.pack(s.q, s.qd_r, a, np.zeros(n_r), fm.J, fm.b)
+    x = s.twin.pack(s.q, s.qd_r, a, np.zeros(n_r), fm.J, fm.b, dense=True)
     par = s.twin.parameters(np.zeros(n_a), np.zeros(n_a), p.h, p.alpha, model.gravity, 1.0, 1e-3)
     dims = step.Dims(model.layout.n_tot, n_r, n_a, tuple(int(i) for i in fm.indep))
     q1_c, v1_c = step.newmark(dims, ca.DM(x), ca.DM(a1), ca.DM(fm.J), ca.DM(fm.b),

@@ -4,10 +4,10 @@ residual by the recursive Newton-Euler model
 iteration matrix kept in the step state over several steps.
 
 The iteration matrix is the numpy step's (:func:`flexpkm.compiled.step.iteration_matrix`:
-``S = M + (1 - alpha) (gamma h D + beta h^2 K)``), formed from the dense
-``M = J^T M_tot J`` of :func:`flexpkm.compiled.recursive.kernel_dynamics`
-and inverted (LDL^T, generated) only when it is stale: at the first step,
-after :data:`REFRESH_AGE` steps, after a step that needed more than
+``S = M + (1 - alpha) (gamma h D + beta h^2 K)``), formed from M by
+:func:`mass_matrix_function` and inverted (LDL^T, generated) only when it
+is stale: at the first step,
+after :func:`refresh_age` steps, after a step that needed more than
 :data:`SLOW` model evaluations (convergence slows: friction switching, a
 fast motion), or for another step length ``h`` (a retried sample). Each
 Newton correction is then one recursive evaluation and a product by the
@@ -28,15 +28,31 @@ import casadi as ca
 from flexpkm.compiled import step
 from flexpkm.compiled.newton_euler import recursive_dynamics
 
-#: steps after which the kept iteration matrix is formed again
+#: steps after which the kept iteration matrix is formed again, up to
+#: :data:`REFRESH_SIZE` coordinates q_r (:func:`refresh_age` beyond)
 REFRESH_AGE = 64
+#: n_r above which the age of a refresh grows as n_r^2 (:func:`refresh_age`)
+REFRESH_SIZE = 74
 #: a step with more model evaluations than this refreshes it for the next;
 #: one not converged after this many corrections, and two short of the
 #: iteration limit, makes its next ones with the iteration matrix of
-#: their own iterate (a refresh each, ~66 evaluations' worth at 8 elements
+#: their own iterate (a refresh each, ~30 evaluations' worth at 8 elements
 #: per body: the numpy step's full Newton), the last one kept for the next
 #: steps (:func:`flexpkm.compiled.step.step_function`'s ``mid``)
 SLOW = 4
+
+
+def refresh_age(n_r) -> float:
+    """Steps after which the kept iteration matrix of n_r coordinates q_r is
+    formed again: :data:`REFRESH_AGE`, times ``(n_r / REFRESH_SIZE)^2``
+    above :data:`REFRESH_SIZE`. A refresh costs ~n_r^3 (the dense LDL^T
+    inverse) against ~n_r per model evaluation, an older matrix a few more
+    evaluations per step (DualEMPS ``square``, interleaved runs at load
+    3.7: at 16 elements per body, n_r = 146, age 256 against 64 takes 6 %
+    more evaluations and 20 % less CPU, 0.76 against 0.95 s for 0.3 s
+    simulated; at 8 elements, n_r = 74, 7 % more evaluations for the same
+    CPU). A slow step refreshes it at any age (:data:`SLOW`)."""
+    return REFRESH_AGE * max(1.0, n_r / REFRESH_SIZE) ** 2
 
 
 def model_function(kd, prescribed):
@@ -67,42 +83,74 @@ def newton_function(kd, prescribed):
     model at 8 elements per body, 90,000 at 16) and whose C runs without
     the MX graph's copies, projections and sparse-product bookkeeping
     (0.99 M machine instructions per model evaluation at 8 elements on the
-    MX graph)."""
+    MX graph); the product by the kept inverse outside it, in the MX call
+    (a loop in the C: unrolled, its n_r^2 instructions were 10,000 of the
+    flat function's 65,700 at 8 elements per body, 41,000 of 162,000 at 16,
+    code that outgrows the instruction cache)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
-    sl, n_x, n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))
+    d = step.Dims.of(kd)
+    sl, n_x, n_par = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)
     F = model_function(kd, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     pattern = kd.J.sparsity()        # J = [I; J_d] up to the order: products on its entries
     J, b, a1, S_inv = X.sym("J", pattern), X.sym("b", n_tot), X.sym("a1", n_r), X.sym("S", n_r, n_r)
     unk = step.unknowns(n_r, n_a, prescribed)
-    q1, v1 = step.newmark(step.Dims.of(kd), x, a1, J, b, u, par, prescribed, pattern)
+    q1, v1 = step.newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     Ma, g, J1, b1, forces = F(q1, v1, a1, u, par)
     alpha = par[2 * n_a + 1]
     res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
     rho = step.relative_residual(res, Ma[unk], forces[unk, :])
-    new = X(a1)
-    new[unk] = a1[unk] - S_inv[unk, unk] @ res
     R = X(n_r, 1)
     R[unk] = res
-    fn = ca.Function("newton_ne", [x, a1, J, b, u, par, S_inv], [new, J1, b1, g, q1, v1, rho, R])
-    return fn.expand()
+    flat = ca.Function("newton_ne", [x, a1, J, b, u, par], [J1, b1, g, q1, v1, rho, R]).expand()
+    J1, b1, g, q1, v1, rho, R = flat(x, a1, J, b, u, par)
+    new = a1 - ca.densify(S_inv) @ R       # S_inv zero outside the unknowns' rows and columns
+    return ca.Function("newton_kept", [x, a1, J, b, u, par, S_inv],
+                       [new, J1, b1, g, q1, v1, rho, R])
+
+
+def mass_matrix_function(kd):
+    """``(graph inputs) -> M`` (n_r, n_r, kg m^2 or kg per unit of the
+    coordinates): the mass matrix of the full model (10.123) at the graph's
+    inputs (:func:`flexpkm.compiled.step.graph_inputs`), column by column,
+    ``M e_k`` by the recursive Newton-Euler model
+    (:mod:`flexpkm.compiled.newton_euler`) in two flat SX functions: the
+    terms that do not depend on the accelerations (the frames' poses and
+    local Jacobian columns, the bodies' mass terms: CasADi's
+    ``extract_parametric``), once, then the product linear in ``qdd_r``,
+    called on each unit acceleration with the terms, the state and the
+    design vector by pointer (CasADi's ``map``, ``reduce_in`` included,
+    copies its inputs n_r times: the design vector alone is 5,404 numbers at
+    8 elements per body on the DualEMPS). There: 12,360 + 74 x 7,432 SX
+    instructions against 74 x 17,564 for whole Newton-Euler columns (2.3x
+    fewer; 2.6x at 16 elements); the C holds the two functions once."""
+    rd = recursive_dynamics(kd)
+    column = ca.Function("mass_column", step.graph_inputs(kd) + [rd.qdd_r], [rd.M_qdd]).expand()
+    ins = column.sx_in()
+    product, symbols, terms = ca.extract_parametric(column.call(ins)[0], ins[:-1])
+    t = ca.SX.sym("t", len(symbols))
+    product = ca.substitute([product], [ca.vertcat(*symbols)], [t])[0]
+    shared = ca.Function("mass_terms", ins[:-1], [ca.vertcat(*terms)])
+    linear = ca.Function("mass_product", [t, *ins[:-1], ins[-1]], [product])
+    args = [ca.MX.sym(f"i{k}", column.sparsity_in(k)) for k in range(len(ins) - 1)]
+    n_r, terms = kd.qd_r.shape[0], shared(*args)
+    unit = ca.DM.eye(n_r)               # one call per column: its inputs by pointer (a
+    return ca.Function("mass_matrix", args, [ca.horzcat(*[     # map repeats them)
+        linear(terms, *args, unit[:, k]) for k in range(n_r)])])
 
 
 def refresh_function(kd, prescribed):
     """``(q_ev, v_ev, J, par) -> S_inv`` (n_r, n_r): the inverse iteration
     matrix on the unknown rows and columns at an evaluation ``(q_ev (n_tot),
     v_ev (n_r), J (n_tot, n_r) on the structural entries of the model's J)``
-    (zero elsewhere); M by the recursive Newton-Euler model, one flat SX
-    function mapped over the n_r unit accelerations (a loop in the C: M e_k
-    in 27 us at 8 elements per body on the DualEMPS, where the MX graph's M
-    took 5 ms)."""
+    (zero elsewhere); M by :func:`mass_matrix_function` (whole Newton-Euler
+    columns took 27 us each at 8 elements per body on the DualEMPS, where
+    the MX graph's M took 5 ms)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))[2]
     q_ev, v_ev, par = X.sym("q_ev", n_tot), X.sym("v_ev", n_r), X.sym("par", n_par)
     J = X.sym("J", kd.J.sparsity())
-    rd = recursive_dynamics(kd)       # M column by column: M e_k by Newton-Euler
-    column = ca.Function("mass_column", step.graph_inputs(kd) + [rd.qdd_r], [rd.M_qdd]).expand()
-    M = column.map(n_r)(*step.graph_arguments(kd, q_ev, v_ev, par), ca.MX.eye(n_r))
+    M = mass_matrix_function(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
     S = step.iteration_matrix(kd, M, J, v_ev, par)
     unk = step.unknowns(n_r, n_a, prescribed)
     S_inv = X(n_r, n_r)
@@ -116,15 +164,15 @@ def kept_inverse(kd, prescribed, x, par):
     when stale), and the :func:`refresh_function` it calls (its code once),
     for the full Newton corrections of a slow step
     (:func:`flexpkm.compiled.step.step_function`)."""
-    n_tot, n_r, n_a = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a
-    sl = step.layout(n_tot, n_r, n_a, step.design_size(kd))[0]
-    stale = (((x[sl["age"]] >= REFRESH_AGE) + (x[sl["evals"]] > SLOW)
+    n_tot, n_r, n_a, d = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, step.Dims.of(kd)
+    sl = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)[0]
+    stale = (((x[sl["age"]] >= refresh_age(n_r)) + (x[sl["evals"]] > SLOW)
               + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
         x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
     refresh = refresh_function(kd, prescribed)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
     keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
-    J = ca.project(ca.reshape(xs[sl["J"]], n_tot, n_r), kd.J.sparsity())
+    J = step.state_jacobian(xs, sl, n_tot, n_r, d.J_pattern)
     fresh = ca.Function("fresh_S", [xs, ps], [refresh(xs[sl["q_ev"]], xs[sl["v_ev"]], J, ps)])
     choose = ca.Function.conditional("S_if", [keep], fresh)
     return choose(stale, x, par), stale, refresh

@@ -191,7 +191,7 @@ class MotorRobot:
         """The step state of the numpy path's augmented state (q (n_tot +
         n_a,), v, a, g (n_r + n_a,), J, b of :class:`flexpkm.analysis.motors.MotorDynamics`)."""
         o = self.order
-        return self.cm.pack(q, v[o], a[o], g[o], np.asarray(J)[:, o], b)
+        return self.cm.pack(q, v[o], a[o], g[o], np.asarray(J)[:, o], b, dense=True)
 
     def state_slices(self) -> dict:
         """The slices of the augmented step state x (:func:`flexpkm.compiled.step.layout`)."""

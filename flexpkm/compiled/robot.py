@@ -243,14 +243,12 @@ class CompiledRobot:
         sensors = tuple((str(f), None if a is None else str(a),
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
-        dims = steps.Dims(self.model.layout.n_tot, len(self.indep), self.n_a,
-                          tuple(int(i) for i in self.indep),
-                          0 if self.unrolled else len(self.design))
         tags = (f"{int(prescribed)}{int(exact)}", f"{int(prescribed)}")
         names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}")
 
         def build():
             graph = self.simulation_graph
+            dims = steps.Dims.of(graph)           # J's non-zeros in the kernel graph's state
             if not self.unrolled and not exact:     # recursive, kept matrix
                 kd = graph
                 step = steps.step_function(modified_newton.newton_function(kd, prescribed),
@@ -275,16 +273,39 @@ class CompiledRobot:
         step, project, record = self.simulation(prescribed, iterations, sensors, exact)
         return steps.sample_function(step, project, record, n_sub, project_each)
 
-    def pack(self, q, v, a, g, J, b):
+    @cached_property
+    def state_pattern(self):
+        """The sparsity of J stored in the simulation's step state
+        (:func:`flexpkm.compiled.step.state_pattern`: the structural non-zeros
+        of :attr:`simulation_graph`'s J on the kernel graph; None, dense, on
+        the unrolled one), read from a one-line library keyed by the
+        topology: another design finds it without building the graph (0.2 s
+        at 8 elements per body on the DualEMPS)."""
+        if self.unrolled:
+            return None
+
+        def build():
+            J = ca.MX.sym("J", steps.state_pattern(self.simulation_graph))
+            return ca.Function("flexpkm_state_pattern", [J], [J])
+        return self.function("flexpkm_state_pattern", build, self.fixed,
+                             parametric=True).sparsity_in(0)
+
+    def pack(self, q, v, a, g, J, b, dense=False):
         """The step state vector ``x`` (:func:`flexpkm.compiled.step.layout`)
-        from the numpy state at t_n (the model of the last evaluation at (q, v))."""
+        from the numpy state at t_n (the model of the last evaluation at (q,
+        v)); J (n_tot, n_r) on :attr:`state_pattern`'s entries unless ``dense``
+        (a state of :class:`flexpkm.compiled.step.Dims` without a pattern)."""
         n_r = len(v)       # no kept iteration matrix yet (age: stale at the first step)
-        return np.concatenate([q, v, a, a, g, np.asarray(J).reshape(-1, order="F"), b, q, v,
-                               np.zeros(n_r * n_r), [0.0, 1e9, 0.0]])
+        pattern = None if dense else self.state_pattern
+        J = np.asarray(J, float)        # the non-zeros in column-major order
+        J = J.reshape(-1, order="F") if pattern is None else J[pattern.get_triplet()]
+        return np.concatenate([q, v, a, a, g, b, q, v, np.zeros(n_r * n_r), [0.0, 1e9, 0.0], J])
 
     def state_slices(self) -> dict:
         """The slices of the step state x (:func:`flexpkm.compiled.step.layout`)."""
-        return steps.layout(self.model.layout.n_tot, len(self.indep), self.n_a)[0]
+        pattern = self.state_pattern
+        return steps.layout(self.model.layout.n_tot, len(self.indep), self.n_a, 0,
+                            None if pattern is None else pattern.nnz())[0]
 
     def unpack(self, x, sl=None):
         """``(q, v, a)`` of the state vector(s) x (n_x,) or (n_x, K) -> (K, n);

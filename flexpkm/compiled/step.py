@@ -24,9 +24,11 @@ whole block of steps; a sample reports the largest relative residual of
 its steps and their Newton iterations, and the driver redoes a sample that
 did not converge with smaller steps (:mod:`flexpkm.analysis.step_control`).
 
-State vector ``x = [q (n_tot); v; a; a_prev; g (n_r each); J (n_tot n_r,
-column-major); b (n_tot); q_ev (n_tot); v_ev (n_r)]``: J, b, g of the last
-evaluation of the model, at (q_ev, v_ev); drive input per step ``u``
+State vector ``x = [q (n_tot); v; a; a_prev; g (n_r each); b (n_tot); q_ev
+(n_tot); v_ev (n_r); S; S_h; age; evals; J]``: J, b, g of the last
+evaluation of the model, at (q_ev, v_ev), J last: on the kernel graph its
+structural non-zeros only (:func:`layout`, :class:`Dims`), else n_tot n_r
+column-major; drive input per step ``u``
 (3 n_a): ``[q_a; qd_a; qdd_a]`` at t_n+1 for a prescribed motion, else
 ``[tau; q_ref; qd_ref]`` (the effort is ``tau + kp (q_ref - q_a) + kd
 (qd_ref - qd_a)``); parameters ``par = [kp; kd (n_a each); h; alpha; g
@@ -38,7 +40,7 @@ compiled once per topology), empty for a graph with its numbers folded in
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import casadi as ca
 
@@ -52,18 +54,46 @@ from flexpkm.compiled.recursive import point_acceleration as kernel_acceleration
 @dataclass(frozen=True)
 class Dims:
     """Sizes of a generated model: n_tot, n_r, n_a and the q_tot columns
-    ``indep`` of q_r (tuple)."""
+    ``indep`` of q_r (tuple); ``J_pattern``: the structural sparsity of J
+    whose non-zeros the step state stores (the kernel graph's,
+    :func:`state_pattern`), None: J dense in the state."""
 
     n_tot: int
     n_r: int
     n_a: int
     indep: tuple
     n_p: int = 0
+    J_pattern: object = field(default=None, compare=False)
 
     @classmethod
     def of(cls, sm):
         return cls(sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, tuple(int(i) for i in sm.indep),
-                   design_size(sm))
+                   design_size(sm), state_pattern(sm))
+
+    @property
+    def n_J(self):
+        """The entries of J in the step state (:func:`layout`)."""
+        return None if self.J_pattern is None else self.J_pattern.nnz()
+
+
+def state_pattern(sm):
+    """The sparsity of J stored in the step state of the graph ``sm``: the
+    kernel graph's structural non-zeros (n_tot n_r entries would make every
+    step copy O(n^2) numbers: 5,846 against 444 at 8 elements per body on
+    the DualEMPS, 22,046 against 876 at 16), None (dense) on the unrolled SX
+    graph."""
+    return sm.J.sparsity() if isinstance(sm, KernelDynamics) else None
+
+
+def state_jacobian(x, sl, n_tot, n_r, pattern=None):
+    """J (n_tot, n_r) of the step state ``x``: from its structural non-zeros
+    when the slice ``sl["J"]`` holds ``pattern.nnz()`` of them, else its
+    n_tot n_r entries column-major (projected on ``pattern`` when given)."""
+    xJ = x[sl["J"]]
+    if pattern is not None and sl["J"].stop - sl["J"].start == pattern.nnz() != n_tot * n_r:
+        return type(x)(pattern, xJ)
+    J = ca.reshape(xJ, n_tot, n_r)
+    return J if pattern is None else ca.project(J, pattern)
 
 
 def _symbols(sm):
@@ -119,12 +149,13 @@ def friction_coefficients(sm, par):
                  for table in (model.viscous_friction, model.coulomb_friction))
 
 
-def layout(n_tot, n_r, n_a, n_p=0):
+def layout(n_tot, n_r, n_a, n_p=0, n_J=None):
     """Slices of the state vector ``x`` and the length of ``par`` (``n_p``:
-    the design vector's entries in it, :func:`design_size`)."""
+    the design vector's entries in it, :func:`design_size`; ``n_J``: the
+    entries of J, last, default n_tot n_r, :attr:`Dims.n_J`)."""
     sizes = [("q", n_tot), ("v", n_r), ("a", n_r), ("a_prev", n_r), ("g", n_r),
-             ("J", n_tot * n_r), ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r),
-             ("S", n_r * n_r), ("S_h", 1), ("age", 1), ("evals", 1)]
+             ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r), ("S", n_r * n_r), ("S_h", 1),
+             ("age", 1), ("evals", 1), ("J", n_tot * n_r if n_J is None else n_J)]
     out, k = {}, 0
     for name, n in sizes:
         out[name] = slice(k, k + n)
@@ -197,7 +228,7 @@ def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
     rho the relative residual of a1 (:func:`relative_residual`);
     ``S = dR/da`` (AD) when ``exact``, else :func:`iteration_matrix`."""
     n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
-    sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm))
+    sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm), Dims.of(sm).n_J)
     F = model_function(sm, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     J, b = X.sym("J", n_tot, n_r), X.sym("b", n_tot)
@@ -243,13 +274,14 @@ def newmark(d: Dims, x, acc, J, b, u, par, prescribed, pattern=None):
     ``pattern``: the structural sparsity of J (the state's J_n is projected on
     it, its products skip the structural zeros)."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
-    sl = layout(n_tot, n_r, n_a)[0]
+    sl = layout(n_tot, n_r, n_a, 0, d.n_J)[0]
     h, alpha = par[2 * n_a], par[2 * n_a + 1]
     gamma, beta = 0.5 + alpha, 0.25 * (1 + alpha) ** 2
     q, v, a = x[sl["q"]], x[sl["v"]], x[sl["a"]]
-    J_n, b_n = ca.reshape(x[sl["J"]], n_tot, n_r), x[sl["b"]]
+    J_n = state_jacobian(x, sl, n_tot, n_r, d.J_pattern)
     if pattern is not None:
         J_n = ca.project(J_n, pattern)
+    b_n = x[sl["b"]]
     V_n, A_n = J_n @ v, J_n @ a + b_n
     q1 = q + h * V_n + h * h * ((0.5 - beta) * A_n + beta * (J @ acc + b))
     v1 = v + h * ((1 - gamma) * a + gamma * acc)
@@ -281,14 +313,15 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     kernel graph: 1038 evaluations in 160 steps, the numpy step's full
     Newton 1034; the kept matrix alone 2161, samples redone with h/2)."""
     n_tot, n_r, n_a = d.n_tot, d.n_r, d.n_a
-    sl, n_x, n_par = layout(n_tot, n_r, n_a, d.n_p)
+    sl, n_x, n_par = layout(n_tot, n_r, n_a, d.n_p, d.n_J)
     x, u, par = ca.MX.sym("x", n_x), ca.MX.sym("u", 3 * n_a), ca.MX.sym("par", n_par)
     a = x[sl["a"]]
     a1 = 2 * a - x[sl["a_prev"]]
     if prescribed:
         a1 = ca.vertcat(u[2 * n_a:], a1[n_a:])
     pattern = newton.sparsity_in(2)              # J's structural entries (dense on SX graphs)
-    J, b = ca.project(ca.reshape(x[sl["J"]], n_tot, n_r), pattern), x[sl["b"]]
+    J = ca.project(state_jacobian(x, sl, n_tot, n_r, d.J_pattern), pattern)
+    b = x[sl["b"]]
     evaluations = 1
     if kept is None:
         more = _conditional(newton)
@@ -315,8 +348,9 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
         age = ca.if_else(flagged, corrections.REFRESH_AFTER_NEWTON,
                          ca.if_else(stale, 0, x[sl["age"]] + 1))
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
-    x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
-                               slow))
+    J = ca.vec(J) if d.J_pattern is None else ca.project(J, d.J_pattern).nz[:]
+    parts = (q1, v1, a1, a, g, b, q_ev, v_ev, S, par[2 * n_a], age, slow, J)
+    x1 = ca.vertcat(*[ca.densify(e) for e in parts])     # one pass over S, not two
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
@@ -370,7 +404,7 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     model of the last evaluation (q_ev, v_ev) as the numpy recorder.
     sensors : ``(frame, axis_frame, axis)`` point accelerations."""
     n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
-    sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm))
+    sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm), Dims.of(sm).n_J)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     a, v, q = x[sl["a"]], x[sl["v"]], x[sl["q"]]
     args = graph_arguments(sm, x[sl["q_ev"]], x[sl["v_ev"]], par)
