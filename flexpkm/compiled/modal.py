@@ -113,15 +113,22 @@ def modal_outputs(model, J, M_tot, K_tot, rotor, J_f, res, dep) -> list:
     ``K_tot`` (n_tot, n_tot), the actuated joints' rotor inertia ``rotor``
     (list), ``J_t^f``, the loop residual and the dependent columns ``dep``:
     the products over the structural non-zeros and the Type 2 scales."""
+    return [_lower_product(J, M_tot), _lower_product(J, K_tot),
+            ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
+            modal_scales(model, M_tot, rotor)]
+
+
+def modal_scales(model, M_tot, rotor):
+    """The inertia scales of the Type 2 measure (2,): the largest ``|M_tot|``
+    term over the non-actuated coordinates and the largest actuated diagonal
+    term without the rotor inertia ``rotor`` (list, per actuated joint)."""
     act = list(model.layout.actuated)
     free = [i for i in range(model.layout.n_tot) if i not in set(act)]
     M_ff = M_tot[free, free]
     M_ff = ca.sparsify(M_ff) if isinstance(M_ff, ca.SX) else M_ff
     m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
     m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-    return [_lower_product(J, M_tot), _lower_product(J, K_tot),
-            ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
-            ca.vertcat(m_free, m_act)]
+    return ca.vertcat(m_free, m_act)
 
 
 def modal_function(cm: CompiledRobot, limbs: int = 0):
@@ -243,7 +250,7 @@ def compiled_robot(model):
     return model.compiled.modal, state.solution, state.blocks
 
 
-def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
+def reduced_matrices(model, q_tot, q_dep=None, flat=False) -> ReducedMatrices:
     """:func:`flexpkm.algorithms.modal.reduced_matrices` from generated code:
     the same :class:`ReducedMatrices` (same q_dep choice, loop check and
     condition numbers, same errors; ``backend`` = ``"compiled"``) for
@@ -252,7 +259,10 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     the model has no reference configuration or redundant constraint rows
     (:func:`modal_problem`), or the reference choice of q_dep is
     ill-conditioned at a pose (cond(J_t^f) above ``1 / RCOND_KEEP_REFERENCE``:
-    the numpy path chooses q_dep again there); nothing falls back silently."""
+    the numpy path chooses q_dep again there); nothing falls back silently.
+    ``flat``: the matrices by the workspace map's fast path
+    (:func:`flexpkm.compiled.modal_flat.evaluate_flat`: one flat generated
+    function, its own library, and sparse products; equal to round-off)."""
     model = build_model(model)
     q = as_batch(q_tot, model.layout.n_tot).copy()
     for sl in model.layout.elastic_slice.values():
@@ -260,7 +270,11 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     if q_dep is not None:
         raise BackendUnavailableError("reduced_matrices", modal_problem(model, q_dep))
     cm, sol, blocks = compiled_robot(model)
-    out = evaluate(cm, q)
+    if flat:
+        from flexpkm.compiled.modal_flat import evaluate_flat
+        out = evaluate_flat(cm, q)
+    else:
+        out = evaluate(cm, q)
     gap = np.abs(out["residual"]).max(axis=1, initial=0.0)
     if not np.all(gap <= LOOP_TOL):                  # the numpy check names the closure
         check_loops(model, q, what="reduced_matrices")

@@ -1,0 +1,136 @@
+"""The workspace map's fast modal path (issue 21, "CLI maps at >= 2,000
+poses/s per core"): the terms of the reduced matrices from ONE flat
+generated function, their products ``J^T M_tot J`` and ``J^T K_tot J`` by
+BLAS on the dense blocks of the dependent coordinates.
+
+Where the time went (NaVARo, compiled map, perf on a batch): 0.6 ms per
+pose in the generated modal function of :mod:`flexpkm.compiled.modal`, of
+which CasADi's sparse products and projections between the small kernels'
+calls (``casadi_mtimes``, ``casadi_project``, copies) were ~70 %. Here:
+
+1. :func:`terms_graph`: the kernel graph with the design vector ``p`` an
+   input but for its fixed entries (exact zeros, +-1 of ``R_fix``: the
+   simulation's :attr:`flexpkm.compiled.robot.CompiledRobot.simulation_kernels`),
+   EXPANDED into one flat SX function of ``(q, p)`` giving ``M_tot``, ``J``
+   (both on their structural entries), ``J_t^f``, the loop residual and the
+   Type 2 scales: no products (NaVARo: 39,900 instructions, 0.03 ms per
+   pose; with the products 152,700 instructions and 58 s of gcc -O1);
+2. :func:`products`: with ``J = [I; J_d]`` (q_r rows: identity),
+   ``M_r = M_rr + Y_r + Y_r^T + J_d^T Y_d``, ``Y = M_tot[:, dep] J_d``,
+   computed group by group of dependent coordinates that the matrices couple
+   (a leg's), each a few dense products over the batch (numpy ``matmul``)
+   on the group's columns of ``J_d``; ``K_r`` the same with ``K_tot`` (a
+   function of ``p`` only). ``M_r``, ``K_r`` are exactly symmetric.
+
+Equal to the graph's reduced matrices to round-off (the operations run in
+another order): ``tests/compiled/test_modal_flat.py``. Its compile (gcc -O1
+of the flat function: 7 s of CPU for the NaVARo) is paid by the maps of at
+least :data:`flexpkm.analysis.workspace_map.FLAT_MIN` cells only, once per
+topology and fixed entries (cached), announced on stderr.
+"""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from flexpkm.compiled.design import design_layout
+from flexpkm.compiled.modal import _blocks, _mapped, modal_scales
+from flexpkm.compiled.sparse_products import ProductLists, load_kernel, lower_product
+
+#: outputs of :func:`terms_graph`
+TERMS = ("M_tot", "J", "J_f", "residual", "scales")
+
+
+def terms_graph(cm):
+    """``(q (n_tot,), p (n_p,)) -> (M_tot, J (sparse), J_f (c, c), residual
+    (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of q ignored), one
+    flat SX function (module doc, 1.) on ``cm.simulation_kernels``: the
+    entries ``cm.fixed`` of ``p`` are constants (not read)."""
+    model, sm = cm.model, cm.simulation_kernels
+    q = ca.MX(sm.q)
+    for sl in model.layout.elastic_slice.values():
+        for i in range(sl.start, sl.stop):
+            q[i] = 0.0
+    dep = cm.dep.tolist()
+    rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
+    J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
+                                       [sm.q] + rest, [q] + [0 * x for x in rest])
+    rotor = [sm.rotor[i, i] for i in model.layout.actuated]
+    fn = ca.Function("flexpkm_modal_flat", [sm.q, sm.design],
+                     [M_tot, J, ca.densify(J_f), ca.densify(res),
+                      modal_scales(model, M_tot, rotor)], ["q", "p"], list(TERMS))
+    return fn.expand()
+
+
+def terms_function(cm):
+    """:func:`terms_graph` compiled (gcc -O1; -O2 costs 20 % more compile
+    for 20 % faster code) and cached once per topology and fixed entries of
+    ``p`` (:meth:`flexpkm.compiled.robot.CompiledRobot.function`)."""
+    return cm.function("flexpkm_modal_flat", lambda: terms_graph(cm), cm.fixed, opt="-O1",
+                       merge=False, parametric=True)
+
+
+def plan_of(cm, fn) -> dict:
+    """What :func:`evaluate_flat` needs besides ``fn`` (the terms function),
+    made once and kept on ``cm`` (its ``functions`` store, by tag): the
+    :class:`flexpkm.compiled.sparse_products.ProductLists` of ``J^T M_tot J``
+    and ``J^T K_tot J``, the non-zeros of ``K_tot`` from ``cm.design`` (a
+    function of ``p`` only), the positions of ``J_d`` (c, n_r) in those of
+    ``J`` and the C loop."""
+    tag = "flexpkm_modal_flat_plan"
+    if tag not in cm.functions:
+        lay = design_layout(cm.model)
+        rows, cols = lay.stiffness
+        n = cm.model.layout.n_tot
+        K = ca.DM.triplet(list(rows), list(cols), ca.DM(cm.design[lay.stiffness_slice]), n, n)
+        j_sp = fn.sparsity_out(1)
+        pos = np.full(j_sp.shape, j_sp.nnz(), dtype=np.intp)
+        ir, jc = j_sp.row(), j_sp.colind()
+        for j in range(j_sp.shape[1]):
+            pos[ir[jc[j]:jc[j + 1]], j] = np.arange(jc[j], jc[j + 1])
+        cm.functions[tag] = dict(M=ProductLists(fn.sparsity_out(0), j_sp),
+                                 K=ProductLists(K.sparsity(), j_sp), Kz=np.array(K.nonzeros()),
+                                 J_d=pos[cm.dep], kernel=load_kernel())
+    return cm.functions[tag]
+
+
+def evaluate_flat(cm, q):
+    """The outputs of :func:`flexpkm.compiled.modal.evaluate` (``M_r``,
+    ``K_r``, ``J_d``, ``J_f``, ``residual``, ``scales``, batch axis first) for
+    ``q`` (B, n_tot), by :func:`terms_function` in blocks of poses and the
+    sparse products (:func:`flexpkm.compiled.sparse_products.lower_product`)."""
+    fn = terms_function(cm)
+    plan = plan_of(cm, fn)
+    B = q.shape[0]
+    q = np.ascontiguousarray(q, dtype=float)
+    p = np.ascontiguousarray(cm.design, dtype=float)
+    out = [np.empty((B, fn.nnz_out(k))) for k in range(len(TERMS))]
+    for start, size in _blocks(B):
+        buf, run = _mapped(cm, fn, size)
+        buf.set_arg(0, memoryview(q[start:start + size]))
+        buf.set_arg(1, memoryview(p))
+        for k, o in enumerate(out):
+            buf.set_res(k, memoryview(o[start:start + size]))
+        run()
+    res = dict(zip(TERMS, out))
+    Jz = res["J"]
+    c = len(cm.dep)
+    return {"M_r": lower_product(plan["M"], res["M_tot"], Jz, plan["kernel"]),
+            "K_r": lower_product(plan["K"], plan["Kz"], Jz, plan["kernel"]),
+            "J_d": np.concatenate([Jz, np.zeros((B, 1))], axis=1)[:, plan["J_d"]],
+            "J_f": np.swapaxes(res["J_f"].reshape(B, c, c), 1, 2), "residual": res["residual"],
+            "scales": res["scales"]}
+
+
+def prepare(model) -> float:
+    """Make (or load) the fast path's library and plan for ``model`` in this
+    process before a map's cells are dispatched (its workers then load the
+    cached library); returns the seconds spent compiling (0 when cached).
+    Raises :class:`flexpkm.errors.BackendUnavailableError` as
+    :func:`flexpkm.compiled.modal.compiled_robot`, or without a C compiler."""
+    from flexpkm.compiled import codegen
+    from flexpkm.compiled.modal import compiled_robot
+    cm = compiled_robot(model)[0]
+    before = codegen.COMPILE_SECONDS["total"]
+    plan_of(cm, terms_function(cm))
+    return codegen.COMPILE_SECONDS["total"] - before
