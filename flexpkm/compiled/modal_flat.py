@@ -38,12 +38,12 @@ from flexpkm.compiled.modal import _blocks, _mapped, modal_scales
 from flexpkm.compiled.sparse_products import ProductLists, load_kernel, lower_product
 
 #: outputs of :func:`terms_graph`
-TERMS = ("M_tot", "J", "J_f", "residual", "scales")
+TERMS = ("M_tot", "J", "J_d", "J_f", "residual", "scales")
 
 
 def terms_graph(cm):
-    """``(q (n_tot,), p (n_p,)) -> (M_tot, J (sparse), J_f (c, c), residual
-    (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of q ignored), one
+    """``(q (n_tot,), p (n_p,)) -> (M_tot, J (sparse), J_d (c, n_r), J_f (c,
+    c), residual (c,), scales (2,))`` at ``q_e = 0`` (elastic entries of q ignored), one
     flat SX function (module doc, 1.) on ``cm.simulation_kernels``: the
     entries ``cm.fixed`` of ``p`` are constants (not read)."""
     model, sm = cm.model, cm.simulation_kernels
@@ -57,7 +57,7 @@ def terms_graph(cm):
                                        [sm.q] + rest, [q] + [0 * x for x in rest])
     rotor = [sm.rotor[i, i] for i in model.layout.actuated]
     fn = ca.Function("flexpkm_modal_flat", [sm.q, sm.design],
-                     [M_tot, J, ca.densify(J_f), ca.densify(res),
+                     [M_tot, J, ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
                       modal_scales(model, M_tot, rotor)], ["q", "p"], list(TERMS))
     return fn.expand()
 
@@ -75,8 +75,7 @@ def plan_of(cm, fn) -> dict:
     made once and kept on ``cm`` (its ``functions`` store, by tag): the
     :class:`flexpkm.compiled.sparse_products.ProductLists` of ``J^T M_tot J``
     and ``J^T K_tot J``, the non-zeros of ``K_tot`` from ``cm.design`` (a
-    function of ``p`` only), the positions of ``J_d`` (c, n_r) in those of
-    ``J`` and the C loop."""
+    function of ``p`` only) and the C loop."""
     tag = "flexpkm_modal_flat_plan"
     if tag not in cm.functions:
         lay = design_layout(cm.model)
@@ -84,13 +83,9 @@ def plan_of(cm, fn) -> dict:
         n = cm.model.layout.n_tot
         K = ca.DM.triplet(list(rows), list(cols), ca.DM(cm.design[lay.stiffness_slice]), n, n)
         j_sp = fn.sparsity_out(1)
-        pos = np.full(j_sp.shape, j_sp.nnz(), dtype=np.intp)
-        ir, jc = j_sp.row(), j_sp.colind()
-        for j in range(j_sp.shape[1]):
-            pos[ir[jc[j]:jc[j + 1]], j] = np.arange(jc[j], jc[j + 1])
         cm.functions[tag] = dict(M=ProductLists(fn.sparsity_out(0), j_sp),
                                  K=ProductLists(K.sparsity(), j_sp), Kz=np.array(K.nonzeros()),
-                                 J_d=pos[cm.dep], kernel=load_kernel())
+                                 kernel=load_kernel())
     return cm.functions[tag]
 
 
@@ -104,7 +99,8 @@ def evaluate_flat(cm, q):
     B = q.shape[0]
     q = np.ascontiguousarray(q, dtype=float)
     p = np.ascontiguousarray(cm.design, dtype=float)
-    out = [np.empty((B, fn.nnz_out(k))) for k in range(len(TERMS))]
+    out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(TERMS))]
+    out[0], out[1] = np.empty((B, fn.nnz_out(0))), np.empty((B, fn.nnz_out(1)))
     for start, size in _blocks(B):
         buf, run = _mapped(cm, fn, size)
         buf.set_arg(0, memoryview(q[start:start + size]))
@@ -114,12 +110,10 @@ def evaluate_flat(cm, q):
         run()
     res = dict(zip(TERMS, out))
     Jz = res["J"]
-    c = len(cm.dep)
     return {"M_r": lower_product(plan["M"], res["M_tot"], Jz, plan["kernel"]),
             "K_r": lower_product(plan["K"], plan["Kz"], Jz, plan["kernel"]),
-            "J_d": np.concatenate([Jz, np.zeros((B, 1))], axis=1)[:, plan["J_d"]],
-            "J_f": np.swapaxes(res["J_f"].reshape(B, c, c), 1, 2), "residual": res["residual"],
-            "scales": res["scales"]}
+            "J_d": np.swapaxes(res["J_d"], 1, 2), "J_f": np.swapaxes(res["J_f"], 1, 2),
+            "residual": res["residual"][:, 0], "scales": res["scales"][:, 0]}
 
 
 def prepare(model) -> float:
