@@ -45,8 +45,11 @@ CAUSES = {"UnreachablePoseError": "unreachable", "OpenLoopError": "unreachable",
 MEASURES = ("cond_closure", "cond_pencil", "singularity_measure")
 #: default cells per eigensolver call: larger batches leave the cache (NaVARo,
 #: compiled, modal step + compliance per pose: 1.14 ms at 32, 1.00 at 128,
-#: 0.98 at 256, 1.33 at 1,024 cells; load 3.6)
-CHUNK = 256
+#: 0.98 at 256, 1.33 at 1,024 cells; load 3.6); on the fast modal path
+#: (:data:`FLAT_MIN`) 128: at 256 the chunk's (256, 96, 96) matrices are
+#: mapped afresh from the kernel at each chunk (46,000 page faults, 0.3 s
+#: of system time on a 4,000-cell map; 4,000 at 128)
+CHUNK = 128
 #: on workers, the cells are cut into this many jobs per worker at least (the
 #: workers keep their model: a job costs its cells only), of ``chunk`` cells
 #: at most and :data:`MIN_JOB` at least (3,507 cells in jobs of 1,024 on 2
