@@ -72,7 +72,8 @@ def test_large_compiled_map_runs_the_fast_path_and_equals_single_poses(monkeypat
     equal the single-pose compiled analysis and the graph path's map to
     1e-12 of the largest frequency (the eigenproblem's round-off floor:
     per frequency 6e-11 on the five-bar, as the graph against numpy, 4e-11),
-    its compliance to 1e-9 (an inverse of K_ff)."""
+    its compliance to 1e-9 (an inverse of K_ff); on 2 worker processes
+    (which load the library the calling process made) equal to the bit."""
     model = fp.build_model(fp.load_robot(FIVE_BAR))
     grid = ["0.0:0.2:3", "0.35:0.5:3"]
     slow = wm.workspace_map(model, grid, n_modes=3, backend="compiled")
@@ -88,6 +89,8 @@ def test_large_compiled_map_runs_the_fast_path_and_equals_single_poses(monkeypat
         assert np.abs(f[k] - one.frequencies_hz[:3]).max() <= 1e-12 * top
         assert np.abs(f[k] - g[k]).max() <= 1e-12 * top
     ok = fast.status.ravel() == "ok"
+    pool = wm.workspace_map(model, grid, n_modes=3, backend="compiled", workers=2, chunk=2)
+    assert np.array_equal(pool.frequencies_hz, fast.frequencies_hz, equal_nan=True)
     C, D = fast.compliance.reshape(9, 2, 2)[ok], slow.compliance.reshape(9, 2, 2)[ok]
     assert np.abs(C - D).max() <= 1e-9 * np.abs(D).max()       # K_ff^-1: 6e-11 here
 
