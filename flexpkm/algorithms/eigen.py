@@ -34,7 +34,9 @@ def decoupled_blocks(K, M=None) -> list:
     K alone) that are non-zero at some pose (one block when everything couples)."""
     from scipy.sparse import csr_matrix           # on use: 0.05 s of the CLI's start-up
     from scipy.sparse.csgraph import connected_components
-    coupled = np.any(K, axis=0) if M is None else np.any(K, axis=0) | np.any(M, axis=0)
+    coupled = (K != 0).any(axis=0)          # faster than np.any's cast of the floats
+    if M is not None:
+        coupled |= (M != 0).any(axis=0)
     n_blocks, label = connected_components(csr_matrix(coupled), directed=False)
     return [np.flatnonzero(label == b) for b in range(n_blocks)]
 
