@@ -77,14 +77,8 @@ def modal_graph(cm: CompiledRobot, par: bool):
     model = cm.model
     sm = cm.parametric if par else cm.symbolic
     X = type(sm.q)
-    q = X(sm.q)
-    for sl in model.layout.elastic_slice.values():
-        for i in range(sl.start, sl.stop):
-            q[i] = 0.0
     dep = cm.dep.tolist()
-    rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
-    J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
-                                       [sm.q] + rest, [q] + [0 * x for x in rest])
+    J, M_tot, J_f, res = rest_terms(model, sm, dep)
     act = list(model.layout.actuated)
     if par:
         rotor, K_tot, p = [sm.rotor[i, i] for i in act], sm.K_tot, sm.design
@@ -93,6 +87,19 @@ def modal_graph(cm: CompiledRobot, par: bool):
         K_tot, p = X(ca.sparsify(ca.DM(model.K_tot))), X.sym("p", 0)
     outputs = modal_outputs(model, J, M_tot, K_tot, rotor, J_f, res, dep)
     return ca.Function("flexpkm_modal", [sm.q, p], outputs, ["q", "p"], list(OUTPUTS))
+
+
+def rest_terms(model, sm, dep) -> list:
+    """``[J, M_tot, J_t^f, residual]`` of the graph ``sm`` (SX or MX) at
+    ``q_e = 0`` and rest (``qd_r``, ``g``, friction: no effect on them), the
+    dependent columns ``dep``."""
+    q = type(sm.q)(sm.q)
+    for sl in model.layout.elastic_slice.values():
+        for i in range(sl.start, sl.stop):
+            q[i] = 0.0
+    rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]
+    return ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
+                         [sm.q] + rest, [q] + [0 * x for x in rest])
 
 
 def limb_modal_graph(cm: CompiledRobot, threads: int = 1):
@@ -190,16 +197,16 @@ def _blocks(B):
     return out
 
 
-def evaluate(cm: CompiledRobot, q, limbs: int = 0):
-    """The outputs of :func:`modal_function` (``limbs`` passed on) for the
-    batch ``q`` (B, n_tot): dict of arrays with the batch axis first (C
-    calls over blocks of poses, :func:`_blocks`)."""
-    fn = modal_function(cm, limbs)
+def run_batch(cm: CompiledRobot, fn, q, p, sparse=()) -> list:
+    """The outputs of ``fn(q, p)`` for the batch ``q`` (B, n_tot), ``p``
+    shared, in C calls over blocks of poses (:func:`_blocks`, :func:`_mapped`):
+    per output (B, columns, rows), a column-major block pose after pose,
+    or (B, nnz) its non-zeros for the outputs ``sparse``."""
     B = q.shape[0]
     q = np.ascontiguousarray(q, dtype=float)         # (B, n_tot) C = (n_tot, B) column-major
-    # column-major (r, c) blocks, pose after pose: (B, c, r) in C order
-    out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(OUTPUTS))]
-    p = np.ascontiguousarray(cm.design if parametric(cm) else np.zeros(0), dtype=float)
+    p = np.ascontiguousarray(p, dtype=float)
+    out = [np.empty((B, fn.nnz_out(k)) if k in sparse else (B, fn.size2_out(k), fn.size1_out(k)))
+           for k in range(fn.n_out())]
     for start, size in _blocks(B):
         buf, run = _mapped(cm, fn, size)
         buf.set_arg(0, memoryview(q[start:start + size]))
@@ -207,6 +214,15 @@ def evaluate(cm: CompiledRobot, q, limbs: int = 0):
         for k, o in enumerate(out):
             buf.set_res(k, memoryview(o[start:start + size]))
         run()
+    return out
+
+
+def evaluate(cm: CompiledRobot, q, limbs: int = 0):
+    """The outputs of :func:`modal_function` (``limbs`` passed on) for the
+    batch ``q`` (B, n_tot): dict of arrays with the batch axis first (C
+    calls over blocks of poses, :func:`_blocks`)."""
+    fn = modal_function(cm, limbs)
+    out = run_batch(cm, fn, q, cm.design if parametric(cm) else np.zeros(0))
     res = dict(zip(OUTPUTS, out))                    # M_r, K_r symmetric: no transpose
     for k in ("J_d", "J_f"):
         res[k] = np.swapaxes(res[k], 1, 2)

@@ -34,7 +34,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled.design import design_layout
-from flexpkm.compiled.modal import _blocks, _mapped, modal_scales
+from flexpkm.compiled.modal import modal_scales, rest_terms, run_batch
 from flexpkm.compiled.sparse_products import ProductLists, load_kernel, lower_product
 
 #: outputs of :func:`terms_graph`
@@ -47,14 +47,8 @@ def terms_graph(cm):
     flat SX function (module doc, 1.) on ``cm.simulation_kernels``: the
     entries ``cm.fixed`` of ``p`` are constants (not read)."""
     model, sm = cm.model, cm.simulation_kernels
-    q = ca.MX(sm.q)
-    for sl in model.layout.elastic_slice.values():
-        for i in range(sl.start, sl.stop):
-            q[i] = 0.0
     dep = cm.dep.tolist()
-    rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
-    J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
-                                       [sm.q] + rest, [q] + [0 * x for x in rest])
+    J, M_tot, J_f, res = rest_terms(model, sm, dep)
     rotor = [sm.rotor[i, i] for i in model.layout.actuated]
     fn = ca.Function("flexpkm_modal_flat", [sm.q, sm.design],
                      [M_tot, J, ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
@@ -96,19 +90,7 @@ def evaluate_flat(cm, q):
     sparse products (:func:`flexpkm.compiled.sparse_products.lower_product`)."""
     fn = terms_function(cm)
     plan = plan_of(cm, fn)
-    B = q.shape[0]
-    q = np.ascontiguousarray(q, dtype=float)
-    p = np.ascontiguousarray(cm.design, dtype=float)
-    out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(TERMS))]
-    out[0], out[1] = np.empty((B, fn.nnz_out(0))), np.empty((B, fn.nnz_out(1)))
-    for start, size in _blocks(B):
-        buf, run = _mapped(cm, fn, size)
-        buf.set_arg(0, memoryview(q[start:start + size]))
-        buf.set_arg(1, memoryview(p))
-        for k, o in enumerate(out):
-            buf.set_res(k, memoryview(o[start:start + size]))
-        run()
-    res = dict(zip(TERMS, out))
+    res = dict(zip(TERMS, run_batch(cm, fn, q, cm.design, sparse=(0, 1))))
     Jz = res["J"]
     return {"M_r": lower_product(plan["M"], res["M_tot"], Jz, plan["kernel"]),
             "K_r": lower_product(plan["K"], plan["Kz"], Jz, plan["kernel"]),
