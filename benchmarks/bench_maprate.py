@@ -27,7 +27,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 GRID = ["-0.05:0.05:20", "-0.05:0.05:20", "-0.2:0.2:10"]
-CELLS, REACHABLE = 4000, 3507
+REACHABLE = 3507
 
 
 def _children_cpu():
@@ -88,6 +88,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default=None, help="the other source tree (e.g. /work/main)")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--grid", nargs=3, default=GRID, metavar="X0:X1:N",
+                    help="the map's grid (default the 20 x 20 x 10 of bench_study.py --only-cli)")
     ap.add_argument("--breakdown", action="store_true",
                     help="only the per-cell breakdown in this process (bench_maprate_steps.json)")
     args = ap.parse_args()
@@ -103,24 +105,28 @@ def main():
     loads = [os.getloadavg()]
     with tempfile.TemporaryDirectory() as tmp:
         for name, tree in trees.items():          # warm the caches (compiles) first
-            _run(tree, GRID, Path(tmp) / "w.nc")
+            _run(tree, args.grid, Path(tmp) / "w.nc")
+            _run(tree, ["0:0:1"] * 3, Path(tmp) / "w.nc")
         for _ in range(args.repeats):
             for name, tree in trees.items():
-                runs[name]["map"].append(_run(tree, GRID, Path(tmp) / "m.nc"))
+                runs[name]["map"].append(_run(tree, args.grid, Path(tmp) / "m.nc"))
                 runs[name]["start"].append(_run(tree, ["0:0:1"] * 3, Path(tmp) / "s.nc"))
             loads.append(os.getloadavg())
-    res = {"grid": GRID, "cells": CELLS, "reachable": REACHABLE, "load_average": loads,
+    cells = int(np.prod([int(g.split(":")[2]) for g in args.grid]))
+    reachable = REACHABLE if list(args.grid) == GRID else None
+    res = {"grid": args.grid, "cells": cells, "reachable": reachable, "load_average": loads,
            "runs": runs}
     for name, r in runs.items():
         m, s = float(np.median(r["map"])), float(np.median(r["start"]))
-        res[name] = {"cpu_s": m, "start_cpu_s": s, "cells_per_cpu_s": CELLS / m,
-                     "cells_per_cpu_s_without_start": CELLS / (m - s),
-                     "reachable_per_cpu_s_without_start": REACHABLE / (m - s)}
+        res[name] = {"cpu_s": m, "start_cpu_s": s, "cells_per_cpu_s": cells / m,
+                     "cells_per_cpu_s_without_start": cells / (m - s),
+                     "reachable_per_cpu_s_without_start": reachable and reachable / (m - s)}
     if "before" in res:
         res["ratio_without_start"] = ((res["before"]["cpu_s"] - res["before"]["start_cpu_s"])
                                       / (res["after"]["cpu_s"] - res["after"]["start_cpu_s"]))
     print(json.dumps({k: v for k, v in res.items() if k != "runs"}, indent=1))
-    (HERE / "bench_maprate.json").write_text(json.dumps(res, indent=1) + "\n")
+    name = "bench_maprate.json" if list(args.grid) == GRID else "bench_maprate_large.json"
+    (HERE / name).write_text(json.dumps(res, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,10 +23,9 @@ is ``C^-1`` where C is invertible. Gravity is not included (superpose it).
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import get_lapack_funcs
+from scipy.linalg import solve_triangular
 
 from flexpkm.algorithms.conditioning import check_actuator_stiffness
-from flexpkm.algorithms.eigen import decoupled_blocks
 
 
 def platform_compliance(model, reduced, actuator_stiffness=None):
@@ -66,21 +65,13 @@ def platform_compliance(model, reduced, actuator_stiffness=None):
     ok = np.zeros(B, bool)
     if K_ff.shape[-1] == 0:
         return C, eig, ok
-    ok = np.ones(B, bool)
-    parts = []
-    for idx in decoupled_blocks(K_ff):      # K_ff's uncoupled blocks (exact zeros)
-        block_ok, L = _cholesky(K_ff[:, idx[:, None], idx])
-        ok &= block_ok
-        if np.any(J_p[:, :, idx]):
-            parts.append((L, np.swapaxes(J_p[:, :, idx], -1, -2)))
-    good = np.flatnonzero(ok)
-    C[good] = 0.0
-    for L, Jt in parts:                           # sum of X^T X, X = L^-1 J_p^T per block
-        trtrs = get_lapack_funcs("trtrs", (L[0],))
-        X = np.stack([trtrs(L[b], Jt[b], lower=1)[0] for b in good]) if good.size else Jt[:0]
-        C[good] += np.swapaxes(X, -1, -2) @ X
-    if good.size:
-        eig[good] = np.linalg.eigvalsh(C[good])
+    ok, L = _cholesky(K_ff)
+    if ok.any():
+        Jt = np.swapaxes(J_p, -1, -2)
+        X = np.stack([solve_triangular(L[b], Jt[b], lower=True, check_finite=False)
+                      for b in np.flatnonzero(ok)])                # L^-1 J_p^T
+        C[ok] = np.swapaxes(X, -1, -2) @ X
+        eig[ok] = np.linalg.eigvalsh(C[ok])
     return C, eig, ok
 
 
@@ -108,10 +99,7 @@ def _cholesky(K):
     it fails. (The triangular solves above run pose by pose: LAPACK
     ``dtrtrs`` at 26 us per pose for n = 96, n_p = 3, against 107 us for
     numpy's batched LU solve and 37 us for SciPy's batched
-    ``solve_triangular``, which needs SciPy >= 1.15; called directly, on
-    K_ff's uncoupled blocks, 4.5 us at n = 51, the Cholesky 17 us there
-    against 56 us at n = 90: the NaVARo's in-plane block of 51 and
-    out-of-plane block of 39, where J_p is zero.)"""
+    ``solve_triangular``, which needs SciPy >= 1.15.)"""
     try:
         return np.ones(len(K), bool), np.linalg.cholesky(K)
     except np.linalg.LinAlgError:
