@@ -57,10 +57,13 @@ CHUNK = 128
 JOBS_PER_WORKER = 4
 MIN_JOB = 32
 #: a compiled map of at least this many reachable cells runs the fast modal
-#: path (:mod:`flexpkm.compiled.modal_flat`: 0.15 instead of 0.47-0.6 ms
-#: per NaVARo pose, load 4), whose library costs a compile of its own at
-#: first use (NaVARo: 7-18 s of gcc -O1 by the load), announced on stderr
+#: path (:mod:`flexpkm.compiled.modal_flat`: 0.36 instead of 0.84 ms per
+#: NaVARo cell, load 5) when its library is in the cache; its compile
+#: (NaVARo: 7-17 s of gcc -O1 by the load, announced on stderr) is paid by
+#: a map of :data:`FLAT_COLD` reachable cells or more (~0.5 ms saved per
+#: cell: the compile pays back within such a map, or the next ones)
 FLAT_MIN = 2000
+FLAT_COLD = 10000
 
 
 def cause(status: str) -> str:
@@ -270,16 +273,19 @@ def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, p
 
 
 def _fast_path(model, backend, cells) -> bool:
-    """Whether the map's cells run the fast modal path (:data:`FLAT_MIN`
-    cells or more on the compiled backend), its library made here (the
-    compile announced on stderr with its time); False when it cannot run."""
+    """Whether the map's cells run the fast modal path on the compiled
+    backend: :data:`FLAT_MIN` cells or more and its library cached, or
+    :data:`FLAT_COLD` or more (its library made here, the compile announced
+    on stderr with its time); False when it cannot run."""
     from flexpkm.errors import BackendUnavailableError
     if cells < FLAT_MIN or choose_backend(backend, "natural_frequencies", model).name != "compiled":
         return False
     try:
         from flexpkm.compiled.modal_flat import prepare
-        seconds = prepare(model)
+        seconds = prepare(model, cells, FLAT_COLD)
     except BackendUnavailableError:
+        return False
+    if seconds is None:
         return False
     if seconds > 0:
         sys.stderr.write(f"flexpkm: the fast modal function of {model.name} for maps of "

@@ -33,6 +33,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
+from flexpkm.compiled import cache
 from flexpkm.compiled.design import design_layout
 from flexpkm.compiled.modal import modal_scales, rest_terms, run_batch
 from flexpkm.compiled.sparse_products import ProductLists, load_kernel, lower_product
@@ -56,12 +57,30 @@ def terms_graph(cm):
     return fn.expand()
 
 
+#: the terms function's name and options (:meth:`flexpkm.compiled.robot.CompiledRobot.function`)
+NAME, OPT = "flexpkm_modal_flat", "-O1"
+
+
 def terms_function(cm):
-    """:func:`terms_graph` compiled (gcc -O1; -O2 costs 20 % more compile
-    for 20 % faster code) and cached once per topology and fixed entries of
-    ``p`` (:meth:`flexpkm.compiled.robot.CompiledRobot.function`)."""
-    return cm.function("flexpkm_modal_flat", lambda: terms_graph(cm), cm.fixed, opt="-O1",
-                       merge=False, parametric=True)
+    """:func:`terms_graph` compiled (gcc -O1; -O2 costs 2.3x the compile
+    for 10 % faster code, -Os 1.5x for 3 %) and cached once per topology and
+    fixed entries of ``p`` (:meth:`flexpkm.compiled.robot.CompiledRobot.function`)."""
+    return cm.function(NAME, lambda: terms_graph(cm), cm.fixed, opt=OPT, merge=False,
+                       parametric=True)
+
+
+def cached(cm) -> bool:
+    """Whether the library of :func:`terms_function` is in the cache folder
+    (checked as :func:`flexpkm.compiled.codegen.compiled` checks it: its key,
+    this compiler and flags, its recorded hash), so that using it costs no
+    compile."""
+    from flexpkm.compiled import codegen
+    cc, (folder, _) = codegen.find_compiler(), cache.private_folder()
+    if cc is None or folder is None:
+        return False
+    key = codegen.topology_key(cm.model, NAME, cm.dep.tolist(), cm.kept, cm.fixed, OPT, False)
+    lib = folder / f"{NAME}_{cache.library_key(key, cc, (OPT,) + codegen.FLAGS)}.so"
+    return cache.verify(lib) is None
 
 
 def plan_of(cm, fn) -> dict:
@@ -98,15 +117,19 @@ def evaluate_flat(cm, q):
             "residual": res["residual"][:, 0], "scales": res["scales"][:, 0]}
 
 
-def prepare(model) -> float:
+def prepare(model, cells: int, cold: int) -> float | None:
     """Make (or load) the fast path's library and plan for ``model`` in this
-    process before a map's cells are dispatched (its workers then load the
-    cached library); returns the seconds spent compiling (0 when cached).
-    Raises :class:`flexpkm.errors.BackendUnavailableError` as
+    process before a map of ``cells`` cells is dispatched (its workers then
+    load the cached library): loaded when cached, compiled when ``cells`` >=
+    ``cold`` (the compile pays on the map itself), else None (not used).
+    Returns the seconds spent compiling (0 when cached). Raises
+    :class:`flexpkm.errors.BackendUnavailableError` as
     :func:`flexpkm.compiled.modal.compiled_robot`, or without a C compiler."""
     from flexpkm.compiled import codegen
     from flexpkm.compiled.modal import compiled_robot
     cm = compiled_robot(model)[0]
+    if cells < cold and not cached(cm):
+        return None
     before = codegen.COMPILE_SECONDS["total"]
     plan_of(cm, terms_function(cm))
     return codegen.COMPILE_SECONDS["total"] - before

@@ -78,6 +78,7 @@ def test_large_compiled_map_runs_the_fast_path_and_equals_single_poses(monkeypat
     grid = ["0.0:0.2:3", "0.35:0.5:3"]
     slow = wm.workspace_map(model, grid, n_modes=3, backend="compiled")
     monkeypatch.setattr(wm, "FLAT_MIN", 4)
+    monkeypatch.setattr(wm, "FLAT_COLD", 5)
     fast = wm.workspace_map(model, grid, n_modes=3, backend="compiled")
     assert "flexpkm_modal_flat_plan" in model.compiled.modal.functions
     assert fast.counts() == slow.counts() and fast.counts()["ok"] >= 4
@@ -95,8 +96,18 @@ def test_large_compiled_map_runs_the_fast_path_and_equals_single_poses(monkeypat
     assert np.abs(C - D).max() <= 1e-9 * np.abs(D).max()       # K_ff^-1: 6e-11 here
 
 
-def test_fast_path_refused_below_flat_min_and_on_numpy():
+def test_fast_path_compiled_only_for_large_maps(monkeypatch, tmp_path):
+    """In an empty cache a map below FLAT_COLD cells does not compile the
+    fast path's library (nor uses it); one of FLAT_COLD cells compiles it,
+    and then a map of FLAT_MIN cells uses it; never below FLAT_MIN, never on
+    numpy."""
+    monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
     model = fp.build_model(fp.load_robot(FIVE_BAR))
+    cm = modal.compiled_robot(model)[0]
+    assert not modal_flat.cached(cm)
+    assert not wm._fast_path(model, "compiled", wm.FLAT_COLD - 1)
+    assert not modal_flat.cached(cm) and not list(tmp_path.glob("flexpkm_modal_flat_*.so"))
+    assert wm._fast_path(model, "compiled", wm.FLAT_COLD) and modal_flat.cached(cm)
+    assert wm._fast_path(model, "compiled", wm.FLAT_MIN)
     assert not wm._fast_path(model, "compiled", wm.FLAT_MIN - 1)
-    assert not wm._fast_path(model, "numpy", wm.FLAT_MIN)
-    assert modal_flat.TERMS[0] == "M_tot"
+    assert not wm._fast_path(model, "numpy", wm.FLAT_COLD)
