@@ -59,18 +59,18 @@ def breakdown(repeats=5, chunk=128):
     from flexpkm.algorithms.compliance import platform_compliance
     from flexpkm.algorithms.eigen import generalized_eigh
     from flexpkm.analysis.grid import make_grid
-    from flexpkm.compiled import modal
+    from flexpkm.compiled import modal, modal_flat
     model, configure, case, _ = _navaro()
     poses = make_grid(GRID, case.pose_names).poses()
     q = configure(poses)[0]
     q = q[np.isfinite(q).all(axis=1)]
     parts = [q[b:b + chunk] for b in range(0, len(q), chunk)]
-    red = [modal.reduced_matrices(model, x, flat=True) for x in parts]
+    red = [modal_flat.reduced_matrices(model, x) for x in parts]
     modal.reduced_matrices(model, parts[0])
     steps = {
         "closed_form": lambda: [configure(poses[b:b + chunk]) for b in range(0, len(poses), chunk)],
         "modal_graph": lambda: [modal.reduced_matrices(model, x) for x in parts],
-        "modal_fast": lambda: [modal.reduced_matrices(model, x, flat=True) for x in parts],
+        "modal_fast": lambda: [modal_flat.reduced_matrices(model, x) for x in parts],
         "eigensolver": lambda: [generalized_eigh(r.K_r[:, r.n_a:, r.n_a:], r.M_r[:, r.n_a:, r.n_a:],
                                                  vectors=False) for r in red],
         "compliance": lambda: [platform_compliance(model, r) for r in red],
@@ -82,7 +82,8 @@ def breakdown(repeats=5, chunk=128):
             t0 = time.process_time()
             f()
             runs[k].append(time.process_time() - t0)
-    return {"ms_per_reachable_cell": {k: 1e3 * float(np.median(v)) / len(q) for k, v in runs.items()},
+    ms = {k: 1e3 * float(np.median(v)) / len(q) for k, v in runs.items()}
+    return {"ms_per_reachable_cell": ms,
             "load_average": os.getloadavg()}
 
 

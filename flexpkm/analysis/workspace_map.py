@@ -57,8 +57,8 @@ CHUNK = 128
 JOBS_PER_WORKER = 4
 MIN_JOB = 32
 #: a compiled map of at least this many reachable cells runs the fast modal
-#: path (:mod:`flexpkm.compiled.modal_flat`: 0.36 instead of 0.84 ms per
-#: NaVARo cell, load 5) when its library is in the cache; its compile
+#: path (:mod:`flexpkm.compiled.modal_flat`: 0.28 instead of 0.73 ms per
+#: reachable NaVARo cell, load 4.9) when its library is cached; its compile
 #: (NaVARo: 7-17 s of gcc -O1 by the load, announced on stderr) is paid by
 #: a map of :data:`FLAT_COLD` reachable cells or more (~0.5 ms saved per
 #: cell: the compile pays back within such a map, or the next ones)
@@ -310,11 +310,12 @@ class _Jobs:
 def solve_chunk(model, job) -> dict:
     """The results of the cells ``job = (q (b, n_tot), n_modes, backend,
     actuator_stiffness, chunk, flat)`` of ``model``, ``chunk`` cells per
-    eigensolver call (``flat``: the fast modal path, :data:`FLAT_MIN`) (a module-level function: it runs in the workers,
-    ``model`` kept by each worker with its generated code, loaded at its
-    first chunk: :func:`flexpkm.analysis.execution.run_chunks`' ``shared``):
-    a dict of arrays ``f`` (b, n) Hz, ``C``, ``eig``, the :data:`MEASURES`,
-    ``status`` (b,) and the ``backend`` / ``reason`` pairs that ran."""
+    eigensolver call, ``flat``: the fast modal path (:data:`FLAT_MIN`) (a
+    module-level function: it runs in the workers, ``model`` kept by each
+    worker with its generated code, loaded at its first chunk:
+    :func:`flexpkm.analysis.execution.run_chunks`' ``shared``): a dict of
+    arrays ``f`` (b, n) Hz, ``C``, ``eig``, the :data:`MEASURES`, ``status``
+    (b,) and the ``backend`` / ``reason`` pairs that ran."""
     q, n_modes, backend, stiffness, chunk, flat = job
     b, n_p = len(q), model.layout.n_p
     out = {"C": np.full((b, n_p, n_p), np.nan), "eig": np.full((b, n_p), np.nan),

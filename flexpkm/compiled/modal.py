@@ -266,7 +266,7 @@ def compiled_robot(model):
     return model.compiled.modal, state.solution, state.blocks
 
 
-def reduced_matrices(model, q_tot, q_dep=None, flat=False) -> ReducedMatrices:
+def reduced_matrices(model, q_tot, q_dep=None, evaluator=None) -> ReducedMatrices:
     """:func:`flexpkm.algorithms.modal.reduced_matrices` from generated code:
     the same :class:`ReducedMatrices` (same q_dep choice, loop check and
     condition numbers, same errors; ``backend`` = ``"compiled"``) for
@@ -276,9 +276,9 @@ def reduced_matrices(model, q_tot, q_dep=None, flat=False) -> ReducedMatrices:
     (:func:`modal_problem`), or the reference choice of q_dep is
     ill-conditioned at a pose (cond(J_t^f) above ``1 / RCOND_KEEP_REFERENCE``:
     the numpy path chooses q_dep again there); nothing falls back silently.
-    ``flat``: the matrices by the workspace map's fast path
-    (:func:`flexpkm.compiled.modal_flat.evaluate_flat`: one flat generated
-    function, its own library, and sparse products; equal to round-off)."""
+    ``evaluator``: ``(cm, q) -> outputs`` of :func:`evaluate` (default it;
+    :func:`flexpkm.compiled.modal_flat.reduced_matrices` passes the
+    workspace map's fast path)."""
     model = build_model(model)
     q = as_batch(q_tot, model.layout.n_tot).copy()
     for sl in model.layout.elastic_slice.values():
@@ -286,11 +286,7 @@ def reduced_matrices(model, q_tot, q_dep=None, flat=False) -> ReducedMatrices:
     if q_dep is not None:
         raise BackendUnavailableError("reduced_matrices", modal_problem(model, q_dep))
     cm, sol, blocks = compiled_robot(model)
-    if flat:
-        from flexpkm.compiled.modal_flat import evaluate_flat
-        out = evaluate_flat(cm, q)
-    else:
-        out = evaluate(cm, q)
+    out = (evaluator or evaluate)(cm, q)
     gap = np.abs(out["residual"]).max(axis=1, initial=0.0)
     if not np.all(gap <= LOOP_TOL):                  # the numpy check names the closure
         check_loops(model, q, what="reduced_matrices")

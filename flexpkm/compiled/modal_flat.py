@@ -35,6 +35,7 @@ import numpy as np
 
 from flexpkm.compiled import cache
 from flexpkm.compiled.design import design_layout
+from flexpkm.compiled import modal
 from flexpkm.compiled.modal import modal_scales, rest_terms, run_batch
 from flexpkm.compiled.sparse_products import ProductLists, load_kernel, lower_product
 
@@ -117,6 +118,13 @@ def evaluate_flat(cm, q):
             "residual": res["residual"][:, 0], "scales": res["scales"][:, 0]}
 
 
+def reduced_matrices(model, q_tot):
+    """:func:`flexpkm.compiled.modal.reduced_matrices` (same result, checks
+    and errors; q_dep the reference choice) by the fast path
+    (:func:`evaluate_flat`: equal to round-off)."""
+    return modal.reduced_matrices(model, q_tot, evaluator=evaluate_flat)
+
+
 def prepare(model, cells: int, cold: int) -> float | None:
     """Make (or load) the fast path's library and plan for ``model`` in this
     process before a map of ``cells`` cells is dispatched (its workers then
@@ -126,8 +134,7 @@ def prepare(model, cells: int, cold: int) -> float | None:
     :class:`flexpkm.errors.BackendUnavailableError` as
     :func:`flexpkm.compiled.modal.compiled_robot`, or without a C compiler."""
     from flexpkm.compiled import codegen
-    from flexpkm.compiled.modal import compiled_robot
-    cm = compiled_robot(model)[0]
+    cm = modal.compiled_robot(model)[0]
     if cells < cold and not cached(cm):
         return None
     before = codegen.COMPILE_SECONDS["total"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -133,13 +134,28 @@ def lower_product(lists: ProductLists, Az, Jz, kernel=None) -> np.ndarray:
     return out.reshape(B, lists.r, lists.r)
 
 
+def _compile(argv, cwd):
+    """Run the compiler on the loop (relative names, under
+    ``$FLEXPKM_CC_TIMEOUT``). Raises :class:`BackendUnavailableError`."""
+    try:
+        run = subprocess.run(argv, cwd=cwd, capture_output=True, text=True,
+                             timeout=cache.compile_timeout())
+    except subprocess.TimeoutExpired:
+        raise BackendUnavailableError("workspace_map", f"{argv[0]} exceeded the time limit "
+                                      "on the sparse products (FLEXPKM_CC_TIMEOUT)") from None
+    if run.returncode:
+        first = (run.stderr.strip().splitlines() or ["no message"])[0][:300]
+        raise BackendUnavailableError("workspace_map", f"{argv[0]} failed on the sparse "
+                                      f"products (status {run.returncode}: {first})")
+
+
 def load_kernel():
     """The C loop of :data:`SOURCE` (a ``ctypes`` function), compiled with the
     compiler of :func:`flexpkm.compiled.codegen.find_compiler` into the cache
     folder (checked by its recorded hash, as the generated libraries) or a
     private temporary one. Raises :class:`BackendUnavailableError` without a
     C compiler or when it fails."""
-    from flexpkm.compiled.codegen import CompilationError, _run_compiler, find_compiler
+    from flexpkm.compiled.codegen import find_compiler
     cc = find_compiler()
     if cc is None:
         raise BackendUnavailableError("workspace_map", "no C compiler for the sparse products")
@@ -150,11 +166,7 @@ def load_kernel():
         lib = (folder or tmp) / f"flexpkm_mac_{cache.library_key(key, cc, FLAGS)}.so"
         if cache.verify(lib) is not None:
             (tmp / "mac.c").write_text(SOURCE)
-            try:
-                _run_compiler([cc, *FLAGS, "mac.c", "-o", "mac.so"], tmp, "flexpkm_mac",
-                              cache.compile_timeout())
-            except CompilationError as err:
-                raise BackendUnavailableError("workspace_map", str(err)) from None
+            _compile([cc, *FLAGS, "mac.c", "-o", "mac.so"], tmp)
             os.replace(tmp / "mac.so", lib)
             cache.write_record(lib, file_sha256(lib))
         fn = ctypes.CDLL(str(lib)).flexpkm_mac
