@@ -65,12 +65,12 @@ def breakdown(repeats=5, chunk=128):
     q = configure(poses)[0]
     q = q[np.isfinite(q).all(axis=1)]
     parts = [q[b:b + chunk] for b in range(0, len(q), chunk)]
-    red = [modal_flat.reduced_matrices(model, x) for x in parts]
+    red = [modal_flat.fast_reduced_matrices(model, x) for x in parts]
     modal.reduced_matrices(model, parts[0])
     steps = {
         "closed_form": lambda: [configure(poses[b:b + chunk]) for b in range(0, len(poses), chunk)],
         "modal_graph": lambda: [modal.reduced_matrices(model, x) for x in parts],
-        "modal_fast": lambda: [modal_flat.reduced_matrices(model, x) for x in parts],
+        "modal_fast": lambda: [modal_flat.fast_reduced_matrices(model, x) for x in parts],
         "eigensolver": lambda: [generalized_eigh(r.K_r[:, r.n_a:, r.n_a:], r.M_r[:, r.n_a:, r.n_a:],
                                                  vectors=False) for r in red],
         "compliance": lambda: [platform_compliance(model, r) for r in red],

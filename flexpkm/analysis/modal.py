@@ -71,8 +71,10 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None, q_d
     with one_blas_thread(scipy=model.layout.n_tot >= LOOP_SIZE):
         red = None
         if choice.name == "compiled":
-            from flexpkm.compiled import modal as graph, modal_flat
-            compiled_reduced_matrices = (modal_flat if flat else graph).reduced_matrices
+            from flexpkm.compiled.modal import reduced_matrices as compiled_reduced_matrices
+            if flat:
+                from flexpkm.compiled.modal_flat import fast_reduced_matrices
+                compiled_reduced_matrices = fast_reduced_matrices
             try:
                 red = compiled_reduced_matrices(model, q)
             except BackendUnavailableError as e:

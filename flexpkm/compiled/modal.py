@@ -266,7 +266,7 @@ def compiled_robot(model):
     return model.compiled.modal, state.solution, state.blocks
 
 
-def reduced_matrices(model, q_tot, q_dep=None, evaluator=None) -> ReducedMatrices:
+def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     """:func:`flexpkm.algorithms.modal.reduced_matrices` from generated code:
     the same :class:`ReducedMatrices` (same q_dep choice, loop check and
     condition numbers, same errors; ``backend`` = ``"compiled"``) for
@@ -275,10 +275,14 @@ def reduced_matrices(model, q_tot, q_dep=None, evaluator=None) -> ReducedMatrice
     the model has no reference configuration or redundant constraint rows
     (:func:`modal_problem`), or the reference choice of q_dep is
     ill-conditioned at a pose (cond(J_t^f) above ``1 / RCOND_KEEP_REFERENCE``:
-    the numpy path chooses q_dep again there); nothing falls back silently.
-    ``evaluator``: ``(cm, q) -> outputs`` of :func:`evaluate` (default it;
-    :func:`flexpkm.compiled.modal_flat.reduced_matrices` passes the
-    workspace map's fast path)."""
+    the numpy path chooses q_dep again there); nothing falls back silently."""
+    return reduced_via(model, q_tot, evaluate, q_dep)
+
+
+def reduced_via(model, q_tot, evaluator, q_dep=None) -> ReducedMatrices:
+    """:func:`reduced_matrices` with the generated outputs from
+    ``evaluator(cm, q)`` (:func:`evaluate`'s outputs; the workspace map's
+    fast path: :func:`flexpkm.compiled.modal_flat.evaluate_flat`)."""
     model = build_model(model)
     q = as_batch(q_tot, model.layout.n_tot).copy()
     for sl in model.layout.elastic_slice.values():
@@ -286,7 +290,7 @@ def reduced_matrices(model, q_tot, q_dep=None, evaluator=None) -> ReducedMatrice
     if q_dep is not None:
         raise BackendUnavailableError("reduced_matrices", modal_problem(model, q_dep))
     cm, sol, blocks = compiled_robot(model)
-    out = (evaluator or evaluate)(cm, q)
+    out = evaluator(cm, q)
     gap = np.abs(out["residual"]).max(axis=1, initial=0.0)
     if not np.all(gap <= LOOP_TOL):                  # the numpy check names the closure
         check_loops(model, q, what="reduced_matrices")

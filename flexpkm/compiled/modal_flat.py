@@ -118,11 +118,11 @@ def evaluate_flat(cm, q):
             "residual": res["residual"][:, 0], "scales": res["scales"][:, 0]}
 
 
-def reduced_matrices(model, q_tot):
+def fast_reduced_matrices(model, q_tot):
     """:func:`flexpkm.compiled.modal.reduced_matrices` (same result, checks
     and errors; q_dep the reference choice) by the fast path
     (:func:`evaluate_flat`: equal to round-off)."""
-    return modal.reduced_matrices(model, q_tot, evaluator=evaluate_flat)
+    return modal.reduced_via(model, q_tot, evaluate_flat)
 
 
 def prepare(model, cells: int, cold: int) -> float | None:
