@@ -22,7 +22,8 @@ from flexpkm.threads import one_blas_thread
 
 
 def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None, q_dep=None,
-                        allow_zero=False, shapes=True, backend=DEFAULT_BACKEND) -> Modes:
+                        allow_zero=False, shapes=True, backend=DEFAULT_BACKEND,
+                        flat=False) -> Modes:
     """Natural frequencies and mode shapes at the configuration ``q_tot``
     (Eqs. 11.34-11.35; with ``actuator_stiffness`` (n_A,), one per actuator
     in N/m or N m/rad, Eqs. 11.38-11.42; with actuation redundancy the
@@ -44,7 +45,9 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None, q_d
           compiled function's q_dep is ill-conditioned runs on numpy.
     Returns :class:`Modes`: frequencies (n,) Hz for one pose, (B, n) for a
     batch, with the condition numbers and flags of the result, ``backend``
-    and ``backend_reason``.
+    and ``backend_reason``. ``flat``: on the compiled backend, the reduced
+    matrices by the workspace map's fast path (:mod:`flexpkm.compiled.modal_flat`,
+    its own library compiled at first use; the same matrices to round-off).
     BLAS runs on one thread (:mod:`flexpkm.threads`): on the NaVARo's 90 x 90
     pencil LAPACK's threads make one pose 2x slower on a 2-core machine.
     Raises :class:`OpenLoopError` for a configuration whose loops are open,
@@ -69,6 +72,9 @@ def natural_frequencies(model, q_tot, n_modes=None, actuator_stiffness=None, q_d
         red = None
         if choice.name == "compiled":
             from flexpkm.compiled.modal import reduced_matrices as compiled_reduced_matrices
+            if flat:
+                from flexpkm.compiled.modal_flat import fast_reduced_matrices
+                compiled_reduced_matrices = fast_reduced_matrices
             try:
                 red = compiled_reduced_matrices(model, q)
             except BackendUnavailableError as e:

@@ -19,6 +19,7 @@ NetCDF file and picture (:mod:`flexpkm.io.map_output`).
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -44,14 +45,25 @@ CAUSES = {"UnreachablePoseError": "unreachable", "OpenLoopError": "unreachable",
 MEASURES = ("cond_closure", "cond_pencil", "singularity_measure")
 #: default cells per eigensolver call: larger batches leave the cache (NaVARo,
 #: compiled, modal step + compliance per pose: 1.14 ms at 32, 1.00 at 128,
-#: 0.98 at 256, 1.33 at 1,024 cells; load 3.6)
-CHUNK = 256
+#: 0.98 at 256, 1.33 at 1,024 cells; load 3.6); on the fast modal path
+#: (:data:`FLAT_MIN`) 128: at 256 the chunk's (256, 96, 96) matrices are
+#: mapped afresh from the kernel at each chunk (46,000 page faults, 0.3 s
+#: of system time on a 4,000-cell map; 4,000 at 128)
+CHUNK = 128
 #: on workers, the cells are cut into this many jobs per worker at least (the
 #: workers keep their model: a job costs its cells only), of ``chunk`` cells
 #: at most and :data:`MIN_JOB` at least (3,507 cells in jobs of 1,024 on 2
 #: workers: 2,048 on one, 1.71x at best; in 14 jobs of 256 or fewer: 1,792, 1.96x)
 JOBS_PER_WORKER = 4
 MIN_JOB = 32
+#: a compiled map of at least this many reachable cells runs the fast modal
+#: path (:mod:`flexpkm.compiled.modal_flat`: 0.28 instead of 0.73 ms per
+#: reachable NaVARo cell, load 4.9) when its library is cached; its compile
+#: (NaVARo: 7-17 s of gcc -O1 by the load, announced on stderr) is paid by
+#: a map of :data:`FLAT_COLD` reachable cells or more (~0.5 ms saved per
+#: cell: the compile pays back within such a map, or the next ones)
+FLAT_MIN = 2000
+FLAT_COLD = 10000
 
 
 def cause(status: str) -> str:
@@ -235,12 +247,13 @@ def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, p
     if workers != 1 or client is not None:
         n = len(client.ncores()) if client is not None else (workers or os.cpu_count() or 1)
         per = min(chunk, max(MIN_JOB, -(-len(ok) // (JOBS_PER_WORKER * max(n, 1)))))
+    flat = _fast_path(model, backend, len(ok))
     idx = [ok[b:b + per] for b in range(0, len(ok), per)]
     pool = len(idx) > 1 and (workers != 1 or client is not None)
     # the model goes once to each worker and is kept there with its loaded
     # generated code (run_chunks' shared); generated code is not pickled
     shared = replace(model, compiled=CompiledFunctions()) if pool else model
-    jobs = _Jobs(idx, lambda i: (q[i], n_modes, backend, actuator_stiffness, chunk))
+    jobs = _Jobs(idx, lambda i: (q[i], n_modes, backend, actuator_stiffness, chunk, flat))
     parts = run_chunks(solve_chunk, jobs, None, workers, client,
                        None if progress is None else
                        (lambda d, t: progress(min(d * per, len(ok)), len(ok))), shared=shared)
@@ -259,6 +272,27 @@ def solve_cells(model, q, status, n_modes, chunk, backend, actuator_stiffness, p
     return out
 
 
+def _fast_path(model, backend, cells) -> bool:
+    """Whether the map's cells run the fast modal path on the compiled
+    backend: :data:`FLAT_MIN` cells or more and its library cached, or
+    :data:`FLAT_COLD` or more (its library made here, the compile announced
+    on stderr with its time); False when it cannot run."""
+    from flexpkm.errors import BackendUnavailableError
+    if cells < FLAT_MIN or choose_backend(backend, "natural_frequencies", model).name != "compiled":
+        return False
+    try:
+        from flexpkm.compiled.modal_flat import prepare
+        seconds = prepare(model, cells, FLAT_COLD)
+    except BackendUnavailableError:
+        return False
+    if seconds is None:
+        return False
+    if seconds > 0:
+        sys.stderr.write(f"flexpkm: the fast modal function of {model.name} for maps of "
+                         f">= {FLAT_MIN} cells compiled in {seconds:.1f} s (once per topology)\n")
+    return True
+
+
 class _Jobs:
     """The chunks' arguments, each made when asked (``run_chunks`` takes a
     sequence): in this process one chunk's copy of q at a time."""
@@ -275,19 +309,20 @@ class _Jobs:
 
 def solve_chunk(model, job) -> dict:
     """The results of the cells ``job = (q (b, n_tot), n_modes, backend,
-    actuator_stiffness, chunk)`` of ``model``, ``chunk`` cells per
-    eigensolver call (a module-level function: it runs in the workers,
-    ``model`` kept by each worker with its generated code, loaded at its
-    first chunk: :func:`flexpkm.analysis.execution.run_chunks`' ``shared``):
-    a dict of arrays ``f`` (b, n) Hz, ``C``, ``eig``, the :data:`MEASURES`,
-    ``status`` (b,) and the ``backend`` / ``reason`` pairs that ran."""
-    q, n_modes, backend, stiffness, chunk = job
+    actuator_stiffness, chunk, flat)`` of ``model``, ``chunk`` cells per
+    eigensolver call, ``flat``: the fast modal path (:data:`FLAT_MIN`) (a
+    module-level function: it runs in the workers, ``model`` kept by each
+    worker with its generated code, loaded at its first chunk:
+    :func:`flexpkm.analysis.execution.run_chunks`' ``shared``): a dict of
+    arrays ``f`` (b, n) Hz, ``C``, ``eig``, the :data:`MEASURES`, ``status``
+    (b,) and the ``backend`` / ``reason`` pairs that ran."""
+    q, n_modes, backend, stiffness, chunk, flat = job
     b, n_p = len(q), model.layout.n_p
     out = {"C": np.full((b, n_p, n_p), np.nan), "eig": np.full((b, n_p), np.nan),
            **{m: np.full(b, np.nan) for m in MEASURES}, "ran": {}}
     status = ["ok"] * b
     out["f"] = _padded([_chunk(model, q[s:s + chunk], np.arange(s, min(s + chunk, b)), status,
-                               n_modes, backend, stiffness, out) for s in range(0, b, chunk)])
+                               n_modes, backend, stiffness, out, flat) for s in range(0, b, chunk)])
     ran = sorted((k, r) for k, v in out.pop("ran").items() for r in v)
     out.update(status=np.array(status, dtype=str), backend=np.array([k for k, _ in ran], dtype=str),
                reason=np.array([r for _, r in ran], dtype=str))
@@ -301,19 +336,19 @@ def _padded(parts) -> np.ndarray:
                            for p in parts]) if parts else np.full((0, 0), np.nan)
 
 
-def _chunk(model, q, idx, status, n_modes, backend, stiffness, out):
+def _chunk(model, q, idx, status, n_modes, backend, stiffness, out, flat=False):
     """Frequencies (b, n) of one chunk; the measures and compliance into
     ``out``; a chunk that raises is solved cell by cell (their errors are
     their statuses)."""
     try:
         m = natural_frequencies(model, q, n_modes=n_modes, shapes=False, allow_zero=True,
-                                backend=backend, actuator_stiffness=stiffness)
+                                backend=backend, actuator_stiffness=stiffness, flat=flat)
     except FlexPKMError as e:
         if len(q) == 1:
             status[idx[0]] = status_of(e)
             return np.full((1, 0), np.nan)
         half = len(q) // 2
-        return _padded([_chunk(model, q[s], idx[s], status, n_modes, backend, stiffness, out)
+        return _padded([_chunk(model, q[s], idx[s], status, n_modes, backend, stiffness, out, flat)
                         for s in (slice(None, half), slice(half, None))])
     out["ran"].setdefault(m.backend, set()).add(m.backend_reason)
     f = np.array(m.frequencies_hz)

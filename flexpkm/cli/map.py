@@ -46,8 +46,8 @@ def _options(p, case):
                    help="number of frequencies, lowest first (default 5)")
     p.add_argument("--netcdf", metavar="FILE.nc", help="the map as a NetCDF file (xarray)")
     p.add_argument("--plot", metavar="FILE.png", help="contours of f1 (slices of a 3D map)")
-    p.add_argument("--chunk", type=count, default=256, metavar="N",      # workspace_map.CHUNK
-                   help="cells per eigensolver call (default 256)")
+    p.add_argument("--chunk", type=count, default=128, metavar="N",      # workspace_map.CHUNK
+                   help="cells per eigensolver call (default 128)")
     p.add_argument("--workers", type=count, default=None, metavar="N",
                    help="processes of the eigenproblems, chunk by chunk (default: every core; "
                         "1: in this process; a map of one chunk runs here)")

@@ -77,14 +77,8 @@ def modal_graph(cm: CompiledRobot, par: bool):
     model = cm.model
     sm = cm.parametric if par else cm.symbolic
     X = type(sm.q)
-    q = X(sm.q)
-    for sl in model.layout.elastic_slice.values():
-        for i in range(sl.start, sl.stop):
-            q[i] = 0.0
     dep = cm.dep.tolist()
-    rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]   # no effect on these outputs
-    J, M_tot, J_f, res = ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
-                                       [sm.q] + rest, [q] + [0 * x for x in rest])
+    J, M_tot, J_f, res = rest_terms(model, sm, dep)
     act = list(model.layout.actuated)
     if par:
         rotor, K_tot, p = [sm.rotor[i, i] for i in act], sm.K_tot, sm.design
@@ -93,6 +87,19 @@ def modal_graph(cm: CompiledRobot, par: bool):
         K_tot, p = X(ca.sparsify(ca.DM(model.K_tot))), X.sym("p", 0)
     outputs = modal_outputs(model, J, M_tot, K_tot, rotor, J_f, res, dep)
     return ca.Function("flexpkm_modal", [sm.q, p], outputs, ["q", "p"], list(OUTPUTS))
+
+
+def rest_terms(model, sm, dep) -> list:
+    """``[J, M_tot, J_t^f, residual]`` of the graph ``sm`` (SX or MX) at
+    ``q_e = 0`` and rest (``qd_r``, ``g``, friction: no effect on them), the
+    dependent columns ``dep``."""
+    q = type(sm.q)(sm.q)
+    for sl in model.layout.elastic_slice.values():
+        for i in range(sl.start, sl.stop):
+            q[i] = 0.0
+    rest = [sm.qd_r, sm.g, sm.friction, sm.smoothing]
+    return ca.substitute([sm.J, sm.M_tot, sm.J_tot[:, dep], sm.residual],
+                         [sm.q] + rest, [q] + [0 * x for x in rest])
 
 
 def limb_modal_graph(cm: CompiledRobot, threads: int = 1):
@@ -113,15 +120,22 @@ def modal_outputs(model, J, M_tot, K_tot, rotor, J_f, res, dep) -> list:
     ``K_tot`` (n_tot, n_tot), the actuated joints' rotor inertia ``rotor``
     (list), ``J_t^f``, the loop residual and the dependent columns ``dep``:
     the products over the structural non-zeros and the Type 2 scales."""
+    return [_lower_product(J, M_tot), _lower_product(J, K_tot),
+            ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
+            modal_scales(model, M_tot, rotor)]
+
+
+def modal_scales(model, M_tot, rotor):
+    """The inertia scales of the Type 2 measure (2,): the largest ``|M_tot|``
+    term over the non-actuated coordinates and the largest actuated diagonal
+    term without the rotor inertia ``rotor`` (list, per actuated joint)."""
     act = list(model.layout.actuated)
     free = [i for i in range(model.layout.n_tot) if i not in set(act)]
     M_ff = M_tot[free, free]
     M_ff = ca.sparsify(M_ff) if isinstance(M_ff, ca.SX) else M_ff
     m_free = ca.mmax(ca.fabs(ca.vertcat(0.0, ca.vec(M_ff))))
     m_act = ca.mmax(ca.vertcat(0.0, *[ca.fabs(M_tot[i, i] - r) for i, r in zip(act, rotor)]))
-    return [_lower_product(J, M_tot), _lower_product(J, K_tot),
-            ca.densify(J[dep, :]), ca.densify(J_f), ca.densify(res),
-            ca.vertcat(m_free, m_act)]
+    return ca.vertcat(m_free, m_act)
 
 
 def modal_function(cm: CompiledRobot, limbs: int = 0):
@@ -183,16 +197,16 @@ def _blocks(B):
     return out
 
 
-def evaluate(cm: CompiledRobot, q, limbs: int = 0):
-    """The outputs of :func:`modal_function` (``limbs`` passed on) for the
-    batch ``q`` (B, n_tot): dict of arrays with the batch axis first (C
-    calls over blocks of poses, :func:`_blocks`)."""
-    fn = modal_function(cm, limbs)
+def run_batch(cm: CompiledRobot, fn, q, p, sparse=()) -> list:
+    """The outputs of ``fn(q, p)`` for the batch ``q`` (B, n_tot), ``p``
+    shared, in C calls over blocks of poses (:func:`_blocks`, :func:`_mapped`):
+    per output (B, columns, rows), a column-major block pose after pose,
+    or (B, nnz) its non-zeros for the outputs ``sparse``."""
     B = q.shape[0]
     q = np.ascontiguousarray(q, dtype=float)         # (B, n_tot) C = (n_tot, B) column-major
-    # column-major (r, c) blocks, pose after pose: (B, c, r) in C order
-    out = [np.empty((B, fn.size2_out(k), fn.size1_out(k))) for k in range(len(OUTPUTS))]
-    p = np.ascontiguousarray(cm.design if parametric(cm) else np.zeros(0), dtype=float)
+    p = np.ascontiguousarray(p, dtype=float)
+    out = [np.empty((B, fn.nnz_out(k)) if k in sparse else (B, fn.size2_out(k), fn.size1_out(k)))
+           for k in range(fn.n_out())]
     for start, size in _blocks(B):
         buf, run = _mapped(cm, fn, size)
         buf.set_arg(0, memoryview(q[start:start + size]))
@@ -200,6 +214,15 @@ def evaluate(cm: CompiledRobot, q, limbs: int = 0):
         for k, o in enumerate(out):
             buf.set_res(k, memoryview(o[start:start + size]))
         run()
+    return out
+
+
+def evaluate(cm: CompiledRobot, q, limbs: int = 0):
+    """The outputs of :func:`modal_function` (``limbs`` passed on) for the
+    batch ``q`` (B, n_tot): dict of arrays with the batch axis first (C
+    calls over blocks of poses, :func:`_blocks`)."""
+    fn = modal_function(cm, limbs)
+    out = run_batch(cm, fn, q, cm.design if parametric(cm) else np.zeros(0))
     res = dict(zip(OUTPUTS, out))                    # M_r, K_r symmetric: no transpose
     for k in ("J_d", "J_f"):
         res[k] = np.swapaxes(res[k], 1, 2)
@@ -253,6 +276,13 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     (:func:`modal_problem`), or the reference choice of q_dep is
     ill-conditioned at a pose (cond(J_t^f) above ``1 / RCOND_KEEP_REFERENCE``:
     the numpy path chooses q_dep again there); nothing falls back silently."""
+    return reduced_via(model, q_tot, evaluate, q_dep)
+
+
+def reduced_via(model, q_tot, evaluator, q_dep=None) -> ReducedMatrices:
+    """:func:`reduced_matrices` with the generated outputs from
+    ``evaluator(cm, q)`` (:func:`evaluate`'s outputs; the workspace map's
+    fast path: :func:`flexpkm.compiled.modal_flat.evaluate_flat`)."""
     model = build_model(model)
     q = as_batch(q_tot, model.layout.n_tot).copy()
     for sl in model.layout.elastic_slice.values():
@@ -260,7 +290,7 @@ def reduced_matrices(model, q_tot, q_dep=None) -> ReducedMatrices:
     if q_dep is not None:
         raise BackendUnavailableError("reduced_matrices", modal_problem(model, q_dep))
     cm, sol, blocks = compiled_robot(model)
-    out = evaluate(cm, q)
+    out = evaluator(cm, q)
     gap = np.abs(out["residual"]).max(axis=1, initial=0.0)
     if not np.all(gap <= LOOP_TOL):                  # the numpy check names the closure
         check_loops(model, q, what="reduced_matrices")

@@ -1,0 +1,137 @@
+"""The NaVARo CLI map's rate on one core, this checkout against another
+(issue 21, "CLI maps at >= 2,000 poses/s per core"): ``flexpkm map navaro
+--workers 1 --backend compiled`` (20 x 20 x 10 cells, 3,507 reachable) and
+its start-up (a 1-cell map) run alternately from the two source trees
+(``PYTHONPATH``), CPU of the reaped children (one BLAS thread), medians of
+``--repeats`` interleaved runs, the load average beside; and the
+per-cell breakdown of the map in this process (cProfile groups).
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py [--before /work/main] [--repeats 5]
+    OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py --breakdown
+
+Writes ``benchmarks/bench_maprate.json`` (``bench_maprate_steps.json``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+GRID = ["-0.05:0.05:20", "-0.05:0.05:20", "-0.2:0.2:10"]
+REACHABLE = 3507
+#: a warm-up map of more than workspace_map.FLAT_COLD reachable cells (11,000 of 12,500)
+COLD = ["-0.05:0.05:50", "-0.05:0.05:50", "-0.2:0.2:5"]
+
+
+def _children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _run(tree, grid, out):
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(tree))
+    cmd = [sys.executable, "-m", "flexpkm", "map", "navaro", "--workers", "1", "--backend",
+           "compiled", "--no-progress", "--modes", "5", "--force", "--grid", *grid,
+           "--netcdf", str(out)]
+    c0 = _children_cpu()
+    subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=tempfile.gettempdir())
+    return _children_cpu() - c0
+
+
+def breakdown(repeats=5, chunk=128):
+    """CPU per reachable cell of the map's steps in this process, medians of
+    ``repeats`` interleaved runs over the 3,507 reachable cells in chunks of
+    ``chunk``: the closed form, the reduced matrices by the kernel graph (the
+    modal function before) and by the fast path, the bare eigensolver (locked
+    pencils, frequencies only), the compliance (ms per cell)."""
+    sys.path.insert(0, str(HERE))
+    from bench_study import _navaro
+    import flexpkm as fp
+    from flexpkm.algorithms.compliance import platform_compliance
+    from flexpkm.algorithms.eigen import generalized_eigh
+    from flexpkm.analysis.grid import make_grid
+    from flexpkm.compiled import modal, modal_flat
+    model, configure, case, _ = _navaro()
+    poses = make_grid(GRID, case.pose_names).poses()
+    q = configure(poses)[0]
+    q = q[np.isfinite(q).all(axis=1)]
+    parts = [q[b:b + chunk] for b in range(0, len(q), chunk)]
+    red = [modal_flat.fast_reduced_matrices(model, x) for x in parts]
+    modal.reduced_matrices(model, parts[0])
+    steps = {
+        "closed_form": lambda: [configure(poses[b:b + chunk]) for b in range(0, len(poses), chunk)],
+        "modal_graph": lambda: [modal.reduced_matrices(model, x) for x in parts],
+        "modal_fast": lambda: [modal_flat.fast_reduced_matrices(model, x) for x in parts],
+        "eigensolver": lambda: [generalized_eigh(r.K_r[:, r.n_a:, r.n_a:], r.M_r[:, r.n_a:, r.n_a:],
+                                                 vectors=False) for r in red],
+        "compliance": lambda: [platform_compliance(model, r) for r in red],
+        "natural_frequencies_fast": lambda: [fp.natural_frequencies(
+            model, x, n_modes=5, shapes=False, backend="compiled", flat=True) for x in parts]}
+    runs = {k: [] for k in steps}
+    for _ in range(repeats):
+        for k, f in steps.items():
+            t0 = time.process_time()
+            f()
+            runs[k].append(time.process_time() - t0)
+    ms = {k: 1e3 * float(np.median(v)) / len(q) for k, v in runs.items()}
+    return {"ms_per_reachable_cell": ms,
+            "load_average": os.getloadavg()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", default=None, help="the other source tree (e.g. /work/main)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--grid", nargs=3, default=GRID, metavar="X0:X1:N",
+                    help="the map's grid (default the 20 x 20 x 10 of bench_study.py --only-cli)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="only the per-cell breakdown in this process (bench_maprate_steps.json)")
+    args = ap.parse_args()
+    if args.breakdown:
+        res = breakdown(args.repeats)
+        print(json.dumps(res, indent=1))
+        (HERE / "bench_maprate_steps.json").write_text(json.dumps(res, indent=1) + "\n")
+        return
+    trees = {"after": HERE.parent}
+    if args.before:
+        trees["before"] = Path(args.before)
+    runs = {k: {"map": [], "start": []} for k in trees}
+    loads = [os.getloadavg()]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, tree in trees.items():          # warm the caches (compiles) first
+            _run(tree, COLD, Path(tmp) / "w.nc")   # >= FLAT_COLD cells: the fast path's compile
+            _run(tree, args.grid, Path(tmp) / "w.nc")
+            _run(tree, ["0:0:1"] * 3, Path(tmp) / "w.nc")
+        for _ in range(args.repeats):
+            for name, tree in trees.items():
+                runs[name]["map"].append(_run(tree, args.grid, Path(tmp) / "m.nc"))
+                runs[name]["start"].append(_run(tree, ["0:0:1"] * 3, Path(tmp) / "s.nc"))
+            loads.append(os.getloadavg())
+    cells = int(np.prod([int(g.split(":")[2]) for g in args.grid]))
+    reachable = REACHABLE if list(args.grid) == GRID else None
+    res = {"grid": args.grid, "cells": cells, "reachable": reachable, "load_average": loads,
+           "runs": runs}
+    for name, r in runs.items():
+        m, s = float(np.median(r["map"])), float(np.median(r["start"]))
+        res[name] = {"cpu_s": m, "start_cpu_s": s, "cells_per_cpu_s": cells / m,
+                     "cells_per_cpu_s_without_start": cells / (m - s),
+                     "reachable_per_cpu_s_without_start": reachable and reachable / (m - s)}
+    if "before" in res:
+        res["ratio_without_start"] = ((res["before"]["cpu_s"] - res["before"]["start_cpu_s"])
+                                      / (res["after"]["cpu_s"] - res["after"]["start_cpu_s"]))
+    print(json.dumps({k: v for k, v in res.items() if k != "runs"}, indent=1))
+    name = "bench_maprate.json" if list(args.grid) == GRID else "bench_maprate_large.json"
+    (HERE / name).write_text(json.dumps(res, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
