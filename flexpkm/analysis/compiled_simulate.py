@@ -20,6 +20,8 @@ evaluated with the numpy full model at the samples.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from flexpkm.algorithms.dynamics import full_dynamics
@@ -230,7 +232,9 @@ def _block(cm, config):
         fn = cm.sample(prescribed, iterations, n_sub, project_each, specs, exact)
         buf, evaluate = fn.buffer()
         ins = [np.zeros(fn.nnz_in(i)) for i in range(3)]
-        outs = [np.zeros(fn.nnz_out(i)) for i in range(2)]
+        out = np.zeros(fn.nnz_out(0) + fn.nnz_out(1))   # both outputs: one sum checks them
+        outs = [out[:fn.nnz_out(0)], out[fn.nnz_out(0):]]
+        ones = np.ones(len(out))
         for i, a in enumerate(ins):
             buf.set_arg(i, memoryview(a))
         for i, a in enumerate(outs):
@@ -242,13 +246,14 @@ def _block(cm, config):
             K = U.shape[1] // n_sub
             xs, recs = np.full((K, len(keep)), np.nan), np.full((K, len(outs[1])), np.nan)
             ins[0][:], ins[2][:] = x, par
-            n_ok = 0
+            tol, n_ok = float(par[-1]), 0
+            Us = np.ascontiguousarray(U.T).reshape(K, -1)   # row k: sample k's U, column-major
             for k in range(K):                     # rows: contiguous writes
-                ins[1][:] = np.ravel(U[:, k * n_sub:(k + 1) * n_sub], order="F")
+                ins[1][:] = Us[k]
                 evaluate()
                 xs[k], recs[k] = outs[0][keep], outs[1]
-                if not (outs[1][RHO] <= par[-1] and np.isfinite(outs[1].sum() + outs[0].sum())):
-                    break                           # (_converged, one sample: two sums)
+                if not (outs[1][RHO] <= tol and math.isfinite(out.dot(ones))):
+                    break                           # (_converged, one sample: one sum)
                 n_ok = k + 1
                 if k + 1 < K:
                     ins[0][:] = outs[0]
