@@ -200,16 +200,17 @@ def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
     sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm))
     F = model_function(sm, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
-    J, b = X.sym("J", n_tot, n_r), X.sym("b", n_tot)
+    pattern = structural(sm.J) if X is ca.SX else ca.Sparsity.dense(n_tot, n_r)
+    J, b = X.sym("J", pattern), X.sym("b", n_tot)     # SX: products on J's entries alone
     unk = unknowns(n_r, n_a, prescribed)
     a_u = X.sym("a_u", len(unk))
     a1 = X.sym("a1", n_r)
     acc = X(a1)
     acc[unk] = a_u
-    q1, v1 = newmark(Dims.of(sm), x, acc, J, b, u, par, prescribed)
+    q1, v1 = newmark(Dims.of(sm), x, acc, J, b, u, par, prescribed, pattern)
     M, g, J1, b1, forces = F(q1, v1, u, par)
-    if X is ca.SX:                     # symmetric: the lower triangle not generated
-        M = upper_symmetric(M)
+    if X is ca.SX:                     # M symmetric: the lower triangle not generated
+        J1, M = ca.project(J1, pattern), upper_symmetric(M)
     alpha = par[2 * n_a + 1]
     Ma = M @ acc
     res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
@@ -228,6 +229,15 @@ def newton_function(sm: SymbolicDynamics, prescribed, exact=False):
     new[unk] = a_u - da
     outs = ca.substitute([new, J1, b1, g, q1, v1, rho], [a_u], [a1[unk]])   # shared terms once
     return ca.Function("newton", [x, a1, J, b, u, par], ca.cse(outs))
+
+
+def structural(J):
+    """The sparsity of the SX matrix ``J`` without its entries that are
+    constant zeros (the unrolled graph's ``J = [I; J_d]`` up to the order
+    is dense with them: 66 of its 176 entries are not zero on the DualEMPS
+    with one element per body; :func:`newton_function` then multiplies on
+    those alone, 18,788 -> 17,958 instructions per correction)."""
+    return ca.sparsify(J).sparsity()
 
 
 def upper_symmetric(M):
