@@ -315,12 +315,10 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     J, b = ca.project(ca.reshape(x[sl["J"]], n_tot, n_r), pattern), x[sl["b"]]
     evaluations = 1
     if kept is None:
-        more = _conditional(newton)
         state = newton(x, a1, J, b, u, par)
-        for _ in range(iterations - 1):
-            go = state[-1] > par[-1]
-            state = more(go, x, *state, u, par)
-            evaluations += go
+        if iterations > 1:
+            *state, more = corrections.newton_corrections(newton, iterations)(x, *state, u, par)
+            evaluations += more
     else:               # after a slow step (evals < 0): Newton's matrix at every iterate
         slow, mid = mid, max(mid, iterations - 2)     # the kept matrix while the budget allows
         S_inv, stale, refresh = kept(x, par)
@@ -342,19 +340,6 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     x1 = ca.densify(ca.vertcat(q1, v1, a1, a, g, ca.vec(J), b, q_ev, v_ev, S, par[2 * n_a], age,
                                slow))
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
-
-
-def _conditional(newton):
-    """``(go, x, a1, J, b, g, q_ev, v_ev, rho, u, par, *extra) -> (a1, J,
-    b, g, q_ev, v_ev, rho)``: one more correction when ``go``, else the
-    state unchanged (not evaluated: CasADi's switch)."""
-    ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
-    x, a1, J, b, u, par, *extra = ins
-    kept = [ca.MX.sym(f"o{k}", newton.sparsity_out(k)) for k in range(7)]
-    args = [x, *kept, u, par, *extra]
-    keep = ca.Function("newton_skip", args, kept)
-    again = ca.Function("newton_again", args, newton(x, *kept[:3], u, par, *extra)[:7])
-    return ca.Function.conditional("newton_if", [keep], again)
 
 
 def project_function(sm: SymbolicDynamics, iterations=3):
