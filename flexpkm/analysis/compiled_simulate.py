@@ -27,6 +27,7 @@ import numpy as np
 from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sample
+from flexpkm.compiled.energies import gravity_energies
 from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.errors import InvalidArgumentError
 
@@ -89,7 +90,10 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
     step that did not converge is redone alone with smaller steps
     (:func:`flexpkm.analysis.step_control.converged_sample`), the next block
     starts after it (blocks shrink to a power of two after a failure and
-    grow back after each converged block)."""
+    grow back after each converged block). On the unrolled graph the
+    samples' gravity energies are computed too, in generated code
+    (:func:`flexpkm.compiled.energies.gravity_energies`: the recorder's
+    ``gravity_energy``, read by its ``energies``)."""
     m = state.full
     cm = compiled_robot(model, m.dep, None if m.rows is None or not len(m.rows.dropped)
                         else m.rows.kept, options.design_input)
@@ -137,6 +141,8 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
         (rows, recs, x), _ = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
         store(rows, recs, k)
         k0 = k + 1
+    if getattr(rec, "motors", None) is None and cm.unrolled:     # the samples' gravity energy
+        rec.gravity_energy = gravity_energies(cm, rec.q, g)
 
 
 def _converged(xs, recs, tol):
