@@ -135,12 +135,15 @@ def energy(model, q_tot, qd_tot, gravity=None) -> Energy:
                   elastic=elastic_energy(model, q_tot))
 
 
-def recorded_energies(model, q_tot, kinetic_elastic, gravity=None) -> Energy:
+def recorded_energies(model, q_tot, kinetic_elastic, gravity=None, known_gravity=None) -> Energy:
     """The energies of recorded states whose kinetic + elastic energy is
     known (a simulation's ``energy``, ``1/2 qd_r^T M qd_r + 1/2 q^T K_tot q``):
     q_tot (B, n_tot), kinetic_elastic (B,) J; the elastic and gravity parts
-    from the coordinates. Returns :class:`Energy` of (B,) arrays."""
+    from the coordinates, or the gravity part ``known_gravity`` (B,) J when
+    given (the compiled simulation's, :mod:`flexpkm.compiled.energies`).
+    Returns :class:`Energy` of (B,) arrays."""
     model = build_structure(model)
     elastic = elastic_energy(model, np.atleast_2d(q_tot))
     return Energy(kinetic=np.asarray(kinetic_elastic, float) - elastic, elastic=elastic,
-                  gravity=gravity_energy(model, np.atleast_2d(q_tot), gravity))
+                  gravity=gravity_energy(model, np.atleast_2d(q_tot), gravity)
+                  if known_gravity is None else np.asarray(known_gravity, float))

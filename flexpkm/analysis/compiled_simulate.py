@@ -20,11 +20,14 @@ evaluated with the numpy full model at the samples.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
 from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sample
+from flexpkm.compiled.energies import gravity_energies
 from flexpkm.compiled.robot import CompiledRobot
 from flexpkm.errors import InvalidArgumentError
 
@@ -87,7 +90,10 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
     step that did not converge is redone alone with smaller steps
     (:func:`flexpkm.analysis.step_control.converged_sample`), the next block
     starts after it (blocks shrink to a power of two after a failure and
-    grow back after each converged block)."""
+    grow back after each converged block). On the unrolled graph the
+    samples' gravity energies are computed too, in generated code
+    (:func:`flexpkm.compiled.energies.gravity_energies`: the recorder's
+    ``gravity_energy``, read by its ``energies``)."""
     m = state.full
     cm = compiled_robot(model, m.dep, None if m.rows is None or not len(m.rows.dropped)
                         else m.rows.kept, options.design_input)
@@ -135,6 +141,8 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
         (rows, recs, x), _ = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
         store(rows, recs, k)
         k0 = k + 1
+    if getattr(rec, "motors", None) is None and cm.unrolled:     # the samples' gravity energy
+        rec.gravity_energy = gravity_energies(cm, rec.q, g)
 
 
 def _converged(xs, recs, tol):
@@ -230,7 +238,9 @@ def _block(cm, config):
         fn = cm.sample(prescribed, iterations, n_sub, project_each, specs, exact)
         buf, evaluate = fn.buffer()
         ins = [np.zeros(fn.nnz_in(i)) for i in range(3)]
-        outs = [np.zeros(fn.nnz_out(i)) for i in range(2)]
+        out = np.zeros(fn.nnz_out(0) + fn.nnz_out(1))   # both outputs: one sum checks them
+        outs = [out[:fn.nnz_out(0)], out[fn.nnz_out(0):]]
+        ones = np.ones(len(out))
         for i, a in enumerate(ins):
             buf.set_arg(i, memoryview(a))
         for i, a in enumerate(outs):
@@ -242,13 +252,14 @@ def _block(cm, config):
             K = U.shape[1] // n_sub
             xs, recs = np.full((K, len(keep)), np.nan), np.full((K, len(outs[1])), np.nan)
             ins[0][:], ins[2][:] = x, par
-            n_ok = 0
+            tol, n_ok = float(par[-1]), 0
+            Us = np.ascontiguousarray(U.T).reshape(K, -1)   # row k: sample k's U, column-major
             for k in range(K):                     # rows: contiguous writes
-                ins[1][:] = np.ravel(U[:, k * n_sub:(k + 1) * n_sub], order="F")
+                ins[1][:] = Us[k]
                 evaluate()
                 xs[k], recs[k] = outs[0][keep], outs[1]
-                if not (outs[1][RHO] <= par[-1] and np.isfinite(outs[1].sum() + outs[0].sum())):
-                    break                           # (_converged, one sample: two sums)
+                if not (outs[1][RHO] <= tol and math.isfinite(out.dot(ones))):
+                    break                           # (_converged, one sample: one sum)
                 n_ok = k + 1
                 if k + 1 < K:
                     ins[0][:] = outs[0]

@@ -200,10 +200,13 @@ class Recorder:
         self.log = StepLog()
         self.values = {name: np.zeros(n_out) for name in self.sensors}
         self.n_done = 0                                 # complete samples
+        self.gravity_energy = None                      # (n_out,) J when computed by the run
 
     def energies(self, res, gravity):
-        """The :class:`flexpkm.algorithms.energy.Energy` of the result ``res``."""
-        return recorded_energies(self.model, res.q, res.energy, gravity)
+        """The :class:`flexpkm.algorithms.energy.Energy` of the result ``res``
+        (its gravity part the run's ``gravity_energy`` when it gave one)."""
+        known = None if self.gravity_energy is None else self.gravity_energy[:len(res.q)]
+        return recorded_energies(self.model, res.q, res.energy, gravity, known)
 
 
     def record(self, k, s: StepState, drive, drift, residual=0.0):
