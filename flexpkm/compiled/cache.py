@@ -202,6 +202,12 @@ def library_key(key: str, cc: str, flags) -> str:
     return h.hexdigest()[:24]
 
 
+def library_path(folder: Path, name: str, key: str, cc: str, flags) -> Path:
+    """The library file of ``name`` in ``folder``: ``<name>_<library_key>.so``
+    (:func:`library_key` of ``key``, the compiler ``cc`` and ``flags``)."""
+    return Path(folder) / f"{name}_{library_key(key, cc, flags)}.so"
+
+
 # ---------------------------------------------------------------- size
 @dataclass(frozen=True)
 class Entries:

@@ -189,7 +189,7 @@ def compiled(build, name, key, opt=None, merge=True, names=None):
     folder, problem = cache.private_folder()
     lib = None
     if folder is not None:
-        lib = folder / f"{name}_{cache.library_key(key, cc, (opt,) + FLAGS)}.so"
+        lib = cache.library_path(folder, name, key, cc, (opt,) + FLAGS)
         why = cache.verify(lib)
         if why is None:
             cache.touch(lib)
@@ -237,7 +237,7 @@ def _build(fns, name, cc, flags, lib, timeout):
             write_source(tmp / f"{name}.c", code)
             out = tmp / f"{name}.so"
             _announce(f"compiling {name} ({code.count(chr(10))} C lines, {flags[0]}) ...")
-            _run_compiler([cc, *flags, f"{name}.c", "-o", out.name, "-lm"], tmp, name, timeout)
+            run_compiler([cc, *flags, f"{name}.c", "-o", out.name, "-lm"], tmp, name, timeout)
             COMPILE_SECONDS["last"] = dt = time.perf_counter() - t0
             COMPILE_SECONDS["total"] += dt
             _announce(f" done in {dt:.1f} s\n")
@@ -287,7 +287,7 @@ def write_source(path: Path, code: str) -> None:
         os.fsync(f.fileno())
 
 
-def _run_compiler(argv, cwd, name, timeout):
+def run_compiler(argv, cwd, name, timeout):
     """Run the compiler in ``cwd`` (relative file names: the library's bytes
     do not depend on the folder). Raises :class:`CompilationError`."""
     try:

@@ -1,7 +1,7 @@
 """The workspace map's fast modal path (issue 21, "CLI maps at >= 2,000
 poses/s per core"): the terms of the reduced matrices from ONE flat
 generated function, their products ``J^T M_tot J`` and ``J^T K_tot J`` by
-BLAS on the dense blocks of the dependent coordinates.
+lists of multiply-adds made once from the sparsity patterns.
 
 Where the time went (NaVARo, compiled map, perf on a batch): 0.6 ms per
 pose in the generated modal function of :mod:`flexpkm.compiled.modal`, of
@@ -15,12 +15,16 @@ calls (``casadi_mtimes``, ``casadi_project``, copies) were ~70 %. Here:
    (both on their structural entries), ``J_t^f``, the loop residual and the
    Type 2 scales: no products (NaVARo: 39,900 instructions, 0.03 ms per
    pose; with the products 152,700 instructions and 58 s of gcc -O1);
-2. :func:`products`: with ``J = [I; J_d]`` (q_r rows: identity),
-   ``M_r = M_rr + Y_r + Y_r^T + J_d^T Y_d``, ``Y = M_tot[:, dep] J_d``,
-   computed group by group of dependent coordinates that the matrices couple
-   (a leg's), each a few dense products over the batch (numpy ``matmul``)
-   on the group's columns of ``J_d``; ``K_r`` the same with ``K_tot`` (a
-   function of ``p`` only). ``M_r``, ``K_r`` are exactly symmetric.
+2. :func:`evaluate_flat`: ``M_r = J^T M_tot J`` and ``K_r = J^T K_tot J``
+   (Eqs. 11.26-11.27) over the batch by
+   :func:`flexpkm.compiled.sparse_products.lower_product`: per output
+   non-zero a list of multiply-adds on the structural non-zeros of
+   ``M_tot`` (or ``K_tot``, a function of ``p`` only) and ``J``, made once
+   per robot (:class:`flexpkm.compiled.sparse_products.ProductLists`: 52,140
+   + 27,213 per NaVARo pose) and run by one small C loop; the lower
+   triangle computed and mirrored, so ``M_r``, ``K_r`` are exactly
+   symmetric (numpy ``matmul`` on the dense leg blocks ran at 0.2-0.3 ms per
+   pose).
 
 Equal to the graph's reduced matrices to round-off (the operations run in
 another order): ``tests/compiled/test_modal_flat.py``. Its compile (gcc -O1
@@ -80,7 +84,7 @@ def cached(cm) -> bool:
     if cc is None or folder is None:
         return False
     key = codegen.topology_key(cm.model, NAME, cm.dep.tolist(), cm.kept, cm.fixed, OPT, False)
-    lib = folder / f"{NAME}_{cache.library_key(key, cc, (OPT,) + codegen.FLAGS)}.so"
+    lib = cache.library_path(folder, NAME, key, cc, (OPT,) + codegen.FLAGS)
     return cache.verify(lib) is None
 
 

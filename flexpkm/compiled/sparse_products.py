@@ -18,7 +18,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -135,18 +134,13 @@ def lower_product(lists: ProductLists, Az, Jz, kernel=None) -> np.ndarray:
 
 
 def _compile(argv, cwd):
-    """Run the compiler on the loop (relative names, under
-    ``$FLEXPKM_CC_TIMEOUT``). Raises :class:`BackendUnavailableError`."""
+    """Run the compiler on the loop (:func:`flexpkm.compiled.codegen.run_compiler`,
+    under ``$FLEXPKM_CC_TIMEOUT``). Raises :class:`BackendUnavailableError`."""
+    from flexpkm.compiled.codegen import CompilationError, run_compiler
     try:
-        run = subprocess.run(argv, cwd=cwd, capture_output=True, text=True,
-                             timeout=cache.compile_timeout())
-    except subprocess.TimeoutExpired:
-        raise BackendUnavailableError("workspace_map", f"{argv[0]} exceeded the time limit "
-                                      "on the sparse products (FLEXPKM_CC_TIMEOUT)") from None
-    if run.returncode:
-        first = (run.stderr.strip().splitlines() or ["no message"])[0][:300]
-        raise BackendUnavailableError("workspace_map", f"{argv[0]} failed on the sparse "
-                                      f"products (status {run.returncode}: {first})")
+        run_compiler(argv, cwd, "the sparse products", cache.compile_timeout())
+    except CompilationError as err:
+        raise BackendUnavailableError("workspace_map", str(err)) from None
 
 
 def load_kernel():
@@ -163,7 +157,7 @@ def load_kernel():
     folder, _ = cache.private_folder()
     tmp = Path(tempfile.mkdtemp(prefix=cache.BUILD_PREFIX, dir=folder))
     try:
-        lib = (folder or tmp) / f"flexpkm_mac_{cache.library_key(key, cc, FLAGS)}.so"
+        lib = cache.library_path(folder or tmp, "flexpkm_mac", key, cc, FLAGS)
         if cache.verify(lib) is not None:
             (tmp / "mac.c").write_text(SOURCE)
             _compile([cc, *FLAGS, "mac.c", "-o", "mac.so"], tmp)

@@ -242,7 +242,7 @@ def test_an_interrupt_during_the_build_removes_its_folder(folder, monkeypatch):
     def interrupted(*args):
         assert [n for n in os.listdir(folder) if n.startswith(cache.BUILD_PREFIX)]
         raise KeyboardInterrupt
-    monkeypatch.setattr(codegen, "_run_compiler", interrupted)
+    monkeypatch.setattr(codegen, "run_compiler", interrupted)
     with pytest.raises(KeyboardInterrupt):
         codegen.compiled(build(), NAME, "k" * 24)
     assert os.listdir(folder) == []
