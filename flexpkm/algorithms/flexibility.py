@@ -36,9 +36,9 @@ from flexpkm.errors import IndefiniteMassMatrixError
 
 
 def coupled(K, M, blocks) -> bool:
-    """Whether an entry of K or M (B, m, m) between two of the ``blocks``
-    (index arrays into their last axes) is non-zero at some pose: the
-    blocks do not split these pencils."""
+    """Whether an entry of K or M (B, m, m, symmetric: one triangle is read)
+    between two of the ``blocks`` (index arrays into their last axes) is
+    non-zero at some pose: the blocks do not split these pencils."""
     m = K.shape[-1]
     for a in range(len(blocks)):
         for b in range(a):
@@ -54,35 +54,35 @@ def _lapack(K):
     return get_lapack_funcs(("potrf", "sygst", "sytrd", "sterf", "trtrs", "sygvd"), (K[0],))
 
 
-def eigen_and_compliance(K, M, J_p, blocks, where="M_cc"):
+def eigen_and_compliance(K, M, J_p, blocks, where="M_cc", loop=None):
     """``(lam (B, n) ascending, C (B, n_p, n_p), ok (B,))`` of the pencils
     ``K x = lambda M x`` over the coordinates ``blocks`` (index arrays into
     the last axes of K, M (B, m, m) symmetric, n = their total: the pencil,
     exactly zero between two blocks) and the compliance ``C = J_p K^-1
     J_p^T`` of the rows ``J_p`` (B, n_p, m) (module doc); ``ok`` False (C
-    NaN) where K is not positive definite. Raises
-    :class:`IndefiniteMassMatrixError` naming ``where`` when M is not
-    positive definite."""
-    B, m = K.shape[0], K.shape[-1]
-    n, n_p = sum(len(i) for i in blocks), J_p.shape[1]
-    funcs = _lapack(K)
-    lam = np.empty((B, n))
-    C = np.zeros((B, n_p, n_p))
+    NaN) where K is not positive definite. ``loop``: the same loop in C
+    (:class:`flexpkm.compiled.locked_loop.LockedLoop`), the poses it flags
+    done here. Raises :class:`IndefiniteMassMatrixError` naming ``where``
+    when M is not positive definite."""
+    B, n = K.shape[0], sum(len(i) for i in blocks)
+    if loop is not None:
+        lam, C, status = loop(K, M, J_p, blocks)
+        redo = np.flatnonzero(status)
+    else:
+        lam, C, redo = np.empty((B, n)), np.zeros((B, J_p.shape[1], J_p.shape[1])), range(B)
     ok = np.ones(B, bool)
-    col = 0
-    for idx in blocks:
-        flat = (idx[:, None] * m + idx[None, :]).ravel()       # the block, no (B, m, m) copy
-        nb = len(idx)
-        Kb = np.take(np.reshape(K, (B, m * m)), flat, axis=1).reshape(B, nb, nb)
-        Mb = np.take(np.reshape(M, (B, m * m)), flat, axis=1).reshape(B, nb, nb)
-        Jb = np.ascontiguousarray(np.swapaxes(J_p[:, :, idx], 1, 2))      # (B, nb, n_p)
-        for b in range(B):
-            lam[b, col:col + nb], X = _block(funcs, Kb[b], Mb[b], Jb[b], where)
+    funcs = _lapack(K) if len(redo) else None
+    for b in redo:
+        C[b], col = 0.0, 0
+        for idx in blocks:
+            sub = np.ix_(idx, idx)
+            lam[b, col:col + len(idx)], X = _block(funcs, K[b][sub], M[b][sub],
+                                                   np.ascontiguousarray(J_p[b][:, idx].T), where)
             if X is None:
                 ok[b] = False
             else:
                 C[b] += X.T @ X
-        col += nb
+            col += len(idx)
     lam.sort(axis=1)
     C[~ok] = np.nan
     return lam, C, ok
@@ -101,7 +101,7 @@ def _block(funcs, K, M, J, where):
         X, _ = trtrs(L, J, lower=1)
         A, _ = sygst(M.T, L, itype=1, lower=1)
         _, d, e, _, _ = sytrd(A, lower=1, overwrite_a=1)
-        mu, info = sterf(d, e, overwrite_d=1, overwrite_e=1)
+        mu, info = sterf(d, e, overwrite_d=1, overwrite_e=1) if len(d) > 1 else (d, 0)
         if info == 0 and mu[0] > 0:
             return 1.0 / mu[::-1], X
     w, _, info = sygvd(K, M, jobz="N")

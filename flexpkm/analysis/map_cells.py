@@ -43,13 +43,15 @@ def locked_cells(model, q, n_modes=None, backend="compiled"):
     reason = choose_backend(backend, "natural_frequencies", model).reason
     with one_blas_thread(scipy=True):
         red = modal_flat.fast_reduced_matrices(model, q)
-        blocks = modal_flat.locked_blocks(modal.compiled_robot(model)[0])
+        cm = modal.compiled_robot(model)[0]
+        blocks = modal_flat.locked_blocks(cm)
         if coupled(red.K_r, red.M_r, blocks):          # this chunk's own split
             na = red.n_a
             blocks = [b + na for b in decoupled_blocks(red.K_r[:, na:, na:], red.M_r[:, na:, na:])]
         layout = model.layout
         J_p = rows_of_J(red, range(layout.n_t, layout.n_tot))
-        lam, C, ok = eigen_and_compliance(red.K_r, red.M_r, J_p, blocks)
+        lam, C, ok = eigen_and_compliance(red.K_r, red.M_r, J_p, blocks,
+                                          loop=modal_flat.locked_loop(cm))
         eig = np.full(C.shape[:2], np.nan)
         if ok.any():
             eig[ok] = np.linalg.eigvalsh(C[ok])

@@ -130,6 +130,17 @@ def locked_blocks(cm) -> list:
     return plan["locked_blocks"]
 
 
+def locked_loop(cm):
+    """The C loop of the locked pencil's eigenvalues and compliance
+    (:class:`flexpkm.compiled.locked_loop.LockedLoop`), loaded once and
+    kept with the plan."""
+    plan = plan_of(cm)
+    if "locked_loop" not in plan:
+        from flexpkm.compiled.locked_loop import LockedLoop
+        plan["locked_loop"] = LockedLoop()
+    return plan["locked_loop"]
+
+
 def evaluate_flat(cm, q):
     """The outputs of :func:`flexpkm.compiled.modal.evaluate` (``M_r``,
     ``K_r``, ``J_d``, ``J_f``, ``residual``, ``scales``, batch axis first) for

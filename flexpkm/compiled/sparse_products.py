@@ -147,29 +147,38 @@ def load_kernel():
     """The C loop of :data:`SOURCE` (a ``ctypes`` function), compiled with the
     compiler of :func:`flexpkm.compiled.codegen.find_compiler` into the cache
     folder (checked by its recorded hash, as the generated libraries) or a
-    private temporary one. Raises :class:`BackendUnavailableError` without a
-    C compiler or when it fails."""
-    from flexpkm.compiled.codegen import find_compiler
-    cc = find_compiler()
-    if cc is None:
-        raise BackendUnavailableError("workspace_map", "no C compiler for the sparse products")
-    key = hashlib.sha256(SOURCE.encode()).hexdigest()[:24]
-    folder, _ = cache.private_folder()
-    tmp = Path(tempfile.mkdtemp(prefix=cache.BUILD_PREFIX, dir=folder))
-    try:
-        lib = cache.library_path(folder or tmp, "flexpkm_mac", key, cc, FLAGS)
-        if cache.verify(lib) is not None:
-            (tmp / "mac.c").write_text(SOURCE)
-            _compile([cc, *FLAGS, "mac.c", "-o", "mac.so"], tmp)
-            os.replace(tmp / "mac.so", lib)
-            cache.write_record(lib, file_sha256(lib))
-        fn = ctypes.CDLL(str(lib)).flexpkm_mac
-    finally:
-        for f in tmp.iterdir():
-            f.unlink()
-        tmp.rmdir()
+    private temporary one (:func:`load_c`). Raises
+    :class:`BackendUnavailableError` without a C compiler or when it fails."""
+    fn = load_c(SOURCE, "flexpkm_mac")
     fn.restype = None
     fn.argtypes = [ctypes.c_long, ctypes.c_long] + [ctypes.c_void_p] * 4 + [ctypes.c_long,
                    ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_long,
                    ctypes.c_void_p, ctypes.c_void_p]
     return fn
+
+
+def load_c(source: str, symbol: str):
+    """The function ``symbol`` of the C ``source`` (``ctypes``, its argument
+    types unset), compiled once with :data:`FLAGS` into the cache folder
+    (keyed by the source's hash, checked by its recorded hash) or a private
+    temporary one. Raises :class:`BackendUnavailableError` without a C
+    compiler or when it fails."""
+    from flexpkm.compiled.codegen import find_compiler
+    cc = find_compiler()
+    if cc is None:
+        raise BackendUnavailableError("workspace_map", f"no C compiler for {symbol}")
+    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    folder, _ = cache.private_folder()
+    tmp = Path(tempfile.mkdtemp(prefix=cache.BUILD_PREFIX, dir=folder))
+    try:
+        lib = cache.library_path(folder or tmp, symbol, key, cc, FLAGS)
+        if cache.verify(lib) is not None:
+            (tmp / "loop.c").write_text(source)
+            _compile([cc, *FLAGS, "loop.c", "-o", "loop.so"], tmp)
+            os.replace(tmp / "loop.so", lib)
+            cache.write_record(lib, file_sha256(lib))
+        return getattr(ctypes.CDLL(str(lib)), symbol)
+    finally:
+        for f in tmp.iterdir():
+            f.unlink()
+        tmp.rmdir()
