@@ -18,7 +18,7 @@ import ctypes
 
 import numpy as np
 
-from flexpkm.compiled.sparse_products import _ptr, load_c
+from flexpkm.compiled.sparse_products import address, load_c
 
 #: the C loop; ``f``: dpotrf, dtrtrs, dsygst, dsytrd, dsterf (SciPy's pointers)
 SOURCE = r"""
@@ -120,6 +120,6 @@ class LockedLoop:
         lam = np.full((B, int(start[-1])), np.nan)
         C = np.zeros((B, n_p, n_p))
         status = np.zeros(B, np.int32)
-        self.fn(B, m, n_p, len(blocks), _ptr(start), _ptr(idx), _ptr(K), _ptr(M), _ptr(J_p),
-                _ptr(lam), _ptr(C), _ptr(status), _ptr(work), nbmax, self.lapack)
+        arrays = (start, idx, K, M, J_p, lam, C, status, work)
+        self.fn(B, m, n_p, len(blocks), *map(address, arrays), nbmax, self.lapack)
         return lam, C, status

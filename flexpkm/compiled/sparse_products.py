@@ -149,7 +149,9 @@ class ProductLists:
         self.macs = len(self.stage1[1]) + len(self.stage2[1])
 
 
-def _ptr(x):
+def address(x):
+    """The data address of the numpy array ``x`` (a ``ctypes`` pointer) for
+    the C loops."""
     return x.ctypes.data_as(ctypes.c_void_p)
 
 
@@ -164,9 +166,9 @@ def lower_product(lists: ProductLists, Az, Jz, kernel=None) -> np.ndarray:
     out = np.zeros((B, lists.r * lists.r))
     s1, s2 = lists.stage1, lists.stage2
     ta, tj, ty = (np.empty(n * TILE) for n in ((sa or 1), sj, lists.n_y))
-    fn(B, _ptr(s1[0]), _ptr(s1[1]), _ptr(s1[2]), len(s1[0]) - 1, _ptr(s2[0]), _ptr(s2[1]),
-       _ptr(s2[2]), len(s2[0]) - 1, _ptr(Az), sa, na, _ptr(Jz), sj, _ptr(out), out.shape[1],
-       _ptr(lists.p1), _ptr(lists.p2), _ptr(ta), _ptr(tj), _ptr(ty))
+    a = lambda *xs: map(address, xs)  # noqa: E731
+    fn(B, *a(*s1), len(s1[0]) - 1, *a(*s2), len(s2[0]) - 1, address(Az), sa, na, address(Jz), sj,
+       address(out), out.shape[1], *a(lists.p1, lists.p2, ta, tj, ty))
     return out.reshape(B, lists.r, lists.r)
 
 
