@@ -52,12 +52,17 @@ def breakdown(repeats=5, chunk=128):
     ``repeats`` interleaved runs over the 3,507 reachable cells in chunks of
     ``chunk``: the closed form, the reduced matrices by the kernel graph (the
     modal function before) and by the fast path, the bare eigensolver (locked
-    pencils, frequencies only), the compliance (ms per cell)."""
+    pencils, frequencies only), the compliance, the two from one Cholesky of
+    K_cc per block (the C loop) and the large map's cells with the actuators
+    locked (``locked_cells``: the fast path, the C loop, the measures) (ms
+    per cell)."""
     sys.path.insert(0, str(HERE))
     from bench_study import _navaro
     import flexpkm as fp
-    from flexpkm.algorithms.compliance import platform_compliance
+    from flexpkm.algorithms.compliance import platform_compliance, rows_of_J
     from flexpkm.algorithms.eigen import generalized_eigh
+    from flexpkm.algorithms.flexibility import eigen_and_compliance
+    from flexpkm.analysis.map_cells import locked_cells
     from flexpkm.analysis.grid import make_grid
     from flexpkm.compiled import modal, modal_flat
     model, configure, case, _ = _navaro()
@@ -67,6 +72,9 @@ def breakdown(repeats=5, chunk=128):
     parts = [q[b:b + chunk] for b in range(0, len(q), chunk)]
     red = [modal_flat.fast_reduced_matrices(model, x) for x in parts]
     modal.reduced_matrices(model, parts[0])
+    cm = modal.compiled_robot(model)[0]
+    blocks, loop = modal_flat.locked_blocks(cm), modal_flat.locked_loop(cm)
+    J_p = [rows_of_J(r, range(model.layout.n_t, model.layout.n_tot)) for r in red]
     steps = {
         "closed_form": lambda: [configure(poses[b:b + chunk]) for b in range(0, len(poses), chunk)],
         "modal_graph": lambda: [modal.reduced_matrices(model, x) for x in parts],
@@ -74,6 +82,9 @@ def breakdown(repeats=5, chunk=128):
         "eigensolver": lambda: [generalized_eigh(r.K_r[:, r.n_a:, r.n_a:], r.M_r[:, r.n_a:, r.n_a:],
                                                  vectors=False) for r in red],
         "compliance": lambda: [platform_compliance(model, r) for r in red],
+        "eigen_and_compliance_one_cholesky": lambda: [eigen_and_compliance(
+            r.K_r, r.M_r, j, blocks, loop=loop) for r, j in zip(red, J_p)],
+        "locked_cells": lambda: [locked_cells(model, x, 5) for x in parts],
         "natural_frequencies_fast": lambda: [fp.natural_frequencies(
             model, x, n_modes=5, shapes=False, backend="compiled", flat=True) for x in parts]}
     runs = {k: [] for k in steps}

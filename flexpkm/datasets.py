@@ -22,7 +22,9 @@ when the model is given. Provenance attributes: ``flexpkm_version``,
 """
 from __future__ import annotations
 
+import contextlib
 import html
+import sys
 
 import numpy as np
 
@@ -405,3 +407,42 @@ class ResultViews:
 
     def _repr_html_(self):
         return html_table(self)
+
+
+#: what xarray imports to ask whether an array is a dask array or a dask
+#: scheduler is running (``dask.array``: 0.17 s, ``distributed``: 0.23 s of
+#: CPU), when they are installed: neither can be so before they are imported
+UNPROBED = ("dask.array", "distributed")
+
+
+@contextlib.contextmanager
+def dask_unprobed():
+    """Within it, xarray's probes for dask arrays and a distributed
+    scheduler (building a Dataset, writing NetCDF) do not import
+    :data:`UNPROBED` when they are not imported yet (then no array is a
+    dask array and no client runs): 0.4 s of CPU of a map's start-up (the
+    CLI map; issue 21). Those modules read as not installed for the
+    duration (``sys.modules`` entries None, as Python's own way to block an
+    import); the entries, and xarray's cached answer about dask arrays
+    (``xarray.namedarray.pycompat``) when it was made inside, are removed
+    after: a later ``import distributed`` and dask arrays work as before."""
+    blocked = [m for m in UNPROBED if m not in sys.modules]
+    for m in blocked:
+        sys.modules[m] = None
+    try:
+        yield
+    finally:
+        for m in blocked:
+            if sys.modules.get(m, 0) is None:
+                del sys.modules[m]
+        if "dask.array" in blocked:
+            _forget_dask_probe()
+
+
+def _forget_dask_probe():
+    """Drop xarray's cached "dask arrays: not available" (made while
+    ``dask.array`` was blocked), if any."""
+    pycompat = sys.modules.get("xarray.namedarray.pycompat")
+    cache = getattr(pycompat, "_cached_duck_array_modules", None)
+    if isinstance(cache, dict) and "dask" in cache and not cache["dask"].available:
+        del cache["dask"]

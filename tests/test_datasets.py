@@ -147,3 +147,32 @@ def test_modes_table_has_one_row_per_pose(model, q):
     df = modes.to_dataframe()
     assert df.shape == (3, 2 + 3) and list(df.columns[:2]) == ["f1_hz", "f2_hz"]
     np.testing.assert_array_equal(df["f2_hz"], modes.frequencies_hz[:, 1])
+
+
+def test_map_dataset_and_netcdf_without_importing_dask_array_and_distributed(tmp_path):
+    """In a fresh process the map's Dataset and NetCDF file (xarray's probes
+    for dask arrays and a distributed scheduler) do not import dask.array
+    nor distributed; after, they import and xarray takes dask arrays."""
+    import subprocess
+    import sys
+    pytest.importorskip("xarray")
+    code = f"""
+import sys, numpy as np, xarray as xr
+from flexpkm.datasets import dask_unprobed
+from flexpkm.io.map_output import write_netcdf
+with dask_unprobed():
+    ds = xr.Dataset({{"f": (("x",), np.arange(3.0))}}, coords={{"x": [0.0, 1.0, 2.0]}})
+write_netcdf(ds, {str(tmp_path / "m.nc")!r})
+print(sorted(m for m in ("dask.array", "distributed") if m in sys.modules))
+print(xr.open_dataset({str(tmp_path / "m.nc")!r}).f.values.tolist())
+try:
+    import dask.array as da
+except ImportError:
+    print("no dask")
+else:
+    print(type(xr.DataArray(da.zeros(4, chunks=2)).data).__name__)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = out.stdout.split("\n")
+    assert lines[0] == "[]" and lines[1] == "[0.0, 1.0, 2.0]"
+    assert lines[2] in ("Array", "no dask")

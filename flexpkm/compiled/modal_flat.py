@@ -88,23 +88,57 @@ def cached(cm) -> bool:
     return cache.verify(lib) is None
 
 
-def plan_of(cm, fn) -> dict:
-    """What :func:`evaluate_flat` needs besides ``fn`` (the terms function),
-    made once and kept on ``cm`` (its ``functions`` store, by tag): the
-    :class:`flexpkm.compiled.sparse_products.ProductLists` of ``J^T M_tot J``
-    and ``J^T K_tot J``, the non-zeros of ``K_tot`` from ``cm.design`` (a
-    function of ``p`` only) and the C loop."""
+def plan_of(cm) -> dict:
+    """What :func:`evaluate_flat` needs, made once and kept on ``cm`` (its
+    ``functions`` store, by tag): ``fn`` the terms function (found once:
+    its store's tag is the repr of ``cm.fixed``, 2 ms per look-up for the
+    NaVARo), the :class:`flexpkm.compiled.sparse_products.ProductLists` of
+    ``J^T M_tot J`` and ``J^T K_tot J``, the non-zeros of ``K_tot`` from
+    ``cm.design`` (a function of ``p`` only) and the C loop."""
     tag = "flexpkm_modal_flat_plan"
     if tag not in cm.functions:
+        fn = terms_function(cm)
         lay = design_layout(cm.model)
         rows, cols = lay.stiffness
         n = cm.model.layout.n_tot
         K = ca.DM.triplet(list(rows), list(cols), ca.DM(cm.design[lay.stiffness_slice]), n, n)
         j_sp = fn.sparsity_out(1)
-        cm.functions[tag] = dict(M=ProductLists(fn.sparsity_out(0), j_sp),
+        cm.functions[tag] = dict(fn=fn, M=ProductLists(fn.sparsity_out(0), j_sp),
                                  K=ProductLists(K.sparsity(), j_sp), Kz=np.array(K.nonzeros()),
                                  kernel=load_kernel())
     return cm.functions[tag]
+
+
+def locked_blocks(cm) -> list:
+    """Index arrays (into q_r) of the uncoupled blocks of the locked pencil
+    ``(K_cc, M_cc)`` of the fast path, found once per robot and kept with
+    the plan (no search of each chunk's matrices): the entries exactly zero
+    at the robot's reference configuration split the pencil
+    (:func:`flexpkm.algorithms.eigen.decoupled_blocks`; NaVARo: 51 + 39
+    coordinates, the in-plane and out-of-plane motions). The structural
+    patterns of the products do not split it (CasADi's expressions of
+    those zeros are not structural zeros), and a configuration off the
+    loops is not planar. Each chunk checks them
+    (:func:`flexpkm.algorithms.flexibility.coupled`: a zero by coincidence
+    at the reference is not taken for a split)."""
+    plan = plan_of(cm)
+    if "locked_blocks" not in plan:
+        from flexpkm.algorithms.eigen import decoupled_blocks
+        out, na = evaluate_flat(cm, cm.model.reference_state.q_tot[None]), cm.n_a
+        blocks = decoupled_blocks(out["K_r"][:, na:, na:], out["M_r"][:, na:, na:])
+        plan["locked_blocks"] = [b + na for b in blocks]
+    return plan["locked_blocks"]
+
+
+def locked_loop(cm):
+    """The C loop of the locked pencil's eigenvalues and compliance
+    (:class:`flexpkm.compiled.locked_loop.LockedLoop`), loaded once and
+    kept with the plan."""
+    plan = plan_of(cm)
+    if "locked_loop" not in plan:
+        from flexpkm.compiled.locked_loop import LockedLoop
+        plan["locked_loop"] = LockedLoop()
+    return plan["locked_loop"]
 
 
 def evaluate_flat(cm, q):
@@ -112,8 +146,8 @@ def evaluate_flat(cm, q):
     ``K_r``, ``J_d``, ``J_f``, ``residual``, ``scales``, batch axis first) for
     ``q`` (B, n_tot), by :func:`terms_function` in blocks of poses and the
     sparse products (:func:`flexpkm.compiled.sparse_products.lower_product`)."""
-    fn = terms_function(cm)
-    plan = plan_of(cm, fn)
+    plan = plan_of(cm)
+    fn = plan["fn"]
     res = dict(zip(TERMS, run_batch(cm, fn, q, cm.design, sparse=(0, 1))))
     Jz = res["J"]
     return {"M_r": lower_product(plan["M"], res["M_tot"], Jz, plan["kernel"]),
@@ -142,5 +176,6 @@ def prepare(model, cells: int, cold: int) -> float | None:
     if cells < cold and not cached(cm):
         return None
     before = codegen.COMPILE_SECONDS["total"]
-    plan_of(cm, terms_function(cm))
+    plan_of(cm)
+    locked_loop(cm)                 # its library too, before the workers load it
     return codegen.COMPILE_SECONDS["total"] - before

@@ -13,7 +13,8 @@ from flexpkm.io.output_paths import atomic_write
 
 def write_netcdf(dataset, path):
     """``dataset`` to the NetCDF file ``path`` (whole or not at all); returns the path."""
-    with atomic_write(path) as tmp:
+    from flexpkm.datasets import dask_unprobed
+    with dask_unprobed(), atomic_write(path) as tmp:
         dataset.to_netcdf(tmp, engine="scipy")
     return path
 
