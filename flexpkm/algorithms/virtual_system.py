@@ -110,11 +110,12 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
     acc[:, st.rows6] = bias_all[:, st.frames].reshape(B, -1)
     t_all = (J @ qd[:, :, None])[..., 0]
     # the block-diagonal mass of the stacked bodies, block by block (never
-    # the dense nr x nr matrix: memory linear in the bodies)
+    # the dense nr x nr matrix: memory linear in the bodies), each block on
+    # the columns its rows can depend on (entry_columns)
     rows = st.rigid_rows                                                    # rigid entries at once
-    J_r = J[:, rows]                                                        # (B, nr, 6, n_t)
-    MJ_r = np.einsum("kij,bkjn->bkin", st.M_rigid, J_r)
-    M = np.einsum("bkin,bkim->bnm", J_r, MJ_r)
+    groups = ColumnGroups(model, B)
+    for r, M_k in zip(rows[:, 0], st.M_rigid):
+        groups.add(r, J[:, r:r + 6], M_k)
     force = np.zeros((B, nr))
     w = t_all[:, rows[:, 3:]]
     force[:, rows] = np.einsum("kij,bkj->bki", st.M_rigid, acc[:, rows])
@@ -124,12 +125,11 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
         n = 6 + body.n_e
         qe, qde = q[:, sl], qd[:, sl]
         Mk, vel = ne.mass_and_velocity_terms(body.invariants, t_all[:, k + 3:k + 6], qe, qde)
-        J_k = J[:, k:k + n]
-        M += np.swapaxes(J_k, -1, -2) @ Mk @ J_k
+        groups.add(k, J[:, k:k + n], Mk)
         force[:, k:k + n] = (Mk @ acc[:, k:k + n, None])[..., 0] + vel
     c = np.einsum("brn,br->bn", J, force)
     c += q @ model.K_tot[:layout.n_t, :layout.n_t]
-    M = add_rotor_inertia(model, M)
+    M = add_rotor_inertia(model, groups.total(layout.n_t))
     if friction:
         for name, fv in model.viscous_friction.items():
             col = layout.joint_index[name]
@@ -139,6 +139,62 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
             v = qd[:, col]
             c[:, col] += fs * (np.tanh(v / coulomb_smoothing) if coulomb_smoothing > 0 else np.sign(v))
     return M, c
+
+
+def entry_columns(model) -> dict:
+    """Row offset of each entry of ``model.stacked`` -> the q_t columns its
+    rows ``[t_j; qd_ej]`` can depend on (its frame's
+    ``model.frame_columns`` and its elastic coordinates), sorted (c,)."""
+    st = model.stacked
+    out = {}
+    for r, j in zip(st.rows6[::6], st.frames):
+        out[int(r)] = model.frame_columns[j]
+    for k, _, sl in st.flexible:
+        out[k] = np.union1d(out[k], np.arange(sl.start, sl.stop))
+    return out
+
+
+class ColumnGroups:
+    """``M_t = sum_j J_j^T M_j J_j`` (10.99) accumulated on the columns each
+    stacked entry can depend on (:func:`entry_columns`), leg by leg: a leg's
+    sum on the union U of its entries' columns, where an entry of a serial
+    chain takes the leading block (a slice, no scattered writes), then each
+    leg's block added to ``M_t`` once. B the batch size. ~10x fewer flops
+    than the dense products at 8 elements per body on the DualEMPS."""
+
+    def __init__(self, model, B):
+        cols = entry_columns(model)
+        legs = {}
+        for r, j in zip(model.stacked.rows6[::6], model.stacked.frames):
+            legs.setdefault(model.frames[j].leg, []).append(int(r))
+        self.groups, self.entry = [], {}
+        for rows in legs.values():
+            U = np.unique(np.concatenate([cols[r] for r in rows]))
+            M = np.zeros((B, len(U), len(U)))
+            self.groups.append((U, M))
+            for r in rows:
+                pos = np.searchsorted(U, cols[r])
+                lead = np.array_equal(pos, np.arange(len(pos)))
+                self.entry[r] = (M, cols[r], len(pos) if lead else pos)
+
+    def add(self, r, J_k, M_k):
+        """Add ``J_k^T M_k J_k`` of the entry at row offset ``r``: J_k (B, n,
+        n_t) its rows of the stacked Jacobian, M_k (n, n) or (B, n, n)."""
+        M, cols, at = self.entry[int(r)]
+        Jc = J_k[:, :, cols]
+        X = np.swapaxes(Jc, -1, -2) @ (M_k @ Jc)
+        if isinstance(at, int):
+            M[:, :at, :at] += X
+        else:
+            M[:, at[:, None], at] += X
+
+    def total(self, n_t):
+        """``M_t`` (B, n_t, n_t): the legs' blocks summed."""
+        U, M = self.groups[0]
+        out = np.zeros((M.shape[0], n_t, n_t))
+        for U, M in self.groups:
+            out[:, U[:, None], U] += M
+        return out
 
 
 def friction_damping(model, qd_tot, coulomb_smoothing=0.0) -> np.ndarray:
