@@ -165,7 +165,7 @@ class ColumnGroups:
 
     def __init__(self, model, B):
         cols = entry_columns(model)
-        legs = {}
+        self.B, legs = B, {}
         for r, j in zip(model.stacked.rows6[::6], model.stacked.frames):
             legs.setdefault(model.frames[j].leg, []).append(int(r))
         self.groups, self.entry = [], {}
@@ -191,8 +191,7 @@ class ColumnGroups:
 
     def total(self, n_t):
         """``M_t`` (B, n_t, n_t): the legs' blocks summed."""
-        U, M = self.groups[0]
-        out = np.zeros((M.shape[0], n_t, n_t))
+        out = np.zeros((self.B, n_t, n_t))
         for U, M in self.groups:
             out[:, U[:, None], U] += M
         return out
