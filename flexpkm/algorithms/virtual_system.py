@@ -112,9 +112,9 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
     t_all = (J @ qd[:, :, None])[..., 0]
     # the block-diagonal mass of the stacked bodies, block by block (never
     # the dense nr x nr matrix: memory linear in the bodies), each block on
-    # the columns its rows can depend on (entry_columns)
+    # the columns its rows can depend on (ColumnGroups)
     rows = st.rigid_rows                                                    # rigid entries at once
-    groups = ColumnGroups(model, B)
+    groups = ColumnGroups(model, B) if B >= COLUMN_GROUPS_BATCH else DenseSum(B, layout.n_t)
     for r, M_k in zip(rows[:, 0], st.M_rigid):
         groups.add(r, J[:, r:r + 6], M_k)
     force = np.zeros((B, nr))
@@ -142,57 +142,54 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
     return M, c
 
 
-def entry_columns(model) -> dict:
-    """Row offset of each entry of ``model.stacked`` -> the q_t columns its
-    rows ``[t_j; qd_ej]`` can depend on (its frame's
-    ``model.frame_columns`` and its elastic coordinates), sorted (c,)."""
-    st = model.stacked
-    out = {}
-    for r, j in zip(st.rows6[::6], st.frames):
-        out[int(r)] = model.frame_columns[j]
-    for k, _, sl in st.flexible:
-        out[k] = np.union1d(out[k], np.arange(sl.start, sl.stop))
-    return out
+#: from this batch size on, :func:`tree_dynamics` sums M_t on each body's
+#: columns (:class:`ColumnGroups`); below, on all n_t columns
+#: (:class:`DenseSum`: fewer numpy calls, which dominate for a few states)
+COLUMN_GROUPS_BATCH = 8
+
+
+class DenseSum:
+    """``M_t = sum_j J_j^T M_j J_j`` (10.99) on all n_t columns, the
+    interface of :class:`ColumnGroups`."""
+
+    def __init__(self, B, n_t):
+        self.M = np.zeros((B, n_t, n_t))
+
+    def add(self, r, J_k, M_k):
+        """Add ``J_k^T M_k J_k`` (the entry's row offset ``r`` unused)."""
+        self.M += np.swapaxes(J_k, -1, -2) @ (M_k @ J_k)
+
+    def total(self, n_t):
+        """``M_t`` (B, n_t, n_t)."""
+        return self.M
 
 
 class ColumnGroups:
-    """``M_t = sum_j J_j^T M_j J_j`` (10.99) accumulated on the columns each
-    stacked entry can depend on (:func:`entry_columns`), leg by leg: a leg's
-    sum on the union U of its entries' columns, where an entry of a serial
-    chain takes the leading block (a slice, no scattered writes), then each
-    leg's block added to ``M_t`` once. B the batch size. ~10x fewer flops
-    than the dense products at 8 elements per body on the DualEMPS."""
+    """``M_t = sum_j J_j^T M_j J_j`` (10.99) accumulated leg by leg on the
+    columns each stacked entry can depend on (``model.stacked.columns``,
+    :mod:`flexpkm.model.columns`): an entry of a serial chain on its leg's
+    leading block (a slice, no scattered writes), each leg's block added to
+    ``M_t`` once. B the batch size."""
 
     def __init__(self, model, B):
-        cols = entry_columns(model)
-        self.B, legs = B, {}
-        for r, j in zip(model.stacked.rows6[::6], model.stacked.frames):
-            legs.setdefault(model.frames[j].leg, []).append(int(r))
-        self.groups, self.entry = [], {}
-        for rows in legs.values():
-            U = np.unique(np.concatenate([cols[r] for r in rows]))
-            M = np.zeros((B, len(U), len(U)))
-            self.groups.append((U, M))
-            for r in rows:
-                pos = np.searchsorted(U, cols[r])
-                lead = np.array_equal(pos, np.arange(len(pos)))
-                self.entry[r] = (M, cols[r], len(pos) if lead else pos)
+        self.B, self.columns = B, model.stacked.columns
+        self.blocks = [np.zeros((B, len(U), len(U))) for U in self.columns.groups]
 
     def add(self, r, J_k, M_k):
         """Add ``J_k^T M_k J_k`` of the entry at row offset ``r``: J_k (B, n,
         n_t) its rows of the stacked Jacobian, M_k (n, n) or (B, n, n)."""
-        M, cols, at = self.entry[int(r)]
+        g, cols, at = self.columns.entries[int(r)]
         Jc = J_k[:, :, cols]
         X = np.swapaxes(Jc, -1, -2) @ (M_k @ Jc)
         if isinstance(at, int):
-            M[:, :at, :at] += X
+            self.blocks[g][:, :at, :at] += X
         else:
-            M[:, at[:, None], at] += X
+            self.blocks[g][:, at[:, None], at] += X
 
     def total(self, n_t):
         """``M_t`` (B, n_t, n_t): the legs' blocks summed."""
         out = np.zeros((self.B, n_t, n_t))
-        for U, M in self.groups:
+        for U, M in zip(self.columns.groups, self.blocks):
             out[:, U[:, None], U] += M
         return out
 

@@ -118,16 +118,16 @@ def test_many_point_masses_of_one_frame_are_one_rigid_body():
 
 def test_one_pass_mass_matrix_on_the_column_groups_is_the_kinetic_energy_hessian():
     """tree_dynamics' M_t, summed leg by leg on the columns each body can
-    depend on (ColumnGroups: leading blocks on a chain, scattered columns on
-    the Delta's and the five-bar's branches), against finite differences of
-    the frame poses."""
+    depend on (model.stacked.columns: leading blocks on a chain, scattered
+    columns on the Delta's and the five-bar's branches), against finite
+    differences of the frame poses."""
     from pathlib import Path
-    from flexpkm.algorithms.virtual_system import ColumnGroups, tree_dynamics
+    from flexpkm.algorithms.virtual_system import tree_dynamics
     from flexpkm.model.files import load
     cases = Path(__file__).resolve().parents[2] / "cases"
     for path in (cases / "delta.toml", cases / "examples" / "five_bar.toml", cases / "dualemps.toml"):
         robot = build_structure(load(path, elements=2))
-        entries = ColumnGroups(robot, 1).entry.values()
+        entries = robot.stacked.columns.entries.values()
         rng = np.random.default_rng(3)
         q = rng.uniform(-0.3, 0.3, robot.layout.n_t)
         M = tree_dynamics(robot, q, np.zeros_like(q), friction=False)[0][0]
