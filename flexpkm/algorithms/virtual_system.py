@@ -99,22 +99,24 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
         kin = tree_kinematics(model, q, qd, gravity=gravity)
     st = model.stacked
     Rt = np.swapaxes(kin.R, -1, -2)
-    Jt_all = np.concatenate([Rt @ kin.Jv, Rt @ kin.Jw], axis=2)              # (B, nf, 6, n_t)
+    Jv, Jw = Rt @ kin.Jv, Rt @ kin.Jw                                       # (B, nf, 3, n_t)
     bias_all = np.concatenate([(Rt @ kin.a_bias[..., None])[..., 0],
                                (Rt @ kin.alpha_bias[..., None])[..., 0]], axis=2)
     nr = st.n_rows
     J = np.zeros((B, nr, layout.n_t))
-    J[:, st.rows6] = Jt_all[:, st.frames].reshape(B, -1, layout.n_t)      # (10.78)
+    for r, f in zip(st.rows6[::6], st.frames):      # (10.78), by slices: 4x cheaper than
+        J[:, r:r + 3], J[:, r + 3:r + 6] = Jv[:, f], Jw[:, f]   # one scattered write
     J[:, st.erows, st.ecols] = 1.0                                          # O_qe (10.80)
     acc = np.zeros((B, nr))
     acc[:, st.rows6] = bias_all[:, st.frames].reshape(B, -1)
     t_all = (J @ qd[:, :, None])[..., 0]
     # the block-diagonal mass of the stacked bodies, block by block (never
-    # the dense nr x nr matrix: memory linear in the bodies)
+    # the dense nr x nr matrix: memory linear in the bodies), each block on
+    # the columns its rows can depend on (ColumnGroups)
     rows = st.rigid_rows                                                    # rigid entries at once
-    J_r = J[:, rows]                                                        # (B, nr, 6, n_t)
-    MJ_r = np.einsum("kij,bkjn->bkin", st.M_rigid, J_r)
-    M = np.einsum("bkin,bkim->bnm", J_r, MJ_r)
+    groups = ColumnGroups(model, B) if B >= COLUMN_GROUPS_BATCH else DenseSum(B, layout.n_t)
+    for r, M_k in zip(rows[:, 0], st.M_rigid):
+        groups.add(r, J[:, r:r + 6], M_k)
     force = np.zeros((B, nr))
     w = t_all[:, rows[:, 3:]]
     force[:, rows] = np.einsum("kij,bkj->bki", st.M_rigid, acc[:, rows])
@@ -124,12 +126,11 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
         n = 6 + body.n_e
         qe, qde = q[:, sl], qd[:, sl]
         Mk, vel = ne.mass_and_velocity_terms(body.invariants, t_all[:, k + 3:k + 6], qe, qde)
-        J_k = J[:, k:k + n]
-        M += np.swapaxes(J_k, -1, -2) @ Mk @ J_k
+        groups.add(k, J[:, k:k + n], Mk)
         force[:, k:k + n] = (Mk @ acc[:, k:k + n, None])[..., 0] + vel
-    c = np.einsum("brn,br->bn", J, force)
+    c = (force[:, None, :] @ J)[:, 0]
     c += q @ model.K_tot[:layout.n_t, :layout.n_t]
-    M = add_rotor_inertia(model, M)
+    M = add_rotor_inertia(model, groups.total(layout.n_t))
     if friction:
         for name, fv in model.viscous_friction.items():
             col = layout.joint_index[name]
@@ -139,6 +140,58 @@ def tree_dynamics(model, q_t, qd_t, kin=None, gravity=None, friction=True,
             v = qd[:, col]
             c[:, col] += fs * (np.tanh(v / coulomb_smoothing) if coulomb_smoothing > 0 else np.sign(v))
     return M, c
+
+
+#: from this batch size on, :func:`tree_dynamics` sums M_t on each body's
+#: columns (:class:`ColumnGroups`); below, on all n_t columns
+#: (:class:`DenseSum`: fewer numpy calls, which dominate for a few states)
+COLUMN_GROUPS_BATCH = 8
+
+
+class DenseSum:
+    """``M_t = sum_j J_j^T M_j J_j`` (10.99) on all n_t columns, the
+    interface of :class:`ColumnGroups`."""
+
+    def __init__(self, B, n_t):
+        self.M = np.zeros((B, n_t, n_t))
+
+    def add(self, r, J_k, M_k):
+        """Add ``J_k^T M_k J_k`` (the entry's row offset ``r`` unused)."""
+        self.M += np.swapaxes(J_k, -1, -2) @ (M_k @ J_k)
+
+    def total(self, n_t):
+        """``M_t`` (B, n_t, n_t)."""
+        return self.M
+
+
+class ColumnGroups:
+    """``M_t = sum_j J_j^T M_j J_j`` (10.99) accumulated leg by leg on the
+    columns each stacked entry can depend on (``model.stacked.columns``,
+    :mod:`flexpkm.model.columns`): an entry of a serial chain on its leg's
+    leading block (a slice, no scattered writes), each leg's block added to
+    ``M_t`` once. B the batch size."""
+
+    def __init__(self, model, B):
+        self.B, self.columns = B, model.stacked.columns
+        self.blocks = [np.zeros((B, len(U), len(U))) for U in self.columns.groups]
+
+    def add(self, r, J_k, M_k):
+        """Add ``J_k^T M_k J_k`` of the entry at row offset ``r``: J_k (B, n,
+        n_t) its rows of the stacked Jacobian, M_k (n, n) or (B, n, n)."""
+        g, cols, at = self.columns.entries[int(r)]
+        Jc = J_k[:, :, cols]
+        X = np.swapaxes(Jc, -1, -2) @ (M_k @ Jc)
+        if isinstance(at, int):
+            self.blocks[g][:, :at, :at] += X
+        else:
+            self.blocks[g][:, at[:, None], at] += X
+
+    def total(self, n_t):
+        """``M_t`` (B, n_t, n_t): the legs' blocks summed."""
+        out = np.zeros((self.B, n_t, n_t))
+        for U, M in zip(self.columns.groups, self.blocks):
+            out[:, U[:, None], U] += M
+        return out
 
 
 def friction_damping(model, qd_tot, coulomb_smoothing=0.0) -> np.ndarray:

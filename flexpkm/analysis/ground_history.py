@@ -12,8 +12,22 @@ from flexpkm.algorithms.reference import build_model
 from flexpkm.analysis.wrenches import wrench_at
 from flexpkm.errors import InvalidArgumentError
 
-#: samples evaluated together
-BLOCK = 128
+#: bytes of the stacked bodies' Jacobian (the largest array of the full
+#: model, :func:`flexpkm.algorithms.virtual_system.tree_dynamics`) per block
+#: of samples: 125 samples at 8 elements per body on the DualEMPS, 2,048 (the most) at
+#: one (fewer numpy calls per sample on the small models; larger blocks of
+#: the large ones cost more in memory traffic than they save)
+BLOCK_BYTES = 20e6
+#: samples per block, at least and at most
+BLOCK_MIN, BLOCK_MAX = 32, 2048
+
+
+def block_size(model) -> int:
+    """Samples evaluated together for ``model`` (a built Model):
+    :data:`BLOCK_BYTES` over its stacked Jacobian's bytes per sample,
+    within [:data:`BLOCK_MIN`, :data:`BLOCK_MAX`]."""
+    per_sample = 8 * model.stacked.n_rows * model.layout.n_t
+    return int(min(max(BLOCK_BYTES // max(per_sample, 1), BLOCK_MIN), BLOCK_MAX))
 
 
 def simulation_ground_reactions(model, result, gravity=None, friction=True,
@@ -35,9 +49,9 @@ def simulation_ground_reactions(model, result, gravity=None, friction=True,
                                    f"{model.name}'s coordinates")
     indep = [names.index(n) for n in result.r_names]
     dep = np.setdiff1d(np.arange(len(names)), indep)
-    blocks = []
-    for k in range(0, len(result.t), BLOCK):
-        s = slice(k, k + BLOCK)
+    blocks, size = [], block_size(model)
+    for k in range(0, len(result.t), size):
+        s = slice(k, k + size)
         q, v, tau = result.q[s], result.qd_r[s], result.tau[s]
         full = full_dynamics(model, q, v, dep=dep, gravity=gravity, friction=friction,
                           coulomb_smoothing=coulomb_smoothing, loop_tol=None,

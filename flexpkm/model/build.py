@@ -16,6 +16,7 @@ import numpy as np
 from flexpkm.elements import newton_euler as ne
 from flexpkm.errors import InvalidArgumentError
 from flexpkm.model.checks import body_rows, check_model_size
+from flexpkm.model.columns import EntryColumns, entry_columns
 from flexpkm.model.completion import complete_platform
 from flexpkm.model.description import PRISMATIC, REVOLUTE, Robot, constrained_rows
 from flexpkm.model.layout import CoordinateLayout
@@ -106,6 +107,7 @@ class StackedBodies:
     ms_r: np.ndarray        # (nr, 3)
     I_rr: np.ndarray        # (nr, 3, 3)
     flexible: tuple         # (row offset, body, elastic slice) of the flexible bodies
+    columns: EntryColumns = None    # the q_t columns of each entry's rows, by leg
 
 
 @dataclass(**_ARRAY)
@@ -282,7 +284,9 @@ def build_structure(robot) -> Model:
     legs = tuple(_column_legs(robot, layout))
     rows = tuple(constrained_rows(robot, c) for c in robot.closures)
     return Model(robot, layout, frame_index, frames, columns, _tree_structure(frames), bodies,
-                 tuple(_frame_mass(bodies)), _stacked_bodies(bodies), _stiffness(robot, layout, bodies),
+                 tuple(_frame_mass(bodies)),
+                 _stacked_bodies(bodies, columns, [f.leg for f in robot.frames]),
+                 _stiffness(robot, layout, bodies),
                  legs, rows, tuple(_closure_columns(robot, layout, frame_index, columns)))
 
 
@@ -340,7 +344,7 @@ def _frame_mass(bodies):
     return [FrameMass(j, sl, M) for j, (sl, M) in out.items()]
 
 
-def _stacked_bodies(bodies) -> StackedBodies:
+def _stacked_bodies(bodies, frame_columns, frame_legs) -> StackedBodies:
     frames, rows6, erows, ecols, flexible = [], [], [], [], []
     rigid = {}                      # frame -> [row offset, M (6, 6), ms_r, I_rr] summed
     k = 0
@@ -367,7 +371,8 @@ def _stacked_bodies(bodies) -> StackedBodies:
                          np.array([r + np.arange(6) for r, *_ in entries], dtype=int).reshape(-1, 6),
                          np.array([m for _, m, _, _ in entries]).reshape(-1, 6, 6),
                          np.array([ms for _, _, ms, _ in entries]).reshape(-1, 3),
-                         np.array([I for *_, I in entries]).reshape(-1, 3, 3), tuple(flexible))
+                         np.array([I for *_, I in entries]).reshape(-1, 3, 3), tuple(flexible),
+                         entry_columns(rows6[::6], frames, flexible, frame_columns, frame_legs))
 
 
 def _stiffness(robot, layout, bodies) -> np.ndarray:

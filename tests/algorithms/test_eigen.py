@@ -102,3 +102,22 @@ def test_frequencies_only_equal_lapacks_subset_solver_on_the_navaro():
         ref = sla.eigh(K[b], M[b], eigvals_only=True, subset_by_index=[0, 5], driver="gvx")
         f, f_ref = np.sqrt(lam[b, :6]), np.sqrt(ref)
         assert np.abs(f - f_ref).max() <= 1e-10 * np.sqrt(lam[b, -1])
+
+
+def test_solve_spd_both_routes_solve_and_refuse():
+    """solve_spd below and from CHO_SOLVE_SIZE (numpy on the factor, SciPy's
+    cho_solve): the residual of M x = rhs at rounding level, one state or a
+    batch; an indefinite M refused by name."""
+    from flexpkm.algorithms.eigen import CHO_SOLVE_SIZE, solve_spd
+    from flexpkm.errors import IndefiniteMassMatrixError
+    rng = np.random.default_rng(4)
+    for n in (CHO_SOLVE_SIZE - 5, CHO_SOLVE_SIZE + 30):
+        A = rng.normal(size=(7, n, n))
+        M = A @ np.swapaxes(A, -1, -2) + n * np.eye(n)
+        rhs = rng.normal(size=(7, n))
+        x = solve_spd(M, rhs, "M")
+        assert x.shape == (7, n)
+        assert abs((M @ x[..., None])[..., 0] - rhs).max() < 1e-12 * abs(rhs).max() * n
+        np.testing.assert_allclose(solve_spd(M[2], rhs[2], "M"), x[2], rtol=1e-12)
+        with pytest.raises(IndefiniteMassMatrixError, match="M_cc is not positive definite"):
+            solve_spd(-M, rhs, "M_cc")

@@ -53,3 +53,24 @@ def test_flexible_legs_sum_to_the_total_in_the_plane():
     plane = [0, 1, 5]
     np.testing.assert_allclose(sum(gr.legs.values())[:, plane], gr.total[:, plane],
                                atol=1e-9 * np.abs(gr.total).max())
+
+
+def test_blocks_of_samples_do_not_change_the_reactions(monkeypatch):
+    """The samples in blocks of 3 (the last one partial) give the reactions
+    of one block of all (the flexible five-bar; block_size by the stacked
+    Jacobian's bytes, within its bounds)."""
+    from flexpkm.analysis import ground_history as gh
+    path = Path(five_bar.__file__).parent / "examples" / "five_bar.toml"
+    model = fp.build_model(files.load(path))
+    assert gh.BLOCK_MIN <= gh.block_size(model) <= gh.BLOCK_MAX
+    _, res = _move(model, fp.assemble(model, q_a=[1.9, 1.2]), [2.0, 1.1], 0.02)
+    whole = simulation_ground_reactions(model, res, friction=False)
+    monkeypatch.setattr(gh, "BLOCK_MIN", 3)
+    monkeypatch.setattr(gh, "BLOCK_MAX", 3)
+    assert gh.block_size(model) == 3 and len(res.t) % 3
+    parts = simulation_ground_reactions(model, res, friction=False)
+    scale = np.abs(whole.total).max()
+    for a, b in [(whole.total, parts.total), (whole.platform, parts.platform)] + [
+            (whole.legs[k], parts.legs[k]) for k in whole.legs]:
+        assert a.shape == (len(res.t), 6)
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-12 * scale)
