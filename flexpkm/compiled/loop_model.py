@@ -1,0 +1,304 @@
+"""The full model's Newton-Euler products as folds over the chains of a
+kernel graph (issue 18, item 1): :func:`loop_model` builds, from a
+:class:`flexpkm.compiled.recursive.KernelDynamics` (its symbols, design
+vector, kernels), the passes of :mod:`flexpkm.compiled.loops` chain by
+chain, and :func:`model_function` the simulation's model ``(q, v, a, u,
+par) -> (M a, g, J, b, forces)`` on them, the same function as
+:func:`flexpkm.compiled.modified_newton.model_function` whose C does not
+grow with the elements of a refined body
+(``tests/compiled/test_loop_model.py``: equal to 1e-12).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from flexpkm.compiled import chains as ch
+from flexpkm.compiled import step
+from flexpkm.compiled.loops import LoopKernels
+from flexpkm.compiled.symbolic import hat
+from flexpkm.compiled.recursive import (FIXED, dependent_solve, joint_terms, platform_graph,
+                                        selection_matrix)
+
+X = ca.MX
+
+
+@dataclass
+class LoopModel:
+    """The loop passes of one kernel graph ``kd``: ``J_tot`` (c, n_tot) the
+    cut joints' velocity rows, ``residual`` (c,), ``J`` (n_tot, n_r), ``b``
+    (n_tot,), ``qd_tot`` (n_tot,), MX of the graph's symbols; :meth:`tau`
+    the Newton-Euler products."""
+
+    kd: object
+    kernels: LoopKernels
+    chains: list
+    J_tot: ca.MX
+    residual: ca.MX
+    J: ca.MX
+    b: ca.MX
+    qd_tot: ca.MX
+    motion: list = None
+    terms: list = None
+    plat: tuple = None
+    geo: list = None
+    poses: list = None
+
+    def tau(self, Q, bias):
+        """``tau_tot`` (n_tot, K) for K columns ``Q`` (n_tot, K) of
+        ``qdd_tot``: ``M_tot Q`` plus, in the first column when ``bias``,
+        the velocity, gravity, spring and friction terms ``c_tot``."""
+        kd, model, K = self.kd, self.kd.model, Q.shape[1]
+        n_tot, n_t = model.layout.n_tot, model.layout.n_t
+        out = _newton_euler(self, Q, bias)
+        rotor, joints = joint_terms(model, kd.q, self.qd_tot, kd.friction,
+                                    ca.fmax(kd.smoothing, 1e-300), kd.design_values,
+                                    kd.design_layout)
+        out = out + ca.mtimes(rotor, Q)
+        first = ca.MX(n_tot, K)
+        if self.plat is not None:
+            _, M_p, c_p, _ = self.plat
+            P = X(selection_matrix(n_tot, list(range(n_t, n_tot))).T)
+            out = out + ca.mtimes(P, ca.mtimes(M_p, Q[n_t:, :]))
+            first = ca.horzcat(ca.mtimes(P, c_p), X(n_tot, K - 1)) if bias else first
+        if bias:
+            first = first + ca.horzcat(joints, X(n_tot, K - 1))
+        return out + first
+
+
+def _chain_inputs(kd, c, locs, field):
+    """Per chain the gathered inputs ``field``: 'q', 'const', body 'q_b', 'inv'."""
+    model, lay = kd.model, kd.design_layout
+    if field == "const":
+        return ch.gather(kd.design_values, [list(range(lay.frames[k].start, lay.frames[k].stop))
+                                            for k in c.frames])
+    return ch.gather(kd.q, [locs[k] for k in c.frames])
+
+
+def _column(parts, where, k):
+    ci, i = where[k]
+    return parts[ci][:, i]
+
+
+def _poses(kd, lk, chains, locs, where):
+    """Pose fold per chain: ``(poses (12, m), geo [d; L_v; L_w] (3 + 6 n, m))``."""
+    base = X(ca.DM([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))
+    poses, geo = [], []
+    for c in chains:
+        sigma, n_c, _ = c.kind
+        x0 = base if c.parent < 0 else _column(poses, where, c.parent)
+        U = ca.vertcat(_chain_inputs(kd, c, locs, "q"), _chain_inputs(kd, c, locs, "const"))
+        P, G = lk.fold(lk.get("pose", sigma, n_c), x0, U)
+        poses.append(P)
+        geo.append(G)
+    return poses, geo
+
+
+def _ancestors(model, k):
+    out = []
+    while k >= 0:
+        out.append(k)
+        k = model.frame_constants[k].antecedent
+    return out
+
+
+def _side_rows(lm_parts, C, O_c, k, r):
+    """``(velocity rows of C)^T`` (n_tot, r) on the tree frame ``k``: the
+    blocks of its ancestors (one ``map`` per local size)."""
+    kd, lk, poses, geo, where, locs = lm_parts
+    model = kd.model
+    n_tot = model.layout.n_tot
+    anc = _ancestors(model, k)
+    out = X(n_tot, r)
+    for n in sorted({len(locs[a]) for a in anc}):
+        group = [a for a in anc if len(locs[a]) == n]
+        O_a = ca.horzcat(*[_column(poses, where, a)[9:12] for a in group])
+        L = ca.horzcat(*[_column(geo, where, a)[3:] for a in group])
+        m = len(group)
+        U = ca.vertcat(ca.repmat(ca.vec(C), 1, m), ca.repmat(O_c, 1, m), O_a, L)
+        out = out + ch.scatter(lk.mapped(lk.get("cut_block", r, n), U),
+                               [locs[a] for a in group], n_tot, r)
+    return out
+
+
+def _cut_states(kd, plat, poses, where, c, block, moving, motion=None):
+    """``(R, O, v, w, a, al)`` of the two sides of a closure (zeros for the
+    rates unless ``moving``); a platform side by the fixed-frame kernel."""
+    model, ks = kd.model, kd.kernels
+    z = X.zeros(3)
+
+    def tree(k):
+        P = _column(poses, where, k)
+        R, O = ca.reshape(P[:9], 3, 3), P[9:12]
+        if not moving:
+            return (R, O, z, z, z, z)
+        V = _column(motion, where, k)
+        return (R, O, V[:3], V[3:6], V[6:9], V[9:12])
+    k_side = tree(model.frame_index[c.frame])
+    if c.other is not None:
+        return k_side, tree(model.frame_index[c.other])
+    pf = plat[0]
+    pose, mot = ks.frame(FIXED, 0)
+    rates = (pf.v, pf.w, pf.a, pf.al) if moving else (z, z, z, z)
+    args = (pf.R, pf.O, *rates, 0, 0, X.zeros(0), X.zeros(0), kd.design_values[block])
+    R, O = pose(*args)[:2]
+    return k_side, (R, O, *(mot(*args) if moving else (z, z, z, z)))
+
+
+def _platform_rows(kd, C, O_g, P):
+    """``(velocity rows of C)^T`` (n_tot, r) of a frame fixed on the platform."""
+    model = kd.model
+    n_t, n_tot, dofs = model.layout.n_t, model.layout.n_tot, model.platform.dofs
+    S = np.zeros((6, len(dofs)))
+    for i, d in enumerate(dofs):
+        S[d, i] = 1.0
+    S = ca.DM(S)
+    Jw = S[3:, :]
+    blk = ca.mtimes(C[:, :3], S[:3, :] - ca.mtimes(hat(O_g - P), Jw)) + ca.mtimes(C[:, 3:], Jw)
+    return ca.mtimes(X(selection_matrix(n_tot, list(range(n_t, n_tot))).T), blk.T)
+
+
+def _closure_rows(kd, parts, plat):
+    """``(residual, J_tot)`` of every closure (all rows)."""
+    model, lay = kd.model, kd.design_layout
+    _, _, poses, _, where, _ = parts
+    res, rows = [], []
+    for c, r, block in zip(model.closures, model.closure_rows, lay.closures):
+        ks_, gs = _cut_states(kd, plat, poses, where, c, block, False)
+        e, C_k, C_g = kd.kernels.closure(c.joint, r)[0](*ks_, *gs)
+        res.append(e)
+        T = _side_rows(parts, C_k, ks_[1], model.frame_index[c.frame], len(r))
+        if c.other is not None:
+            T = T + _side_rows(parts, C_g, gs[1], model.frame_index[c.other], len(r))
+        else:
+            T = T + _platform_rows(kd, C_g, gs[1], plat[0].O)
+        rows.append(T.T)
+    return ca.vertcat(*res), ca.vertcat(*rows)
+
+
+def _motions(kd, lk, chains, locs, where, poses, qd_tot, bodies):
+    """Motion fold per chain at ``qdd = 0`` with the bodies' terms:
+    ``(motion [v; w; a; al] (12, m), terms [vec M_j; F_j] or None)``."""
+    model, lay, p = kd.model, kd.design_layout, kd.design_values
+    base = ca.vertcat(X.zeros(6), -kd.g, X.zeros(3))
+    base_pose = X(ca.DM([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))
+    motion, terms = [], []
+    for ci, c in enumerate(chains):
+        sigma, n_c, n_b = c.kind
+        parent = base_pose if c.parent < 0 else _column(poses, where, c.parent)
+        P = poses[ci]
+        U = [ca.horzcat(parent, P[:, :-1]), P, _chain_inputs(kd, c, locs, "q"),
+             ch.gather(qd_tot, [locs[k] for k in c.frames]), _chain_inputs(kd, c, locs, "const")]
+        n_inv = 0
+        if n_b >= 0:
+            es = [model.body_entries[bodies[k]] for k in c.frames]
+            bcols = [ch.body_columns(e) for e in es]
+            blocks = [lay.bodies[bodies[k]] for k in c.frames]
+            n_inv = blocks[0].stop - blocks[0].start
+            U += [ch.gather(kd.q, bcols), ch.gather(qd_tot, bcols),
+                  ch.gather(p, [list(range(b.start, b.stop)) for b in blocks])]
+        x0 = base if c.parent < 0 else _column(motion, where, c.parent)
+        out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv), x0, ca.vertcat(*U))
+        motion.append(out[0])
+        terms.append(out[1] if n_b >= 0 else None)
+    return motion, terms
+
+
+def _newton_euler(lm, Q, bias):
+    """The bodies' part of ``tau_tot`` (n_tot, K): forward fold (linear in
+    ``Q``, the bodies' wrenches), backward fold (reverse) per chain."""
+    kd, lk, chains = lm.kd, lm.kernels, lm.chains
+    model, K = kd.model, Q.shape[1]
+    n_tot = model.layout.n_tot
+    bodies = ch.frame_bodies(model)
+    locs = [ch.local_columns(fc) for fc in model.frame_constants]
+    where = _where(chains)
+    acc, wrenches, out = [], [], X(n_tot, K)
+    for ci, c in enumerate(chains):
+        _, n_c, n_b = c.kind
+        U = [lm.geo[ci], ch.gather(Q, [locs[k] for k in c.frames])]
+        if n_b >= 0:
+            bcols = [ch.body_columns(model.body_entries[bodies[k]]) for k in c.frames]
+            U += [lm.poses[ci], lm.terms[ci], ch.gather(Q, bcols)]
+        x0 = X.zeros(6 * K) if c.parent < 0 else _column(acc, where, c.parent)
+        A, W = lk.fold(lk.get("forward", n_c, n_b, K, bool(bias)), x0, ca.vertcat(*U))
+        acc.append(A)
+        wrenches.append(W)
+        if n_b > 0:
+            out = out + ch.scatter(W[6 * K:, :], bcols, n_tot, K)
+    ext = {}
+    for ci in reversed(range(len(chains))):
+        c = chains[ci]
+        _, n_c, _ = c.kind
+        load = wrenches[ci][:6 * K, :]
+        if any(k in ext for k in c.frames):
+            load = load + ca.horzcat(*[ext.get(k, X.zeros(6 * K)) for k in c.frames])
+        Xb, gen = lk.fold(lk.get("backward", n_c, K), X.zeros(6 * K),
+                          ca.vertcat(load, lm.geo[ci]), reverse=True)
+        if c.parent >= 0:
+            ext[c.parent] = ext.get(c.parent, 0) + Xb[:, 0]
+        out = out + ch.scatter(gen, [locs[k] for k in c.frames], n_tot, K)
+    return out
+
+
+def _where(chains):
+    """frame -> (chain index, position in the chain)."""
+    return {k: (ci, i) for ci, c in enumerate(chains) for i, k in enumerate(c.frames)}
+
+
+def loop_model(kd) -> LoopModel:
+    """The :class:`LoopModel` of a kernel graph ``kd``
+    (:func:`flexpkm.compiled.recursive.kernel_dynamics`). Raises ValueError
+    for a frame carrying two bodies (:func:`flexpkm.compiled.chains.frame_bodies`)."""
+    model = kd.model
+    n_tot, n_t = model.layout.n_tot, model.layout.n_t
+    lk, chains = LoopKernels(kd.kernels), ch.find_chains(model)
+    bodies = ch.frame_bodies(model)
+    locs = [ch.local_columns(fc) for fc in model.frame_constants]
+    where = _where(chains)
+    poses, geo = _poses(kd, lk, chains, locs, where)
+    inertia = None if kd.design_layout.platform is None else kd.design_values[kd.design_layout.platform]
+    plat = platform_graph(model, kd.q, X.zeros(n_tot), X.zeros(3), inertia)
+    parts = (kd, lk, poses, geo, where, locs)
+    residual, J_tot = _closure_rows(kd, parts, plat)
+    kept = None if kd.kept is None else [int(i) for i in kd.kept]
+    J_k = J_tot if kept is None else J_tot[kept, :]
+    dep, indep = [int(i) for i in kd.dep], [int(i) for i in kd.indep]
+    J = X(selection_matrix(n_tot, indep).T)
+    P_dep = X(ca.sparsify(selection_matrix(n_tot, dep).T)) if dep else None
+    if dep:
+        J = J - P_dep @ dependent_solve(model, J_k[:, dep], J_k[:, indep], kd.dep, kept)
+    qd_tot = J @ kd.qd_r
+    motion, terms = _motions(kd, lk, chains, locs, where, poses, qd_tot, bodies)
+    if plat is not None:
+        plat = platform_graph(model, kd.q, qd_tot, kd.g, inertia)
+    b = X(n_tot, 1)
+    if dep:
+        bias = []
+        for c, r, block in zip(model.closures, model.closure_rows, kd.design_layout.closures):
+            ks_, gs = _cut_states(kd, plat, poses, where, c, block, True, motion)
+            bias.append(kd.kernels.closure(c.joint, r)[1](*ks_, *gs))
+        bprime = ca.vertcat(*bias)
+        bprime = bprime if kept is None else bprime[kept]
+        b = -P_dep @ dependent_solve(model, J_k[:, dep], bprime, kd.dep, kept)
+    return LoopModel(kd, lk, chains, J_tot, residual, J, b, qd_tot, motion, terms, plat, geo,
+                     poses)
+
+
+def model_function(kd, prescribed):
+    """``(q, v, a, u, par) -> (M a, g, J, b, forces)``: the function of
+    :func:`flexpkm.compiled.modified_newton.model_function` on the loops
+    (one forward and one backward fold per chain for ``[b, J a]``)."""
+    lm = loop_model(kd)
+    n_a = kd.n_a
+    a = X.sym("a", kd.qd_r.shape[0])
+    u, par = X.sym("u", 3 * n_a), X.sym("par", step.layout(0, 0, n_a, step.design_size(kd))[2])
+    T = lm.tau(ca.horzcat(lm.b, lm.J @ a), True)
+    c, Ma = lm.J.T @ T[:, 0], lm.J.T @ T[:, 1]
+    tau = step.drive_effort(kd, u, par, prescribed)
+    forces = ca.horzcat(c, tau, lm.J.T @ (step.stiffness(kd, par) @ kd.q))
+    outs = ca.substitute([Ma, c - tau, lm.J, lm.b, forces], step.graph_inputs(kd)[2:],
+                         step.graph_arguments(kd, kd.q, kd.qd_r, par)[2:])
+    return ca.Function("model_loops", [kd.q, kd.qd_r, a, u, par], outs)
