@@ -94,15 +94,21 @@ def find_chains(model) -> list:
                   int(model.frame_constants[r[0]].antecedent)) for r in chains]
 
 
-def gather(Q, rows):
-    """``U (L K, m)``: column i holds ``Q[rows[i], :]`` (L, K) column-major;
-    ``Q`` MX (n, K), ``rows`` (m, L) ints, -1 a zero row: one index copy."""
-    n, K = Q.shape
+def extended(Q):
+    """``Q`` (n, K) dense with a zero row appended: the source of :func:`gather`
+    (made once per source and graph: each is a copy at run time)."""
+    return ca.densify(ca.vertcat(Q, ca.MX(1, Q.shape[1])))
+
+
+def gather(ext, rows):
+    """``U (L K, m)``: column i holds ``Q[rows[i], :]`` (L, K) column-major,
+    from ``ext = extended(Q)`` ((n + 1, K)), ``rows`` (m, L) ints, -1 a zero
+    row: one index copy."""
+    n, K = ext.shape[0] - 1, ext.shape[1]
     rows = np.asarray(rows, dtype=int).reshape(len(rows), -1)
     m, L = rows.shape
     if m * L * K == 0:
         return ca.MX(L * K, m)
-    ext = ca.densify(ca.vertcat(Q, ca.MX(1, K)))
     r = np.where(rows < 0, n, rows)                          # (m, L)
     idx = r[:, None, :] + (n + 1) * np.arange(K)[None, :, None]     # (m, K, L)
     return ca.reshape(ext[idx.ravel().tolist()], L * K, m)

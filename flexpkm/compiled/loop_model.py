@@ -19,8 +19,8 @@ from flexpkm.compiled import chains as ch
 from flexpkm.compiled import step
 from flexpkm.compiled.loops import LoopKernels
 from flexpkm.compiled.symbolic import hat
-from flexpkm.compiled.recursive import (FIXED, dependent_solve, joint_terms, platform_graph,
-                                        selection_matrix)
+from flexpkm.compiled.recursive import (FIXED, dependent_solve, design_matrices, joint_terms,
+                                        platform_graph, selection_matrix)
 
 X = ca.MX
 
@@ -54,7 +54,7 @@ class LoopModel:
         n_tot, n_t = model.layout.n_tot, model.layout.n_t
         out = _newton_euler(self, Q, bias)
         rotor, joints = joint_terms(model, kd.q, self.qd_tot, kd.friction,
-                                    ca.fmax(kd.smoothing, 1e-300), kd.design_values,
+                                    ca.fmax(kd.smoothing, 1e-300), design_input(kd),
                                     kd.design_layout)
         out = out + ca.mtimes(rotor, Q)
         first = ca.MX(n_tot, K)
@@ -68,13 +68,31 @@ class LoopModel:
         return out + first
 
 
-def _chain_inputs(kd, c, locs, field):
-    """Per chain the gathered inputs ``field``: 'q', 'const', body 'q_b', 'inv'."""
-    model, lay = kd.model, kd.design_layout
+def _chain_inputs(kd, c, locs, field, src):
+    """Per chain the gathered inputs ``field``: 'q' (local coordinates) or
+    'const' (the frame kernels' constants), from the ``src`` of
+    :func:`_sources`."""
+    lay = kd.design_layout
     if field == "const":
-        return ch.gather(kd.design_values, [list(range(lay.frames[k].start, lay.frames[k].stop))
-                                            for k in c.frames])
-    return ch.gather(kd.q, [locs[k] for k in c.frames])
+        return ch.gather(src["p"], [list(range(lay.frames[k].start, lay.frames[k].stop))
+                                    for k in c.frames])
+    return ch.gather(src["q"], [locs[k] for k in c.frames])
+
+
+def _sources(kd):
+    """The gathers' sources (:func:`flexpkm.compiled.chains.extended`): q
+    and the design vector :func:`design_input`."""
+    return {"q": ch.extended(kd.q), "p": ch.extended(design_input(kd))}
+
+
+def design_input(kd):
+    """The design vector ``p`` as the loops read it: the graph's symbol when
+    it has one, entries taken as constants included (their numbers are the
+    input's: the library is keyed by them, :attr:`CompiledRobot.fixed`),
+    not ``kd.design_values`` (a product and a sum over all of ``p`` per
+    evaluation: 5,404 entries at 8 elements per body on the DualEMPS);
+    else the numbers."""
+    return kd.design_values if kd.design is None else kd.design
 
 
 def _column(parts, where, k):
@@ -82,15 +100,15 @@ def _column(parts, where, k):
     return parts[ci][:, i]
 
 
-def _poses(kd, lk, chains, locs, where):
+def _poses(kd, lk, chains, locs, where, src):
     """Pose fold per chain: ``(poses (12, m), geo [d; L_v; L_w] (3 + 6 n, m))``."""
     base = X(ca.DM([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))
     poses, geo = [], []
     for c in chains:
         sigma, n_c, _ = c.kind
         x0 = base if c.parent < 0 else _column(poses, where, c.parent)
-        U = ca.vertcat(_chain_inputs(kd, c, locs, "q"), _chain_inputs(kd, c, locs, "const"))
-        P, G = lk.fold(lk.get("pose", sigma, n_c), x0, U)
+        P, G = lk.fold(lk.get("pose", sigma, n_c), x0, _chain_inputs(kd, c, locs, "q", src),
+                       _chain_inputs(kd, c, locs, "const", src))
         poses.append(P)
         geo.append(G)
     return poses, geo
@@ -117,8 +135,7 @@ def _side_rows(lm_parts, C, O_c, k, r):
         O_a = ca.horzcat(*[_column(poses, where, a)[9:12] for a in group])
         L = ca.horzcat(*[_column(geo, where, a)[3:] for a in group])
         m = len(group)
-        U = ca.vertcat(ca.repmat(ca.vec(C), 1, m), ca.repmat(O_c, 1, m), O_a, L)
-        out = out + ch.scatter(lk.mapped(lk.get("cut_block", r, n), U),
+        out = out + ch.scatter(lk.mapped(lk.get("cut_block", r, n), m, ca.vec(C), O_c, O_a, L),
                                [locs[a] for a in group], n_tot, r)
     return out
 
@@ -142,7 +159,7 @@ def _cut_states(kd, plat, poses, where, c, block, moving, motion=None):
     pf = plat[0]
     pose, mot = ks.frame(FIXED, 0)
     rates = (pf.v, pf.w, pf.a, pf.al) if moving else (z, z, z, z)
-    args = (pf.R, pf.O, *rates, 0, 0, X.zeros(0), X.zeros(0), kd.design_values[block])
+    args = (pf.R, pf.O, *rates, 0, 0, X.zeros(0), X.zeros(0), design_input(kd)[block])
     R, O = pose(*args)[:2]
     return k_side, (R, O, *(mot(*args) if moving else (z, z, z, z)))
 
@@ -178,10 +195,10 @@ def _closure_rows(kd, parts, plat):
     return ca.vertcat(*res), ca.vertcat(*rows)
 
 
-def _motions(kd, lk, chains, locs, where, poses, qd_tot, bodies):
+def _motions(kd, lk, chains, locs, where, poses, src, bodies):
     """Motion fold per chain at ``qdd = 0`` with the bodies' terms:
     ``(motion [v; w; a; al] (12, m), terms [vec M_j; F_j] or None)``."""
-    model, lay, p = kd.model, kd.design_layout, kd.design_values
+    model, lay = kd.model, kd.design_layout
     base = ca.vertcat(X.zeros(6), -kd.g, X.zeros(3))
     base_pose = X(ca.DM([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))
     motion, terms = [], []
@@ -189,18 +206,19 @@ def _motions(kd, lk, chains, locs, where, poses, qd_tot, bodies):
         sigma, n_c, n_b = c.kind
         parent = base_pose if c.parent < 0 else _column(poses, where, c.parent)
         P = poses[ci]
-        U = [ca.horzcat(parent, P[:, :-1]), P, _chain_inputs(kd, c, locs, "q"),
-             ch.gather(qd_tot, [locs[k] for k in c.frames]), _chain_inputs(kd, c, locs, "const")]
+        U = [ca.horzcat(parent, P[:, :-1]), P, _chain_inputs(kd, c, locs, "q", src),
+             ch.gather(src["qd"], [locs[k] for k in c.frames]),
+             _chain_inputs(kd, c, locs, "const", src)]
         n_inv = 0
         if n_b >= 0:
             es = [model.body_entries[bodies[k]] for k in c.frames]
             bcols = [ch.body_columns(e) for e in es]
             blocks = [lay.bodies[bodies[k]] for k in c.frames]
             n_inv = blocks[0].stop - blocks[0].start
-            U += [ch.gather(kd.q, bcols), ch.gather(qd_tot, bcols),
-                  ch.gather(p, [list(range(b.start, b.stop)) for b in blocks])]
+            U += [ch.gather(src["q"], bcols), ch.gather(src["qd"], bcols),
+                  ch.gather(src["p"], [list(range(b.start, b.stop)) for b in blocks])]
         x0 = base if c.parent < 0 else _column(motion, where, c.parent)
-        out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv), x0, ca.vertcat(*U))
+        out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv), x0, *U)
         motion.append(out[0])
         terms.append(out[1] if n_b >= 0 else None)
     return motion, terms
@@ -215,15 +233,15 @@ def _newton_euler(lm, Q, bias):
     bodies = ch.frame_bodies(model)
     locs = [ch.local_columns(fc) for fc in model.frame_constants]
     where = _where(chains)
-    acc, wrenches, out = [], [], X(n_tot, K)
+    acc, wrenches, out, Qe = [], [], X(n_tot, K), ch.extended(Q)
     for ci, c in enumerate(chains):
         _, n_c, n_b = c.kind
-        U = [lm.geo[ci], ch.gather(Q, [locs[k] for k in c.frames])]
+        U = [lm.geo[ci], ch.gather(Qe, [locs[k] for k in c.frames])]
         if n_b >= 0:
             bcols = [ch.body_columns(model.body_entries[bodies[k]]) for k in c.frames]
-            U += [lm.poses[ci], lm.terms[ci], ch.gather(Q, bcols)]
+            U += [lm.poses[ci], lm.terms[ci], ch.gather(Qe, bcols)]
         x0 = X.zeros(6 * K) if c.parent < 0 else _column(acc, where, c.parent)
-        A, W = lk.fold(lk.get("forward", n_c, n_b, K, bool(bias)), x0, ca.vertcat(*U))
+        A, W = lk.fold(lk.get("forward", n_c, n_b, K, bool(bias)), x0, *U)
         acc.append(A)
         wrenches.append(W)
         if n_b > 0:
@@ -236,7 +254,7 @@ def _newton_euler(lm, Q, bias):
         if any(k in ext for k in c.frames):
             load = load + ca.horzcat(*[ext.get(k, X.zeros(6 * K)) for k in c.frames])
         Xb, gen = lk.fold(lk.get("backward", n_c, K), X.zeros(6 * K),
-                          ca.vertcat(load, lm.geo[ci]), reverse=True)
+                          load, lm.geo[ci], reverse=True)
         if c.parent >= 0:
             ext[c.parent] = ext.get(c.parent, 0) + Xb[:, 0]
         out = out + ch.scatter(gen, [locs[k] for k in c.frames], n_tot, K)
@@ -258,8 +276,10 @@ def loop_model(kd) -> LoopModel:
     bodies = ch.frame_bodies(model)
     locs = [ch.local_columns(fc) for fc in model.frame_constants]
     where = _where(chains)
-    poses, geo = _poses(kd, lk, chains, locs, where)
-    inertia = None if kd.design_layout.platform is None else kd.design_values[kd.design_layout.platform]
+    src = _sources(kd)
+    poses, geo = _poses(kd, lk, chains, locs, where, src)
+    inertia = (None if kd.design_layout.platform is None
+               else design_input(kd)[kd.design_layout.platform])
     plat = platform_graph(model, kd.q, X.zeros(n_tot), X.zeros(3), inertia)
     parts = (kd, lk, poses, geo, where, locs)
     residual, J_tot = _closure_rows(kd, parts, plat)
@@ -271,7 +291,8 @@ def loop_model(kd) -> LoopModel:
     if dep:
         J = J - P_dep @ dependent_solve(model, J_k[:, dep], J_k[:, indep], kd.dep, kept)
     qd_tot = J @ kd.qd_r
-    motion, terms = _motions(kd, lk, chains, locs, where, poses, qd_tot, bodies)
+    src["qd"] = ch.extended(qd_tot)
+    motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies)
     if plat is not None:
         plat = platform_graph(model, kd.q, qd_tot, kd.g, inertia)
     b = X(n_tot, 1)
@@ -298,7 +319,8 @@ def model_function(kd, prescribed):
     T = lm.tau(ca.horzcat(lm.b, lm.J @ a), True)
     c, Ma = lm.J.T @ T[:, 0], lm.J.T @ T[:, 1]
     tau = step.drive_effort(kd, u, par, prescribed)
-    forces = ca.horzcat(c, tau, lm.J.T @ (step.stiffness(kd, par) @ kd.q))
+    K_tot = design_matrices(kd.model, design_input(kd), kd.design_layout)[0]
+    forces = ca.horzcat(c, tau, lm.J.T @ (K_tot @ kd.q))
     outs = ca.substitute([Ma, c - tau, lm.J, lm.b, forces], step.graph_inputs(kd)[2:],
                          step.graph_arguments(kd, kd.q, kd.qd_r, par)[2:])
     return ca.Function("model_loops", [kd.q, kd.qd_r, a, u, par], outs)

@@ -39,6 +39,19 @@ def _pose_args(x):
     return ca.reshape(x[:9], 3, 3), x[9:12]
 
 
+def _inputs(*sizes):
+    """``(symbols, u)``: one SX input per part of the packed step input
+    ``u`` (their concatenation), so that the MX graph passes the parts as
+    they are (an MX vertcat of matrices is two transposes and a copy)."""
+    parts = [SX.sym(f"u{i}", n) for i, n in enumerate(sizes)]
+    return parts, ca.vertcat(*parts)
+
+
+def _function(name, ins, outs):
+    """The kernel ``name``, its outputs dense (no projections around the calls)."""
+    return ca.Function(name, ins, [ca.densify(o) for o in ca.cse(outs)])
+
+
 class LoopKernels:
     """The fused per-step kernels of one graph (SX Functions by structure),
     built from the graph's :class:`flexpkm.compiled.kernels.Kernels`."""
@@ -55,12 +68,11 @@ class LoopKernels:
         """``([R_a; O_a] (12), [q_loc; const]) -> ([R_j; O_j], [d; L_v; L_w])``."""
         pose = self.ks.frame(sigma, n_c)[0]
         n_k = 13 + 6 * n_c
-        x, u, z = SX.sym("x", 12), SX.sym("u", 1 + n_c + n_k), SX.zeros(3)
+        x, (us, u), z = SX.sym("x", 12), _inputs(1 + n_c, n_k), SX.zeros(3)
         R, O, d, L_v, L_w = pose(*_pose_args(x), z, z, z, z, u[0], 0, u[1:1 + n_c],
                                  SX.zeros(n_c), u[1 + n_c:])
-        return ca.Function(f"loop_pose{sigma}_{n_c}", [x, u],
-                           ca.cse([ca.vertcat(ca.vec(R), O), ca.vertcat(d, ca.vec(L_v),
-                                                                      ca.vec(L_w))]))
+        return _function(f"loop_pose{sigma}_{n_c}", [x, *us],
+                         [ca.vertcat(ca.vec(R), O), ca.vertcat(d, ca.vec(L_v), ca.vec(L_w))])
 
     def _motion(self, sigma, n_c, n_b, n_inv):
         """``([v; w; a; al] of the parent, [parent pose; pose; q_loc; qd_loc;
@@ -68,7 +80,7 @@ class LoopKernels:
         motion = self.ks.frame(sigma, n_c)[1]
         n, n_k, b = 1 + n_c, 13 + 6 * n_c, max(n_b, 0)
         x = SX.sym("x", 12)
-        u = SX.sym("u", 24 + 2 * n + n_k + (2 * b + n_inv if n_b >= 0 else 0))
+        us, u = _inputs(12, 12, n, n, n_k, *((b, b, n_inv) if n_b >= 0 else ()))
         q, qd, k = u[24:24 + n], u[24 + n:24 + 2 * n], 24 + 2 * n
         v, w, a, al = motion(*_pose_args(u[:12]), x[:3], x[3:6], x[6:9], x[9:12], q[0], qd[0],
                              q[1:], qd[1:], u[k:k + n_k])
@@ -78,7 +90,7 @@ class LoopKernels:
             M, F = self.ks.body(n_b)(ca.reshape(u[12:21], 3, 3), v, w, a, al, u[k:k + b],
                                       u[k + b:k + 2 * b], u[k + 2 * b:])
             outs.append(ca.vertcat(ca.vec(M), F))
-        return ca.Function(f"loop_motion{sigma}_{n_c}_{n_b + 1}", [x, u], ca.cse(outs))
+        return _function(f"loop_motion{sigma}_{n_c}_{n_b + 1}", [x, *us], outs)
 
     def _forward(self, n_c, n_b, K, bias):
         """``([da; dal] (6, K) of the parent, [d; L_v; L_w; qdd_loc; pose;
@@ -87,8 +99,8 @@ class LoopKernels:
         the body's wrench (its velocity terms F_j in the first column when
         ``bias``)."""
         n, b = 1 + n_c, max(n_b, 0)
-        nb = (6 + b) ** 2 + 6 + b + b * K if n_b >= 0 else 0
-        x, u = SX.sym("x", 6 * K), SX.sym("u", 3 + 6 * n + n * K + (12 + nb if n_b >= 0 else 0))
+        x = SX.sym("x", 6 * K)
+        us, u = _inputs(3 + 6 * n, n * K, *((12, (6 + b) ** 2 + 6 + b, b * K) if n_b >= 0 else ()))
         acc = ca.reshape(x, 6, K)
         d, L_v, L_w = u[:3], ca.reshape(u[3:3 + 3 * n], 3, n), ca.reshape(u[3 + 3 * n:3 + 6 * n], 3, n)
         k = 3 + 6 * n
@@ -110,56 +122,57 @@ class LoopKernels:
                 W[:, 0] = W[:, 0] + F
             wrench = ca.vertcat(ca.vec(ca.vertcat(ca.mtimes(R, W[:3, :]), ca.mtimes(R, W[3:6, :]))),
                                 ca.vec(W[6:, :]))
-        return ca.Function(f"loop_forward{n_c}_{n_b + 1}_{K}_{int(bias)}", [x, u],
-                           ca.cse([ca.vec(ca.vertcat(da, dal)), wrench]))
+        return _function(f"loop_forward{n_c}_{n_b + 1}_{K}_{int(bias)}", [x, *us],
+                         [ca.vec(ca.vertcat(da, dal)), wrench])
 
     def _backward(self, n_c, K):
         """``([f; n] (6, K) from the chain's child about O_j, [load (6, K); d;
         L_v; L_w]) -> ([f; n + d x f] about O_a, L_v^T f + L_w^T n)``."""
         n = 1 + n_c
-        x, u = SX.sym("x", 6 * K), SX.sym("u", 6 * K + 3 + 6 * n)
+        x = SX.sym("x", 6 * K)
+        us, u = _inputs(6 * K, 3 + 6 * n)
         W = ca.reshape(x + u[:6 * K], 6, K)
         k = 6 * K
         d, L_v, L_w = u[k:k + 3], ca.reshape(u[k + 3:k + 3 + 3 * n], 3, n), ca.reshape(u[k + 3 + 3 * n:], 3, n)
         f, m = W[:3, :], W[3:, :]
         out = ca.vertcat(f, m + ca.mtimes(sym.hat(d), f))
         gen = ca.mtimes(L_v.T, f) + ca.mtimes(L_w.T, m)
-        return ca.Function(f"loop_backward{n_c}_{K}", [x, u], ca.cse([ca.vec(out), ca.vec(gen)]))
+        return _function(f"loop_backward{n_c}_{K}", [x, *us], [ca.vec(out), ca.vec(gen)])
 
     def _cut_block(self, r, n):
         """``(C (r, 6), O_c, O_a, L_v, L_w (3, n)) -> (r, n)``: an ancestor's
         block of a cut frame's velocity rows."""
-        u = SX.sym("u", 6 * r + 6 + 6 * n)
+        us, u = _inputs(6 * r, 3, 3, 6 * n)
         C = ca.reshape(u[:6 * r], r, 6)
         O_c, O_a = u[6 * r:6 * r + 3], u[6 * r + 3:6 * r + 6]
         L_v = ca.reshape(u[6 * r + 6:6 * r + 6 + 3 * n], 3, n)
         L_w = ca.reshape(u[6 * r + 6 + 3 * n:], 3, n)
         blk = ca.mtimes(C[:, :3], L_v - ca.mtimes(sym.hat(O_c - O_a), L_w)) + ca.mtimes(C[:, 3:], L_w)
-        return ca.Function(f"loop_cut{r}_{n}", [u], [ca.vec(blk.T)])
+        return _function(f"loop_cut{r}_{n}", us, [ca.vec(blk.T)])
 
 
-    def fold(self, F, x0, U, reverse=False):
+    def fold(self, F, x0, *U, reverse=False):
         """``(X, Y...)`` of ``F`` over the columns of ``U`` (CasADi
         ``mapaccum``, one per kernel and length): ``X[:, i]`` the
         accumulator after step i; ``reverse``: from the last column."""
-        m = U.shape[1]
+        m = U[0].shape[1]
         if reverse:
             back = list(range(m - 1, -1, -1))
-            return tuple(y[:, back] for y in self.fold(F, x0, U[:, back]))
+            return tuple(y[:, back] for y in self.fold(F, x0, *[u[:, back] for u in U]))
         if m > 1:
             key = ("fold", F.name(), m)
             if key not in self.made:
                 self.made[key] = F.mapaccum(f"{F.name()}_x{m}", m)
             F = self.made[key]
-        out = F(x0, U)
+        out = F(x0, *U)
         return tuple(out) if F.n_out() > 1 else (out,)
 
-    def mapped(self, F, U):
-        """``F`` on each column of ``U`` (CasADi ``map``, serial: a C loop)."""
-        m = U.shape[1]
+    def mapped(self, F, m, *U):
+        """``F`` on the m columns of ``U`` (CasADi ``map``, serial: a C loop;
+        a single column is repeated)."""
         if m == 1:
-            return F(U)
+            return F(*U)
         key = ("map", F.name(), m)
         if key not in self.made:
             self.made[key] = F.map(m, "serial")
-        return self.made[key](U)
+        return self.made[key](*U)
