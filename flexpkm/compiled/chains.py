@@ -114,18 +114,34 @@ def gather(ext, rows):
     return ca.reshape(ext[idx.ravel().tolist()], L * K, m)
 
 
-def scatter(Y, rows, n, K):
-    """``(n, K)``: the sum over the columns i of ``Y (L K, m)`` (each (L, K)
-    column-major) added to the rows ``rows[i]`` (m, L; -1 dropped): one
-    sparse product by a constant."""
-    rows = np.asarray(rows, dtype=int).reshape(Y.shape[1], -1)
-    m, L = rows.shape
-    src = np.arange(m * K * L).reshape(m, K, L)
-    dst = rows[:, None, :] + n * np.arange(K)[None, :, None]
-    keep = (rows[:, None, :] >= 0) & np.ones((1, K, 1), bool)
-    S = ca.DM.triplet(dst[keep].tolist(), src[keep].tolist(), ca.DM.ones(int(keep.sum())),
-                      n * K, m * K * L)
-    return ca.reshape(ca.mtimes(S, ca.vec(Y)), n, K)
+class Scatter:
+    """A sum of scattered blocks, one sparse product by a constant at the
+    end (a sum of sparse products would project each on the union of their
+    patterns): :meth:`add` ``Y (L K, m)`` whose column i, (L, K)
+    column-major, goes to the rows ``rows[i]`` (m, L; -1 dropped) of an
+    ``(n, K)`` result, :meth:`result` the sum."""
+
+    def __init__(self, n, K):
+        self.n, self.K, self.parts, self.dst, self.size = n, K, [], [], 0
+
+    def add(self, Y, rows):
+        n, K = self.n, self.K
+        rows = np.asarray(rows, dtype=int).reshape(Y.shape[1], -1)
+        m, L = rows.shape
+        dst = rows[:, None, :] + n * np.arange(K)[None, :, None]
+        self.dst.append(np.where(rows[:, None, :] >= 0, dst, -1).ravel())
+        self.parts.append(ca.vec(Y))
+        self.size += m * K * L
+
+    def result(self):
+        n, K = self.n, self.K
+        if not self.parts:
+            return ca.MX(n, K)
+        dst = np.concatenate(self.dst)
+        keep = np.flatnonzero(dst >= 0)
+        S = ca.DM.triplet(dst[keep].tolist(), keep.tolist(), ca.DM.ones(len(keep)), n * K,
+                          self.size)
+        return ca.reshape(ca.densify(ca.mtimes(S, ca.vertcat(*self.parts))), n, K)
 
 
 def columns(M, idx):

@@ -45,6 +45,8 @@ class LoopModel:
     plat: tuple = None
     geo: list = None
     poses: list = None
+    acc: tuple = None
+    rates: ca.MX = None
 
     def tau(self, Q, bias):
         """``tau_tot`` (n_tot, K) for K columns ``Q`` (n_tot, K) of
@@ -82,7 +84,21 @@ def _chain_inputs(kd, c, locs, field, src):
 def _sources(kd):
     """The gathers' sources (:func:`flexpkm.compiled.chains.extended`): q
     and the design vector :func:`design_input`."""
-    return {"q": ch.extended(kd.q), "p": ch.extended(design_input(kd))}
+    if kd.design is None:
+        fixed = np.array(ca.evalf(kd.design_values)).ravel()
+    else:
+        values = ca.Function("design_values", [kd.design], [kd.design_values])
+        fixed = np.array(values(ca.DM.nan(kd.design.shape[0]))).ravel()
+    return {"q": ch.extended(kd.q), "p": ch.extended(design_input(kd)), "fixed": fixed}
+
+
+def _common(src, blocks):
+    """``((index, value), ...)``: the entries of the design blocks (slices,
+    one per frame of a chain) that are constants of the graph with the same
+    value in every block (folded into the chain's kernel)."""
+    values = np.array([src["fixed"][b.start:b.stop] for b in blocks])
+    same = np.all(np.isfinite(values), axis=0) & np.all(values == values[:1], axis=0)
+    return tuple((int(i), float(values[0, i])) for i in np.flatnonzero(same))
 
 
 def design_input(kd):
@@ -107,7 +123,8 @@ def _poses(kd, lk, chains, locs, where, src):
     for c in chains:
         sigma, n_c, _ = c.kind
         x0 = base if c.parent < 0 else _column(poses, where, c.parent)
-        P, G = lk.fold(lk.get("pose", sigma, n_c), x0, _chain_inputs(kd, c, locs, "q", src),
+        fixed = _common(src, [kd.design_layout.frames[k] for k in c.frames])
+        P, G = lk.fold(lk.get("pose", sigma, n_c, fixed), x0, _chain_inputs(kd, c, locs, "q", src),
                        _chain_inputs(kd, c, locs, "const", src))
         poses.append(P)
         geo.append(G)
@@ -122,22 +139,19 @@ def _ancestors(model, k):
     return out
 
 
-def _side_rows(lm_parts, C, O_c, k, r):
-    """``(velocity rows of C)^T`` (n_tot, r) on the tree frame ``k``: the
-    blocks of its ancestors (one ``map`` per local size)."""
+def _side_rows(out, lm_parts, C, O_c, k, r):
+    """Adds to ``out`` the ``(velocity rows of C)^T`` (n_tot, r) on the
+    tree frame ``k``: the blocks of its ancestors (one ``map`` per local size)."""
     kd, lk, poses, geo, where, locs = lm_parts
     model = kd.model
-    n_tot = model.layout.n_tot
     anc = _ancestors(model, k)
-    out = X(n_tot, r)
     for n in sorted({len(locs[a]) for a in anc}):
         group = [a for a in anc if len(locs[a]) == n]
         O_a = ca.horzcat(*[_column(poses, where, a)[9:12] for a in group])
         L = ca.horzcat(*[_column(geo, where, a)[3:] for a in group])
         m = len(group)
-        out = out + ch.scatter(lk.mapped(lk.get("cut_block", r, n), m, ca.vec(C), O_c, O_a, L),
-                               [locs[a] for a in group], n_tot, r)
-    return out
+        out.add(lk.mapped(lk.get("cut_block", r, n), m, ca.vec(C), O_c, O_a, L),
+                [locs[a] for a in group])
 
 
 def _cut_states(kd, plat, poses, where, c, block, moving, motion=None):
@@ -164,8 +178,9 @@ def _cut_states(kd, plat, poses, where, c, block, moving, motion=None):
     return k_side, (R, O, *(mot(*args) if moving else (z, z, z, z)))
 
 
-def _platform_rows(kd, C, O_g, P):
-    """``(velocity rows of C)^T`` (n_tot, r) of a frame fixed on the platform."""
+def _platform_rows(out, kd, C, O_g, P):
+    """Adds to ``out`` the ``(velocity rows of C)^T`` (n_tot, r) of a frame
+    fixed on the platform."""
     model = kd.model
     n_t, n_tot, dofs = model.layout.n_t, model.layout.n_tot, model.platform.dofs
     S = np.zeros((6, len(dofs)))
@@ -174,7 +189,7 @@ def _platform_rows(kd, C, O_g, P):
     S = ca.DM(S)
     Jw = S[3:, :]
     blk = ca.mtimes(C[:, :3], S[:3, :] - ca.mtimes(hat(O_g - P), Jw)) + ca.mtimes(C[:, 3:], Jw)
-    return ca.mtimes(X(selection_matrix(n_tot, list(range(n_t, n_tot))).T), blk.T)
+    out.add(ca.vec(blk.T), [list(range(n_t, n_tot))])
 
 
 def _closure_rows(kd, parts, plat):
@@ -186,12 +201,13 @@ def _closure_rows(kd, parts, plat):
         ks_, gs = _cut_states(kd, plat, poses, where, c, block, False)
         e, C_k, C_g = kd.kernels.closure(c.joint, r)[0](*ks_, *gs)
         res.append(e)
-        T = _side_rows(parts, C_k, ks_[1], model.frame_index[c.frame], len(r))
+        T = ch.Scatter(model.layout.n_tot, len(r))
+        _side_rows(T, parts, C_k, ks_[1], model.frame_index[c.frame], len(r))
         if c.other is not None:
-            T = T + _side_rows(parts, C_g, gs[1], model.frame_index[c.other], len(r))
+            _side_rows(T, parts, C_g, gs[1], model.frame_index[c.other], len(r))
         else:
-            T = T + _platform_rows(kd, C_g, gs[1], plat[0].O)
-        rows.append(T.T)
+            _platform_rows(T, kd, C_g, gs[1], plat[0].O)
+        rows.append(T.result().T)
     return ca.vertcat(*res), ca.vertcat(*rows)
 
 
@@ -209,16 +225,17 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies):
         U = [ca.horzcat(parent, P[:, :-1]), P, _chain_inputs(kd, c, locs, "q", src),
              ch.gather(src["qd"], [locs[k] for k in c.frames]),
              _chain_inputs(kd, c, locs, "const", src)]
-        n_inv = 0
+        n_inv, fixed = 0, (_common(src, [lay.frames[k] for k in c.frames]), ())
         if n_b >= 0:
             es = [model.body_entries[bodies[k]] for k in c.frames]
             bcols = [ch.body_columns(e) for e in es]
             blocks = [lay.bodies[bodies[k]] for k in c.frames]
             n_inv = blocks[0].stop - blocks[0].start
+            fixed = (fixed[0], _common(src, blocks))
             U += [ch.gather(src["q"], bcols), ch.gather(src["qd"], bcols),
                   ch.gather(src["p"], [list(range(b.start, b.stop)) for b in blocks])]
         x0 = base if c.parent < 0 else _column(motion, where, c.parent)
-        out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv), x0, *U)
+        out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv, *fixed), x0, *U)
         motion.append(out[0])
         terms.append(out[1] if n_b >= 0 else None)
     return motion, terms
@@ -233,7 +250,7 @@ def _newton_euler(lm, Q, bias):
     bodies = ch.frame_bodies(model)
     locs = [ch.local_columns(fc) for fc in model.frame_constants]
     where = _where(chains)
-    acc, wrenches, out, Qe = [], [], X(n_tot, K), ch.extended(Q)
+    acc, wrenches, out, Qe = [], [], ch.Scatter(n_tot, K), ch.extended(Q)
     for ci, c in enumerate(chains):
         _, n_c, n_b = c.kind
         U = [lm.geo[ci], ch.gather(Qe, [locs[k] for k in c.frames])]
@@ -245,7 +262,7 @@ def _newton_euler(lm, Q, bias):
         acc.append(A)
         wrenches.append(W)
         if n_b > 0:
-            out = out + ch.scatter(W[6 * K:, :], bcols, n_tot, K)
+            out.add(W[6 * K:, :], bcols)
     ext = {}
     for ci in reversed(range(len(chains))):
         c = chains[ci]
@@ -257,8 +274,21 @@ def _newton_euler(lm, Q, bias):
                           load, lm.geo[ci], reverse=True)
         if c.parent >= 0:
             ext[c.parent] = ext.get(c.parent, 0) + Xb[:, 0]
-        out = out + ch.scatter(gen, [locs[k] for k in c.frames], n_tot, K)
-    return out
+        out.add(gen, [locs[k] for k in c.frames])
+    lm.acc = (acc, where)
+    return out.result()
+
+
+def _stacked(n_tot, indep, dep, J_d):
+    """``J`` (n_tot, n_r): the identity on the rows ``indep``, ``J_d``
+    (n_dep, n_r) on the rows ``dep``, by one row permutation of ``[I;
+    J_d]`` (an index copy; no products and projections)."""
+    n_r = len(indep)
+    if J_d is None:
+        return X(selection_matrix(n_tot, indep).T)
+    order = np.empty(n_tot, dtype=int)
+    order[list(indep) + list(dep)] = np.arange(n_tot)
+    return ca.vertcat(X(ca.DM.eye(n_r)), J_d)[order.tolist(), :]
 
 
 def _where(chains):
@@ -286,13 +316,13 @@ def loop_model(kd) -> LoopModel:
     kept = None if kd.kept is None else [int(i) for i in kd.kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
     dep, indep = [int(i) for i in kd.dep], [int(i) for i in kd.indep]
-    J = X(selection_matrix(n_tot, indep).T)
     P_dep = X(ca.sparsify(selection_matrix(n_tot, dep).T)) if dep else None
-    if dep:
-        J = J - P_dep @ dependent_solve(model, J_k[:, dep], J_k[:, indep], kd.dep, kept)
+    J = _stacked(n_tot, indep, dep, -dependent_solve(model, J_k[:, dep], J_k[:, indep], kd.dep,
+                                                     kept) if dep else None)
     qd_tot = J @ kd.qd_r
     src["qd"] = ch.extended(qd_tot)
     motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies)
+    rates = None if plat is None else plat[3]
     if plat is not None:
         plat = platform_graph(model, kd.q, qd_tot, kd.g, inertia)
     b = X(n_tot, 1)
@@ -305,7 +335,7 @@ def loop_model(kd) -> LoopModel:
         bprime = bprime if kept is None else bprime[kept]
         b = -P_dep @ dependent_solve(model, J_k[:, dep], bprime, kd.dep, kept)
     return LoopModel(kd, lk, chains, J_tot, residual, J, b, qd_tot, motion, terms, plat, geo,
-                     poses)
+                     poses, rates=rates)
 
 
 def model_function(kd, prescribed):
@@ -317,10 +347,65 @@ def model_function(kd, prescribed):
     a = X.sym("a", kd.qd_r.shape[0])
     u, par = X.sym("u", 3 * n_a), X.sym("par", step.layout(0, 0, n_a, step.design_size(kd))[2])
     T = lm.tau(ca.horzcat(lm.b, lm.J @ a), True)
-    c, Ma = lm.J.T @ T[:, 0], lm.J.T @ T[:, 1]
+    Jt = lm.J.T                                  # one transpose, three products
+    c, Ma = Jt @ T[:, 0], Jt @ T[:, 1]
     tau = step.drive_effort(kd, u, par, prescribed)
     K_tot = design_matrices(kd.model, design_input(kd), kd.design_layout)[0]
-    forces = ca.horzcat(c, tau, lm.J.T @ (K_tot @ kd.q))
+    forces = ca.horzcat(c, tau, Jt @ (K_tot @ kd.q))
     outs = ca.substitute([Ma, c - tau, lm.J, lm.b, forces], step.graph_inputs(kd)[2:],
                          step.graph_arguments(kd, kd.q, kd.qd_r, par)[2:])
     return ca.Function("model_loops", [kd.q, kd.qd_r, a, u, par], outs)
+
+
+def mass_matrix_function(kd):
+    """``(graph inputs) -> M`` (n_r, n_r): the mass matrix of the full model
+    (10.123) at the graph's inputs (:func:`flexpkm.compiled.step.graph_inputs`)
+    as :func:`flexpkm.compiled.modified_newton.mass_matrix_function`: ``J^T
+    M_tot J`` by the loops, the n_r columns of ``J`` as the unit
+    accelerations of one forward and one backward fold per chain."""
+    lm = loop_model(kd)
+    M = lm.J.T @ lm.tau(ca.densify(lm.J), False)
+    ins = step.graph_inputs(kd)
+    return ca.Function("mass_matrix_loops", ins, [M])
+
+
+def record_function(kd, sensors=()):
+    """``(graph inputs, a, v) -> (M a, M v, c, sensors...)`` (n_r, n_r, n_r,
+    then (3,) or (1,) per sensor) by the loops: one forward and one backward
+    fold per chain for the columns ``[b, J a, J v]``; a sensor ``(frame,
+    axis_frame, axis)`` is the absolute acceleration of the frame's origin
+    (:func:`flexpkm.compiled.recursive.point_acceleration`): the forward
+    fold's ``da`` of ``b`` and ``J a`` plus the frame's acceleration at
+    ``qdd = 0`` and ``g``, along ``axis`` of ``axis_frame`` when given."""
+    lm = loop_model(kd)
+    model = kd.model
+    n_r = kd.qd_r.shape[0]
+    a, v = X.sym("a", n_r), X.sym("v", n_r)
+    T = lm.tau(ca.horzcat(lm.b, lm.J @ a, lm.J @ v), True)
+    Jt = lm.J.T
+    outs = [Jt @ T[:, 1], Jt @ T[:, 2], Jt @ T[:, 0]]
+    acc, where = lm.acc
+    for frame, axis_frame, axis in sensors:
+        j = model.frame_index[frame]
+        da = ca.reshape(_column(acc, where, j), 6, 3)
+        value = da[:3, 0] + da[:3, 1] + _column(lm.motion, where, j)[6:9] + kd.g
+        if axis_frame is not None:
+            R = ca.reshape(_column(lm.poses, where, model.frame_index[axis_frame])[:9], 3, 3)
+            value = ca.dot(value, R @ ca.DM(np.asarray(axis, float)))
+        outs.append(value)
+    return ca.Function("record_loops", step.graph_inputs(kd) + [a, v], outs)
+
+
+def loop_equations(kd):
+    """``(q[, p]) -> (residual rows kept (c_k,), their Jacobian on the
+    dependent columns (c_k, n_dep), residual (c,))``: the loop equations and
+    their exact Jacobian by the pose fold (:func:`flexpkm.compiled.step.project_function`'s
+    ``res``; the platform's rotation-vector columns by ``J_l``)."""
+    lm = loop_model(kd)
+    jac = lm.J_tot if lm.rates is None else lm.J_tot @ lm.rates
+    kept = None if kd.kept is None else [int(i) for i in kd.kept]
+    rows = lm.residual if kept is None else lm.residual[kept]
+    jac = jac if kept is None else jac[kept, :]
+    design = [kd.design] if step.design_size(kd) else []
+    return ca.Function("res_loops", [kd.q] + design,
+                       [rows, jac[:, [int(i) for i in kd.dep]], lm.residual])

@@ -47,6 +47,18 @@ def _inputs(*sizes):
     return parts, ca.vertcat(*parts)
 
 
+def _folded(v, fixed):
+    """The SX vector ``v`` with its entries ``fixed`` (``((index, value),
+    ...)``) replaced by their numbers: the kernels then simplify on them
+    (zeros and +-1 of the constants shared by every frame of a chain)."""
+    if not fixed:
+        return v
+    out = [v[i] for i in range(v.shape[0])]
+    for i, value in fixed:
+        out[i] = SX(value)
+    return ca.vertcat(*out)
+
+
 def _function(name, ins, outs):
     """The kernel ``name``, its outputs dense (no projections around the calls)."""
     return ca.Function(name, ins, [ca.densify(o) for o in ca.cse(outs)])
@@ -64,17 +76,17 @@ class LoopKernels:
             self.made[(kind,) + key] = getattr(self, "_" + kind)(*key)
         return self.made[(kind,) + key]
 
-    def _pose(self, sigma, n_c):
+    def _pose(self, sigma, n_c, fixed=()):
         """``([R_a; O_a] (12), [q_loc; const]) -> ([R_j; O_j], [d; L_v; L_w])``."""
         pose = self.ks.frame(sigma, n_c)[0]
         n_k = 13 + 6 * n_c
         x, (us, u), z = SX.sym("x", 12), _inputs(1 + n_c, n_k), SX.zeros(3)
         R, O, d, L_v, L_w = pose(*_pose_args(x), z, z, z, z, u[0], 0, u[1:1 + n_c],
-                                 SX.zeros(n_c), u[1 + n_c:])
-        return _function(f"loop_pose{sigma}_{n_c}", [x, *us],
+                                 SX.zeros(n_c), _folded(u[1 + n_c:], fixed))
+        return _function(f"loop_pose{sigma}_{n_c}_{len(self.made)}", [x, *us],
                          [ca.vertcat(ca.vec(R), O), ca.vertcat(d, ca.vec(L_v), ca.vec(L_w))])
 
-    def _motion(self, sigma, n_c, n_b, n_inv):
+    def _motion(self, sigma, n_c, n_b, n_inv, fixed=(), fixed_inv=()):
         """``([v; w; a; al] of the parent, [parent pose; pose; q_loc; qd_loc;
         const; q_b; qd_b; inv]) -> ([v; w; a; al], [vec M_j; F_j])``."""
         motion = self.ks.frame(sigma, n_c)[1]
@@ -83,14 +95,14 @@ class LoopKernels:
         us, u = _inputs(12, 12, n, n, n_k, *((b, b, n_inv) if n_b >= 0 else ()))
         q, qd, k = u[24:24 + n], u[24 + n:24 + 2 * n], 24 + 2 * n
         v, w, a, al = motion(*_pose_args(u[:12]), x[:3], x[3:6], x[6:9], x[9:12], q[0], qd[0],
-                             q[1:], qd[1:], u[k:k + n_k])
+                             q[1:], qd[1:], _folded(u[k:k + n_k], fixed))
         outs = [ca.vertcat(v, w, a, al)]
         if n_b >= 0:
             k += n_k
             M, F = self.ks.body(n_b)(ca.reshape(u[12:21], 3, 3), v, w, a, al, u[k:k + b],
-                                      u[k + b:k + 2 * b], u[k + 2 * b:])
+                                      u[k + b:k + 2 * b], _folded(u[k + 2 * b:], fixed_inv))
             outs.append(ca.vertcat(ca.vec(M), F))
-        return _function(f"loop_motion{sigma}_{n_c}_{n_b + 1}", [x, *us], outs)
+        return _function(f"loop_motion{sigma}_{n_c}_{n_b + 1}_{len(self.made)}", [x, *us], outs)
 
     def _forward(self, n_c, n_b, K, bias):
         """``([da; dal] (6, K) of the parent, [d; L_v; L_w; qdd_loc; pose;

@@ -29,6 +29,11 @@ from flexpkm.model.build import build_structure
 #: graph (:mod:`flexpkm.compiled.recursive`), whose code grows linearly
 UNROLLED_MAX = 20
 
+#: smallest n_tot whose simulation (on the kernel graph) runs on the loop
+#: model (:mod:`flexpkm.compiled.loop_model`: its C does not grow with the
+#: elements of a refined body) instead of the flat expanded one
+LOOPS_MIN = 40
+
 #: outputs of :meth:`CompiledRobot.full`
 FULL_OUTPUTS = ("M", "c", "J", "b", "J_tot", "residual")
 
@@ -250,21 +255,38 @@ class CompiledRobot:
             graph = self.simulation_graph
             dims = steps.Dims.of(graph)           # J's non-zeros in the kernel graph's state
             if not self.unrolled and not exact:     # recursive, kept matrix
-                kd = graph
-                step = steps.step_function(modified_newton.newton_function(kd, prescribed),
+                kd, loops = graph, self.loops
+                step = steps.step_function(modified_newton.newton_function(kd, prescribed, loops),
                                            dims, prescribed, iterations, names[0],
                                            lambda x, par: modified_newton.kept_inverse(
-                                               kd, prescribed, x, par), modified_newton.SLOW)
+                                               kd, prescribed, x, par, loops), modified_newton.SLOW)
             else:
                 step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])
+            loops = self.loops and not exact
             return (step,
-                    steps.project_function(graph),
-                    steps.record_function(graph, self.model, prescribed, sensors))
+                    steps.project_function(graph, loops=loops),
+                    steps.record_function(graph, self.model, prescribed, sensors, loops))
         fixed = None if self.unrolled else self.fixed
+        loops = self.loops and not exact
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
-                             sensors, exact, fixed, names=names, parametric=not self.unrolled,
-                             opt=None if self.unrolled else "-O1")
+                             sensors, exact, fixed, *(("loops",) if loops else ()), names=names,
+                             parametric=not self.unrolled,
+                             opt=None if self.unrolled else "-O2" if loops else "-O1")
+
+    @property
+    def loops(self):
+        """Whether the simulation's functions on the kernel graph use the loop
+        model (:mod:`flexpkm.compiled.loop_model`): at least :data:`LOOPS_MIN`
+        coordinates, every frame carrying at most one body."""
+        from flexpkm.compiled.chains import frame_bodies
+        if self.unrolled or self.model.layout.n_tot < LOOPS_MIN:
+            return False
+        try:
+            frame_bodies(self.model)
+        except ValueError:
+            return False
+        return True
 
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
         """``(x, U, par) -> (x_next, rec)``: ``n_sub`` steps and an output sample
