@@ -48,13 +48,13 @@ class LoopModel:
     acc: tuple = None
     rates: ca.MX = None
 
-    def tau(self, Q, bias):
+    def tau(self, Q, bias, cols=1):
         """``tau_tot`` (n_tot, K) for K columns ``Q`` (n_tot, K) of
         ``qdd_tot``: ``M_tot Q`` plus, in the first column when ``bias``,
         the velocity, gravity, spring and friction terms ``c_tot``."""
         kd, model, K = self.kd, self.kd.model, Q.shape[1]
         n_tot, n_t = model.layout.n_tot, model.layout.n_t
-        out = _newton_euler(self, Q, bias)
+        out, self.acc = _bodies_call(self, Q, bias, cols)
         rotor, joints = joint_terms(model, kd.q, self.qd_tot, kd.friction,
                                     ca.fmax(kd.smoothing, 1e-300), design_input(kd),
                                     kd.design_layout)
@@ -279,6 +279,53 @@ def _newton_euler(lm, Q, bias):
     return out.result()
 
 
+def loop_kernels(kd):
+    """The :class:`flexpkm.compiled.loops.LoopKernels` of a kernel graph, made
+    once and kept by its :class:`flexpkm.compiled.kernels.Kernels` (every
+    function of one library then calls the same kernels: their C once)."""
+    made = kd.kernels.made
+    if "loops" not in made:
+        made["loops"] = LoopKernels(kd.kernels)
+    return made["loops"]
+
+
+def _bodies_call(lm, Q, bias, cols=1):
+    """``(bodies' part of tau_tot (n_tot, K), (da per chain, where))`` by
+    ONE call of an MX function of the loops (:func:`_newton_euler`, made
+    once per K and ``bias`` and kept by the kernels; its inputs the per-chain
+    poses, geometry and body terms by pointer): the C of the passes once;
+    ``cols`` > 1: mapped over ``cols`` blocks of K columns (the mass
+    matrix's n_r columns: a C loop, its other inputs copied ``cols`` times,
+    ~7,000 numbers at 8 elements per body on the DualEMPS)."""
+    lk, K = lm.kernels, Q.shape[1] // cols
+    per = [m for ci in range(len(lm.chains)) for m in
+           ((lm.geo[ci],) + ((lm.poses[ci], lm.terms[ci]) if lm.terms[ci] is not None else ()))]
+    key = ("bodies", K, bool(bias))
+    if key not in lk.made:
+        syms = [X.sym(f"s{i}", m.sparsity()) for i, m in enumerate(per)]
+        inner, it = LoopModel(lm.kd, lk, lm.chains, None, None, None, None, None), iter(syms)
+        inner.geo, inner.poses, inner.terms = [], [], []
+        for ci in range(len(lm.chains)):
+            inner.geo.append(next(it))
+            has = lm.terms[ci] is not None
+            inner.poses.append(next(it) if has else None)
+            inner.terms.append(next(it) if has else None)
+        Qs = X.sym("Q", lm.kd.model.layout.n_tot, K)
+        tau = _newton_euler(inner, Qs, bias)
+        acc, _ = inner.acc
+        lk.made[key] = ca.Function(f"loop_bodies{K}_{int(bias)}", [Qs] + syms,
+                                   [tau, ca.horzcat(*acc)])
+    fn = lk.made[key]
+    if cols > 1:                           # one column per call, a C loop over them
+        if (key, cols) not in lk.made:
+            lk.made[key, cols] = fn.map(cols, "serial")
+        fn = lk.made[key, cols]
+    tau, acc = fn(ca.densify(Q), *per)
+    sizes = np.cumsum([0] + [len(c) for c in lm.chains])
+    return tau, ([acc[:, int(a):int(b)] for a, b in zip(sizes[:-1], sizes[1:])],
+                 _where(lm.chains))
+
+
 def _stacked(n_tot, indep, dep, J_d):
     """``J`` (n_tot, n_r): the identity on the rows ``indep``, ``J_d``
     (n_dep, n_r) on the rows ``dep``, by one row permutation of ``[I;
@@ -302,7 +349,7 @@ def loop_model(kd) -> LoopModel:
     for a frame carrying two bodies (:func:`flexpkm.compiled.chains.frame_bodies`)."""
     model = kd.model
     n_tot, n_t = model.layout.n_tot, model.layout.n_t
-    lk, chains = LoopKernels(kd.kernels), ch.find_chains(model)
+    lk, chains = loop_kernels(kd), ch.find_chains(model)
     bodies = ch.frame_bodies(model)
     locs = [ch.local_columns(fc) for fc in model.frame_constants]
     where = _where(chains)
@@ -364,7 +411,7 @@ def mass_matrix_function(kd):
     M_tot J`` by the loops, the n_r columns of ``J`` as the unit
     accelerations of one forward and one backward fold per chain."""
     lm = loop_model(kd)
-    M = lm.J.T @ lm.tau(ca.densify(lm.J), False)
+    M = lm.J.T @ lm.tau(ca.densify(lm.J), False, lm.J.shape[1])
     ins = step.graph_inputs(kd)
     return ca.Function("mass_matrix_loops", ins, [M])
 
@@ -381,13 +428,14 @@ def record_function(kd, sensors=()):
     model = kd.model
     n_r = kd.qd_r.shape[0]
     a, v = X.sym("a", n_r), X.sym("v", n_r)
-    T = lm.tau(ca.horzcat(lm.b, lm.J @ a, lm.J @ v), True)
+    Tv = lm.tau(lm.J @ v, False)          # the mass matrix's products: no new kernels
+    T = lm.tau(ca.horzcat(lm.b, lm.J @ a), True)
     Jt = lm.J.T
-    outs = [Jt @ T[:, 1], Jt @ T[:, 2], Jt @ T[:, 0]]
+    outs = [Jt @ T[:, 1], Jt @ Tv, Jt @ T[:, 0]]
     acc, where = lm.acc
     for frame, axis_frame, axis in sensors:
         j = model.frame_index[frame]
-        da = ca.reshape(_column(acc, where, j), 6, 3)
+        da = ca.reshape(_column(acc, where, j), 6, 2)
         value = da[:3, 0] + da[:3, 1] + _column(lm.motion, where, j)[6:9] + kd.g
         if axis_frame is not None:
             R = ca.reshape(_column(lm.poses, where, model.frame_index[axis_frame])[:9], 3, 3)
