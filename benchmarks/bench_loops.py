@@ -6,7 +6,7 @@ CPU microseconds per evaluation (median of interleaved batches of a
 ``map(REPEAT, "serial")`` compiled with it: no Python call overhead) and
 the largest relative difference of the outputs at a random state.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_loops.py 1 2 4 8 16 [--flat 1 2 4 8] [--opt -O2 -O1]
+    OMP_NUM_THREADS=1 python benchmarks/bench_loops.py 1 2 4 8 16 [--flat 1 2 4 8] [--opt=-O2,-O1]
 
 The flat function is built only for the sizes after ``--flat`` (its gcc
 time is ~0.5 ms per C line: 25 s at N = 8 -O2).
@@ -81,7 +81,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sizes", type=int, nargs="+")
     ap.add_argument("--flat", type=int, nargs="*", default=[])
-    ap.add_argument("--opt", nargs="*", default=["-O2"])
+    ap.add_argument("--opt", default="-O2", help="levels, comma-separated: --opt=-O2,-O1")
     args = ap.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench_loops"))
     with open("/proc/loadavg") as f:
@@ -97,7 +97,7 @@ def main():
                 fns["flat"] = modified_newton.model_function(kd, False).expand()
             reps, ref = {}, None
             for name, fn in fns.items():
-                for opt in args.opt:
+                for opt in args.opt.split(","):
                     ext, rep, lines, cpu = build(fn, opt, folder)
                     out = [np.array(ca.densify(o)) for o in ext(*x)]
                     ref = ref or out
