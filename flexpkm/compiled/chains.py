@@ -114,6 +114,17 @@ def gather(ext, rows):
     return ca.reshape(ext[idx.ravel().tolist()], L * K, m)
 
 
+def take(v, rows):
+    """``U (L, m)``: column i holds ``v[rows[i]]`` for an MX vector ``v`` and
+    valid rows (m, L): one index copy from ``v`` itself (composed with the
+    slice that made ``v``, no copy of the whole)."""
+    rows = np.asarray(rows, dtype=int).reshape(len(rows), -1)
+    m, L = rows.shape
+    if m * L == 0:
+        return ca.MX(L, m)
+    return ca.reshape(v[rows.ravel().tolist()], L, m)
+
+
 class Scatter:
     """A sum of scattered blocks, one sparse product by a constant at the
     end (a sum of sparse products would project each on the union of their

@@ -28,7 +28,8 @@ X = ca.MX
 @dataclass
 class LoopModel:
     """The loop passes of one kernel graph ``kd``: ``J_tot`` (c, n_tot) the
-    cut joints' velocity rows, ``residual`` (c,), ``J`` (n_tot, n_r), ``b``
+    cut joints' velocity rows, ``residual`` (c,), ``J`` (n_tot, n_r, a
+    :class:`_Jacobian`: its products), ``b``
     (n_tot,), ``qd_tot`` (n_tot,), MX of the graph's symbols; :meth:`tau`
     the Newton-Euler products."""
 
@@ -37,7 +38,7 @@ class LoopModel:
     chains: list
     J_tot: ca.MX
     residual: ca.MX
-    J: ca.MX
+    J: object
     b: ca.MX
     qd_tot: ca.MX
     motion: list = None
@@ -76,8 +77,8 @@ def _chain_inputs(kd, c, locs, field, src):
     :func:`_sources`."""
     lay = kd.design_layout
     if field == "const":
-        return ch.gather(src["p"], [list(range(lay.frames[k].start, lay.frames[k].stop))
-                                    for k in c.frames])
+        return ch.take(src["p"], [list(range(lay.frames[k].start, lay.frames[k].stop))
+                                  for k in c.frames])
     return ch.gather(src["q"], [locs[k] for k in c.frames])
 
 
@@ -89,7 +90,7 @@ def _sources(kd):
     else:
         values = ca.Function("design_values", [kd.design], [kd.design_values])
         fixed = np.array(values(ca.DM.nan(kd.design.shape[0]))).ravel()
-    return {"q": ch.extended(kd.q), "p": ch.extended(design_input(kd)), "fixed": fixed}
+    return {"q": ch.extended(kd.q), "p": design_input(kd), "fixed": fixed}
 
 
 def _common(src, blocks):
@@ -233,7 +234,7 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies):
             n_inv = blocks[0].stop - blocks[0].start
             fixed = (fixed[0], _common(src, blocks))
             U += [ch.gather(src["q"], bcols), ch.gather(src["qd"], bcols),
-                  ch.gather(src["p"], [list(range(b.start, b.stop)) for b in blocks])]
+                  ch.take(src["p"], [list(range(b.start, b.stop)) for b in blocks])]
         x0 = base if c.parent < 0 else _column(motion, where, c.parent)
         out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv, *fixed), x0, *U)
         motion.append(out[0])
@@ -326,16 +327,41 @@ def _bodies_call(lm, Q, bias, cols=1):
                  _where(lm.chains))
 
 
-def _stacked(n_tot, indep, dep, J_d):
-    """``J`` (n_tot, n_r): the identity on the rows ``indep``, ``J_d``
-    (n_dep, n_r) on the rows ``dep``, by one row permutation of ``[I;
-    J_d]`` (an index copy; no products and projections)."""
-    n_r = len(indep)
-    if J_d is None:
-        return X(selection_matrix(n_tot, indep).T)
-    order = np.empty(n_tot, dtype=int)
-    order[list(indep) + list(dep)] = np.arange(n_tot)
-    return ca.vertcat(X(ca.DM.eye(n_r)), J_d)[order.tolist(), :]
+class _Jacobian:
+    """``J`` (n_tot, n_r) of (10.114): the identity on the rows ``indep``,
+    ``J_d`` (n_dep, n_r, MX) on the rows ``dep``; its products without
+    forming it (a permutation of ``[x; J_d x]``; ``y[indep] + J_d^T
+    y[dep]``) and its non-zeros on a given pattern (the state's)."""
+
+    def __init__(self, n_tot, indep, dep, J_d):
+        self.indep, self.dep, self.n_r = list(indep), list(dep), len(indep)
+        self.J_d = None if J_d is None else ca.densify(J_d)
+        order = np.empty(n_tot, dtype=int)
+        order[self.indep + self.dep] = np.arange(n_tot)
+        self.order = order.tolist()
+
+    def stack(self, top, bottom):
+        """The rows ``[top; bottom]`` (indep, then dep) in q_tot order."""
+        return ca.vertcat(top, bottom)[self.order, :] if self.dep else top[self.order, :]
+
+    def times(self, x):
+        """``J x`` (n_tot, K) for x (n_r, K)."""
+        return self.stack(x, self.J_d @ x) if self.dep else self.stack(x, None)
+
+    def transpose_times(self, y):
+        """``J^T y`` (n_r, K) for y (n_tot, K)."""
+        out = y[self.indep, :]
+        return out + ca.mtimes(self.J_d.T, y[self.dep, :]) if self.dep else out
+
+    def on(self, pattern):
+        """``J`` on the sparsity ``pattern`` (its entries outside are zero)."""
+        rows, cols = pattern.get_triplet()
+        n_d = len(self.dep)
+        where = {r: i for i, r in enumerate(self.dep)}
+        idx = [n_d * self.n_r if r not in where else where[r] + n_d * c
+               for r, c in zip(rows, cols)]
+        src = ca.vertcat(ca.vec(self.J_d) if self.dep else X(0, 1), 1)
+        return X(pattern, src[idx])
 
 
 def _where(chains):
@@ -363,10 +389,9 @@ def loop_model(kd) -> LoopModel:
     kept = None if kd.kept is None else [int(i) for i in kd.kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
     dep, indep = [int(i) for i in kd.dep], [int(i) for i in kd.indep]
-    P_dep = X(ca.sparsify(selection_matrix(n_tot, dep).T)) if dep else None
-    J = _stacked(n_tot, indep, dep, -dependent_solve(model, J_k[:, dep], J_k[:, indep], kd.dep,
-                                                     kept) if dep else None)
-    qd_tot = J @ kd.qd_r
+    J = _Jacobian(n_tot, indep, dep, -dependent_solve(model, J_k[:, dep], J_k[:, indep], kd.dep,
+                                                      kept) if dep else None)
+    qd_tot = J.times(kd.qd_r)
     src["qd"] = ch.extended(qd_tot)
     motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies)
     rates = None if plat is None else plat[3]
@@ -380,7 +405,7 @@ def loop_model(kd) -> LoopModel:
             bias.append(kd.kernels.closure(c.joint, r)[1](*ks_, *gs))
         bprime = ca.vertcat(*bias)
         bprime = bprime if kept is None else bprime[kept]
-        b = -P_dep @ dependent_solve(model, J_k[:, dep], bprime, kd.dep, kept)
+        b = J.stack(X(len(indep), 1), -dependent_solve(model, J_k[:, dep], bprime, kd.dep, kept))
     return LoopModel(kd, lk, chains, J_tot, residual, J, b, qd_tot, motion, terms, plat, geo,
                      poses, rates=rates)
 
@@ -393,13 +418,14 @@ def model_function(kd, prescribed):
     n_a = kd.n_a
     a = X.sym("a", kd.qd_r.shape[0])
     u, par = X.sym("u", 3 * n_a), X.sym("par", step.layout(0, 0, n_a, step.design_size(kd))[2])
-    T = lm.tau(ca.horzcat(lm.b, lm.J @ a), True)
-    Jt = lm.J.T                                  # one transpose, three products
-    c, Ma = Jt @ T[:, 0], Jt @ T[:, 1]
+    J = lm.J
+    T = lm.tau(ca.horzcat(lm.b, J.times(a)), True)
+    c, Ma = J.transpose_times(T[:, 0]), J.transpose_times(T[:, 1])
     tau = step.drive_effort(kd, u, par, prescribed)
     K_tot = design_matrices(kd.model, design_input(kd), kd.design_layout)[0]
-    forces = ca.horzcat(c, tau, Jt @ (K_tot @ kd.q))
-    outs = ca.substitute([Ma, c - tau, lm.J, lm.b, forces], step.graph_inputs(kd)[2:],
+    forces = ca.horzcat(c, tau, J.transpose_times(K_tot @ kd.q))
+    outs = ca.substitute([Ma, c - tau, J.on(kd.J.sparsity()), lm.b, forces],
+                         step.graph_inputs(kd)[2:],
                          step.graph_arguments(kd, kd.q, kd.qd_r, par)[2:])
     return ca.Function("model_loops", [kd.q, kd.qd_r, a, u, par], outs)
 
@@ -411,7 +437,8 @@ def mass_matrix_function(kd):
     M_tot J`` by the loops, the n_r columns of ``J`` as the unit
     accelerations of one forward and one backward fold per chain."""
     lm = loop_model(kd)
-    M = lm.J.T @ lm.tau(ca.densify(lm.J), False, lm.J.shape[1])
+    J, n_r = lm.J, lm.J.n_r
+    M = J.transpose_times(lm.tau(J.times(X.eye(n_r)), False, n_r))
     ins = step.graph_inputs(kd)
     return ca.Function("mass_matrix_loops", ins, [M])
 
@@ -428,10 +455,10 @@ def record_function(kd, sensors=()):
     model = kd.model
     n_r = kd.qd_r.shape[0]
     a, v = X.sym("a", n_r), X.sym("v", n_r)
-    Tv = lm.tau(lm.J @ v, False)          # the mass matrix's products: no new kernels
-    T = lm.tau(ca.horzcat(lm.b, lm.J @ a), True)
-    Jt = lm.J.T
-    outs = [Jt @ T[:, 1], Jt @ Tv, Jt @ T[:, 0]]
+    J = lm.J
+    Tv = lm.tau(J.times(v), False)        # the mass matrix's products: no new kernels
+    T = lm.tau(ca.horzcat(lm.b, J.times(a)), True)
+    outs = [J.transpose_times(x) for x in (T[:, 1], Tv, T[:, 0])]
     acc, where = lm.acc
     for frame, axis_frame, axis in sensors:
         j = model.frame_index[frame]
