@@ -255,7 +255,7 @@ class CompiledRobot:
             graph = self.simulation_graph
             dims = steps.Dims.of(graph)           # J's non-zeros in the kernel graph's state
             if not self.unrolled and not exact:     # recursive, kept matrix
-                kd, loops = graph, self.loops
+                kd, loops = graph, self.on_loops
                 step = steps.step_function(modified_newton.newton_function(kd, prescribed, loops),
                                            dims, prescribed, iterations, names[0],
                                            lambda x, par: modified_newton.kept_inverse(
@@ -263,19 +263,19 @@ class CompiledRobot:
             else:
                 step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])
-            loops = self.loops and not exact
+            loops = self.on_loops and not exact
             return (step,
                     steps.project_function(graph, loops=loops),
                     steps.record_function(graph, self.model, prescribed, sensors, loops))
         fixed = None if self.unrolled else self.fixed
-        loops = self.loops and not exact
+        loops = self.on_loops and not exact
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
                              sensors, exact, fixed, *(("loops",) if loops else ()), names=names,
                              parametric=not self.unrolled,
                              opt=None if self.unrolled else "-O2" if loops else "-O1")
 
     @property
-    def loops(self):
+    def on_loops(self):
         """Whether the simulation's functions on the kernel graph use the loop
         model (:mod:`flexpkm.compiled.loop_model`): at least :data:`LOOPS_MIN`
         coordinates, every frame carrying at most one body."""

@@ -100,7 +100,7 @@ def test_simulation_on_the_loops_agrees_with_numpy(monkeypatch, tmp_path):
     monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
     model, q0, drive, sensors = dualemps.simulation_setup("square")
     model, q0 = _refined(model, q0, 2)
-    assert CompiledRobot(model, q_ref=q0, compile=False).loops
+    assert CompiledRobot(model, q_ref=q0, compile=False).on_loops
     kw = dict(h=2.5e-4, dt_out=1e-3, coulomb_smoothing=1e-3, sensors=sensors)
     c, n = (simulate(model, q0, 0.01, drive, backend=b, **kw) for b in ("compiled", "numpy"))
     assert c.cost["newton_iterations"] == n.cost["newton_iterations"]
