@@ -99,17 +99,26 @@ def newton_function(kd, prescribed, loops=False):
     J, b, a1, S_inv = X.sym("J", pattern), X.sym("b", n_tot), X.sym("a1", n_r), X.sym("S", n_r, n_r)
     unk = step.unknowns(n_r, n_a, prescribed)
     q1, v1 = step.newmark(d, x, a1, J, b, u, par, prescribed, pattern)
+    if loops:       # the MX around the loops' call as two flat SX functions (fewer copies)
+        q1, v1 = ca.Function("newmark", [x, a1, J, b, u, par], [q1, v1]).expand()(
+            x, a1, J, b, u, par)
     Ma, g, J1, b1, forces = F(q1, v1, a1, u, par)
-    alpha = par[2 * n_a + 1]
-    res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
-    rho = step.relative_residual(res, Ma[unk], forces[unk, :])
-    R = X(n_r, 1)
-    R[unk] = res
-    if not loops:
+
+    def residual(Ma, g, forces, x, par):
+        alpha = par[2 * n_a + 1]
+        res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
+        R = X(n_r, 1)
+        R[unk] = res
+        return step.relative_residual(res, Ma[unk], forces[unk, :]), R
+    if loops:       # the state's J on the model's pattern; rho, R one flat SX function
+        ins = [Ma, g, forces, x, par]
+        syms = [X.sym(f"i{k}", v.sparsity()) for k, v in enumerate(ins)]
+        rho, R = ca.Function("residual", syms, residual(*syms)).expand()(*ins)
+        J1 = ca.project(J1, pattern)
+    else:
+        rho, R = residual(Ma, g, forces, x, par)
         flat = ca.Function("newton_ne", [x, a1, J, b, u, par], [J1, b1, g, q1, v1, rho, R]).expand()
         J1, b1, g, q1, v1, rho, R = flat(x, a1, J, b, u, par)
-    else:           # the state's J on the model's pattern
-        J1 = ca.project(J1, pattern)
     new = a1 - ca.densify(S_inv) @ R       # S_inv zero outside the unknowns' rows and columns
     return ca.Function("newton_kept", [x, a1, J, b, u, par, S_inv],
                        [new, J1, b1, g, q1, v1, rho, R])
