@@ -31,7 +31,11 @@ UNROLLED_MAX = 20
 
 #: smallest n_tot whose simulation (on the kernel graph) runs on the loop
 #: model (:mod:`flexpkm.compiled.loop_model`: its C does not grow with the
-#: elements of a refined body) instead of the flat expanded one
+#: elements of a refined body) instead of the flat expanded one: the
+#: DualEMPS at 4 elements per body (43 coordinates) and up, whose first use
+#: is then 8.4 s CPU instead of 19.4 s (8 elements: 10.9 s instead of 23.6);
+#: at 2 elements (25) the flat one compiles in a few seconds and evaluates
+#: 2.6x faster (docs/simulation.md, "Loops over chains")
 LOOPS_MIN = 40
 
 #: outputs of :meth:`CompiledRobot.full`
@@ -244,7 +248,11 @@ class CompiledRobot:
         Newton correction, the projection and the recorder are flat SX
         functions (expanded), compiled at -O1: gcc takes 10 s CPU on the
         DualEMPS's at 8 elements per body at -O1, 32 s at -O2, for code 20 %
-        faster (27 against 22 us per Newton correction)."""
+        faster (27 against 22 us per Newton correction); from
+        :data:`LOOPS_MIN` coordinates (:attr:`on_loops`) they call the loop
+        model instead (:mod:`flexpkm.compiled.loop_model`: each kernel once,
+        a C loop over each chain of identical frames), compiled at -O2
+        (34,000 C lines, 10 s of gcc at 8 elements per body, 25,000 at 16)."""
         sensors = tuple((str(f), None if a is None else str(a),
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
