@@ -39,6 +39,13 @@ def _pose_args(x):
     return ca.reshape(x[:9], 3, 3), x[9:12]
 
 
+def _geometry(u, k, n):
+    """``(d (3,), L_v (3, n), L_w (3, n))`` packed at ``u[k:]`` as the pose
+    kernel's second output ``[d; vec L_v; vec L_w]``."""
+    return (u[k:k + 3], ca.reshape(u[k + 3:k + 3 + 3 * n], 3, n),
+            ca.reshape(u[k + 3 + 3 * n:k + 3 + 6 * n], 3, n))
+
+
 def _inputs(*sizes):
     """``(symbols, u)``: one SX input per part of the packed step input
     ``u`` (their concatenation), so that the MX graph passes the parts as
@@ -114,7 +121,7 @@ class LoopKernels:
         x = SX.sym("x", 6 * K)
         us, u = _inputs(3 + 6 * n, n * K, *((12, (6 + b) ** 2 + 6 + b, b * K) if n_b >= 0 else ()))
         acc = ca.reshape(x, 6, K)
-        d, L_v, L_w = u[:3], ca.reshape(u[3:3 + 3 * n], 3, n), ca.reshape(u[3 + 3 * n:3 + 6 * n], 3, n)
+        d, L_v, L_w = _geometry(u, 0, n)
         k = 3 + 6 * n
         qdd = ca.reshape(u[k:k + n * K], n, K)
         k += n * K
@@ -145,7 +152,7 @@ class LoopKernels:
         us, u = _inputs(6 * K, 3 + 6 * n)
         W = ca.reshape(x + u[:6 * K], 6, K)
         k = 6 * K
-        d, L_v, L_w = u[k:k + 3], ca.reshape(u[k + 3:k + 3 + 3 * n], 3, n), ca.reshape(u[k + 3 + 3 * n:], 3, n)
+        d, L_v, L_w = _geometry(u, k, n)
         f, m = W[:3, :], W[3:, :]
         out = ca.vertcat(f, m + ca.mtimes(sym.hat(d), f))
         gen = ca.mtimes(L_v.T, f) + ca.mtimes(L_w.T, m)
@@ -159,7 +166,8 @@ class LoopKernels:
         O_c, O_a = u[6 * r:6 * r + 3], u[6 * r + 3:6 * r + 6]
         L_v = ca.reshape(u[6 * r + 6:6 * r + 6 + 3 * n], 3, n)
         L_w = ca.reshape(u[6 * r + 6 + 3 * n:], 3, n)
-        blk = ca.mtimes(C[:, :3], L_v - ca.mtimes(sym.hat(O_c - O_a), L_w)) + ca.mtimes(C[:, 3:], L_w)
+        blk = (ca.mtimes(C[:, :3], L_v - ca.mtimes(sym.hat(O_c - O_a), L_w))
+               + ca.mtimes(C[:, 3:], L_w))
         return _function(f"loop_cut{r}_{n}", us, [ca.vec(blk.T)])
 
 
