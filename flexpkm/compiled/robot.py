@@ -33,7 +33,8 @@ UNROLLED_MAX = 20
 #: model (:mod:`flexpkm.compiled.loop_model`: its C does not grow with the
 #: elements of a refined body) instead of the flat expanded one: the
 #: DualEMPS at 4 elements per body (43 coordinates) and up, whose first use
-#: is then 8.4 s CPU instead of 19.4 s (8 elements: 10.9 s instead of 23.6);
+#: is then 8.9 s CPU instead of 19.4 s (8 elements: 10.3 s instead of 23.6;
+#: run time 1.1-1.6x the flat model's);
 #: at 2 elements (25) the flat one compiles in a few seconds and evaluates
 #: 2.6x faster (docs/simulation.md, "Loops over chains")
 LOOPS_MIN = 40
