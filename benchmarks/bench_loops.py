@@ -1,5 +1,5 @@
 """The simulation's Newton-Euler model as loops over chains
-(:mod:`flexpkm.compiled.loop_model`) against the flat expanded one
+(:mod:`flexpkm.compiled.loop_functions`) against the flat expanded one
 (:func:`flexpkm.compiled.modified_newton.model_function` expanded), DualEMPS
 refined to N elements per body (issue 18, item 1): C lines, gcc CPU time,
 CPU microseconds per evaluation (median of interleaved batches of a
@@ -27,7 +27,7 @@ import casadi as ca
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from flexpkm.compiled import loop_model, modified_newton  # noqa: E402
+from flexpkm.compiled import loop_functions, modified_newton  # noqa: E402
 from flexpkm.compiled.robot import CompiledRobot  # noqa: E402
 from tests.compiled.test_newton_euler import _refined_dualemps  # noqa: E402
 
@@ -92,7 +92,7 @@ def main():
             cm = CompiledRobot(model, q_ref=q0, compile=False)
             kd = cm.simulation_kernels
             x = state(cm, model, q0, np.random.default_rng(N))
-            fns = {"loops": loop_model.model_function(kd, False)}
+            fns = {"loops": loop_functions.model_function(kd, False)}
             if N in args.flat:
                 fns["flat"] = modified_newton.model_function(kd, False).expand()
             reps, ref = {}, None

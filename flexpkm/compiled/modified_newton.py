@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import casadi as ca
 
-from flexpkm.compiled import loop_model, step
+from flexpkm.compiled import loop_functions, step
 from flexpkm.compiled.newton_euler import recursive_dynamics
 
 #: steps after which the kept iteration matrix is formed again, up to
@@ -87,13 +87,13 @@ def newton_function(kd, prescribed, loops=False):
     (a loop in the C: unrolled, its n_r^2 instructions were 10,000 of the
     flat function's 65,700 at 8 elements per body, 41,000 of 162,000 at 16,
     code that outgrows the instruction cache). ``loops``: the model of
-    :func:`flexpkm.compiled.loop_model.model_function` instead, not
+    :func:`flexpkm.compiled.loop_functions.model_function` instead, not
     expanded (its C does not grow with the elements of a refined body:
     each kernel once, a loop over each chain of identical frames)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     d = step.Dims.of(kd)
     sl, n_x, n_par = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)
-    F = (loop_model.model_function if loops else model_function)(kd, prescribed)
+    F = (loop_functions.model_function if loops else model_function)(kd, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     pattern = kd.J.sparsity()        # J = [I; J_d] up to the order: products on its entries
     J, b, a1, S_inv = X.sym("J", pattern), X.sym("b", n_tot), X.sym("a1", n_r), X.sym("S", n_r, n_r)
@@ -161,12 +161,12 @@ def refresh_function(kd, prescribed, loops=False):
     (zero elsewhere); M by :func:`mass_matrix_function` (whole Newton-Euler
     columns took 27 us each at 8 elements per body on the DualEMPS, where
     the MX graph's M took 5 ms); ``loops``: M by
-    :func:`flexpkm.compiled.loop_model.mass_matrix_function`."""
+    :func:`flexpkm.compiled.loop_functions.mass_matrix_function`."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))[2]
     q_ev, v_ev, par = X.sym("q_ev", n_tot), X.sym("v_ev", n_r), X.sym("par", n_par)
     J = X.sym("J", kd.J.sparsity())
-    mass = loop_model.mass_matrix_function if loops else mass_matrix_function
+    mass = loop_functions.mass_matrix_function if loops else mass_matrix_function
     M = mass(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
     S = step.iteration_matrix(kd, M, J, v_ev, par)
     unk = step.unknowns(n_r, n_a, prescribed)

@@ -12,7 +12,7 @@ from functools import cached_property
 import casadi as ca
 import numpy as np
 
-from flexpkm.compiled import codegen, loop_model, modified_newton
+from flexpkm.compiled import codegen, loop_functions, modified_newton
 from flexpkm.compiled.design import design_vector, fixed_entries
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
@@ -276,9 +276,9 @@ class CompiledRobot:
             if not (self.on_loops and not exact):
                 return (step, steps.project_function(graph),
                         steps.record_function(graph, self.model, prescribed, sensors))
-            return (step, steps.project_function(graph, equations=loop_model.loop_equations(graph)),
+            return (step, steps.project_function(graph, equations=loop_functions.loop_equations(graph)),
                     steps.record_function(graph, self.model, prescribed, sensors,
-                                          loop_model.record_function(graph, sensors)))
+                                          loop_functions.record_function(graph, sensors)))
         fixed = None if self.unrolled else self.fixed
         loops = self.on_loops and not exact
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,

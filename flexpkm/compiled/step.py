@@ -385,7 +385,7 @@ def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     and their Jacobian are one flat SX function (expanded:
     :func:`flexpkm.compiled.recursive.block_solve`), called by the
     iterations; ``equations``: that function given instead (the loop
-    model's, :func:`flexpkm.compiled.loop_model.loop_equations`)."""
+    model's, :func:`flexpkm.compiled.loop_functions.loop_equations`)."""
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
     rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
@@ -420,7 +420,7 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=(), terms=N
     DualEMPS with one element per body).
     sensors : ``(frame, axis_frame, axis)`` point accelerations. ``terms``:
     ``(graph inputs, a, v) -> (M a, M v, c, sensors...)`` given instead (the
-    loop model's, :func:`flexpkm.compiled.loop_model.record_function`)."""
+    loop model's, :func:`flexpkm.compiled.loop_functions.record_function`)."""
     n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
     sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm), Dims.of(sm).n_J)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)

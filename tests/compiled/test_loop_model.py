@@ -1,5 +1,5 @@
 """The simulation's model as loops over chains of identical frames
-(flexpkm.compiled.loop_model, flexpkm.compiled.chains): the chains found
+(flexpkm.compiled.loop_model, loop_functions, chains): the chains found
 on a refined model against the element frames that refine() names; the
 loop model's outputs against the flat expanded model of the kernel graph
 (tests/compiled/test_newton_euler.py checks that one against numpy) and
@@ -14,7 +14,7 @@ import flexpkm as fp
 from flexpkm.analysis.simulate import simulate
 from flexpkm.cases import dualemps
 from flexpkm.cli.simulate import _refined
-from flexpkm.compiled import loop_model, modified_newton, robot, step
+from flexpkm.compiled import loop_functions, modified_newton, robot, step
 from flexpkm.compiled.chains import find_chains
 from flexpkm.compiled.recursive import point_acceleration
 from flexpkm.compiled.robot import CompiledRobot
@@ -66,19 +66,19 @@ def test_loop_model_equals_the_flat_model(robot_name):
     v, a, u = rng.uniform(-1, 1, n_r), rng.uniform(-1, 1, n_r), rng.uniform(-1, 1, 3 * n_a)
     par = cm.parameters(np.ones(n_a), np.ones(n_a), 1e-4, 0.05, model.gravity, 1.0, 1e-3,
                         design=cm.design)
-    ours = loop_model.model_function(kd, False)(q, v, a, u, par)
+    ours = loop_functions.model_function(kd, False)(q, v, a, u, par)
     flat = modified_newton.model_function(kd, False).expand()(q, v, a, u, par)
     for x, y in zip(ours, flat):
         assert _rel(x, y) <= 1e-12
-    equations = loop_model.loop_equations(kd)(q, cm.design)
+    equations = loop_functions.loop_equations(kd)(q, cm.design)
     flat_res = ca.Function("res", [kd.q, kd.design],
                            [kd.residual, kd.jacobian[:, [int(i) for i in cm.dep]]])(q, cm.design)
     assert _rel(equations[2], flat_res[0]) <= 1e-12 and _rel(equations[1], flat_res[1]) <= 1e-12
     frame = list(model.frame_index)[5]
     sensors = ((frame, None, None), (frame, frame, (0.0, 0.0, 1.0)))
     args = step.graph_arguments(kd, ca.DM(q), ca.DM(v), ca.DM(par))
-    record = loop_model.record_function(kd, sensors)(*args, a, v)
-    M = loop_model.mass_matrix_function(kd)(*args)
+    record = loop_functions.record_function(kd, sensors)(*args, a, v)
+    M = loop_functions.mass_matrix_function(kd)(*args)
     ref = fp.full_dynamics(model, q, v, dep=cm.dep, loop_tol=None)
     assert _rel(M, ref.M) <= 1e-12
     assert _rel(record[0], ref.M @ a) <= 1e-12 and _rel(record[1], ref.M @ v) <= 1e-12
