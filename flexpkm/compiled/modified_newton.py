@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import casadi as ca
 
-from flexpkm.compiled import step
+from flexpkm.compiled import loop_functions, step
 from flexpkm.compiled.newton_euler import recursive_dynamics
 
 #: steps after which the kept iteration matrix is formed again, up to
@@ -71,7 +71,7 @@ def model_function(kd, prescribed):
     return ca.Function("model_ne", [kd.q, kd.qd_r, rd.qdd_r, u, par], outs)
 
 
-def newton_function(kd, prescribed):
+def newton_function(kd, prescribed, loops=False):
     """One Newton correction with a kept inverse iteration matrix:
     ``(x, a1, J, b, u, par, S_inv) -> (a1 - S_inv R, J1, b1, g1, q1, v1,
     rho, R)`` (:func:`flexpkm.compiled.step.newton_function`'s outputs and
@@ -86,24 +86,39 @@ def newton_function(kd, prescribed):
     MX graph); the product by the kept inverse outside it, in the MX call
     (a loop in the C: unrolled, its n_r^2 instructions were 10,000 of the
     flat function's 65,700 at 8 elements per body, 41,000 of 162,000 at 16,
-    code that outgrows the instruction cache)."""
+    code that outgrows the instruction cache). ``loops``: the model of
+    :func:`flexpkm.compiled.loop_functions.model_function` instead, not
+    expanded (its C does not grow with the elements of a refined body:
+    each kernel once, a loop over each chain of identical frames)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     d = step.Dims.of(kd)
     sl, n_x, n_par = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)
-    F = model_function(kd, prescribed)
+    F = (loop_functions.model_function if loops else model_function)(kd, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     pattern = kd.J.sparsity()        # J = [I; J_d] up to the order: products on its entries
     J, b, a1, S_inv = X.sym("J", pattern), X.sym("b", n_tot), X.sym("a1", n_r), X.sym("S", n_r, n_r)
     unk = step.unknowns(n_r, n_a, prescribed)
     q1, v1 = step.newmark(d, x, a1, J, b, u, par, prescribed, pattern)
+    if loops:       # the MX around the loops' call as two flat SX functions (fewer copies)
+        q1, v1 = ca.Function("newmark", [x, a1, J, b, u, par], [q1, v1]).expand()(
+            x, a1, J, b, u, par)
     Ma, g, J1, b1, forces = F(q1, v1, a1, u, par)
-    alpha = par[2 * n_a + 1]
-    res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
-    rho = step.relative_residual(res, Ma[unk], forces[unk, :])
-    R = X(n_r, 1)
-    R[unk] = res
-    flat = ca.Function("newton_ne", [x, a1, J, b, u, par], [J1, b1, g, q1, v1, rho, R]).expand()
-    J1, b1, g, q1, v1, rho, R = flat(x, a1, J, b, u, par)
+
+    def residual(Ma, g, forces, x, par):
+        alpha = par[2 * n_a + 1]
+        res = (Ma + (1 - alpha) * g + alpha * x[sl["g"]])[unk]
+        R = X(n_r, 1)
+        R[unk] = res
+        return step.relative_residual(res, Ma[unk], forces[unk, :]), R
+    if loops:       # the state's J on the model's pattern; rho, R one flat SX function
+        ins = [Ma, g, forces, x, par]
+        syms = [X.sym(f"i{k}", v.sparsity()) for k, v in enumerate(ins)]
+        rho, R = ca.Function("residual", syms, residual(*syms)).expand()(*ins)
+        J1 = ca.project(J1, pattern)
+    else:
+        rho, R = residual(Ma, g, forces, x, par)
+        flat = ca.Function("newton_ne", [x, a1, J, b, u, par], [J1, b1, g, q1, v1, rho, R]).expand()
+        J1, b1, g, q1, v1, rho, R = flat(x, a1, J, b, u, par)
     new = a1 - ca.densify(S_inv) @ R       # S_inv zero outside the unknowns' rows and columns
     return ca.Function("newton_kept", [x, a1, J, b, u, par, S_inv],
                        [new, J1, b1, g, q1, v1, rho, R])
@@ -139,18 +154,20 @@ def mass_matrix_function(kd):
         linear(terms, *args, unit[:, k]) for k in range(n_r)])])
 
 
-def refresh_function(kd, prescribed):
+def refresh_function(kd, prescribed, loops=False):
     """``(q_ev, v_ev, J, par) -> S_inv`` (n_r, n_r): the inverse iteration
     matrix on the unknown rows and columns at an evaluation ``(q_ev (n_tot),
     v_ev (n_r), J (n_tot, n_r) on the structural entries of the model's J)``
     (zero elsewhere); M by :func:`mass_matrix_function` (whole Newton-Euler
     columns took 27 us each at 8 elements per body on the DualEMPS, where
-    the MX graph's M took 5 ms)."""
+    the MX graph's M took 5 ms); ``loops``: M by
+    :func:`flexpkm.compiled.loop_functions.mass_matrix_function`."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))[2]
     q_ev, v_ev, par = X.sym("q_ev", n_tot), X.sym("v_ev", n_r), X.sym("par", n_par)
     J = X.sym("J", kd.J.sparsity())
-    M = mass_matrix_function(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
+    mass = loop_functions.mass_matrix_function if loops else mass_matrix_function
+    M = mass(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
     S = step.iteration_matrix(kd, M, J, v_ev, par)
     unk = step.unknowns(n_r, n_a, prescribed)
     S_inv = X(n_r, n_r)
@@ -158,7 +175,7 @@ def refresh_function(kd, prescribed):
     return ca.Function("refresh", [q_ev, v_ev, J, par], [ca.densify(S_inv)])
 
 
-def kept_inverse(kd, prescribed, x, par):
+def kept_inverse(kd, prescribed, x, par, loops=False):
     """``(S_inv, stale, refresh)`` at the start of a step from the state
     ``x``: the kept inverse, or a new one (CasADi's conditional: formed only
     when stale), and the :func:`refresh_function` it calls (its code once),
@@ -169,7 +186,7 @@ def kept_inverse(kd, prescribed, x, par):
     stale = (((x[sl["age"]] >= refresh_age(n_r)) + (x[sl["evals"]] > SLOW)
               + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
         x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
-    refresh = refresh_function(kd, prescribed)
+    refresh = refresh_function(kd, prescribed, loops)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
     keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
     J = step.state_jacobian(xs, sl, n_tot, n_r, d.J_pattern)

@@ -12,7 +12,7 @@ from functools import cached_property
 import casadi as ca
 import numpy as np
 
-from flexpkm.compiled import codegen, modified_newton
+from flexpkm.compiled import codegen, loop_functions, modified_newton
 from flexpkm.compiled.design import design_vector, fixed_entries
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
@@ -28,6 +28,16 @@ from flexpkm.model.build import build_structure
 #: graph's 2.6 s, for 0.21 against 0.30 s per simulated second), the kernel
 #: graph (:mod:`flexpkm.compiled.recursive`), whose code grows linearly
 UNROLLED_MAX = 20
+
+#: smallest n_tot whose simulation (on the kernel graph) runs on the loop
+#: model (:mod:`flexpkm.compiled.loop_model`: its C does not grow with the
+#: elements of a refined body) instead of the flat expanded one: the
+#: DualEMPS at 4 elements per body (43 coordinates) and up, whose first use
+#: is then 8.9 s CPU instead of 19.4 s (8 elements: 10.3 s instead of 23.6;
+#: run time 1.1-1.6x the flat model's);
+#: at 2 elements (25) the flat one compiles in a few seconds and evaluates
+#: 2.6x faster (docs/simulation.md, "Loops over chains")
+LOOPS_MIN = 40
 
 #: outputs of :meth:`CompiledRobot.full`
 FULL_OUTPUTS = ("M", "c", "J", "b", "J_tot", "residual")
@@ -239,7 +249,12 @@ class CompiledRobot:
         Newton correction, the projection and the recorder are flat SX
         functions (expanded), compiled at -O1: gcc takes 10 s CPU on the
         DualEMPS's at 8 elements per body at -O1, 32 s at -O2, for code 20 %
-        faster (27 against 22 us per Newton correction)."""
+        faster (27 against 22 us per Newton correction); from
+        :data:`LOOPS_MIN` coordinates (:attr:`on_loops`) they call the loop
+        model instead (:mod:`flexpkm.compiled.loop_model`: each kernel once,
+        a C loop over each chain of identical frames), compiled at -O2
+        (40,000 C lines, 11.5 s of gcc at 8 elements per body, 61,000 and
+        17 s at 16)."""
         sensors = tuple((str(f), None if a is None else str(a),
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
@@ -250,21 +265,40 @@ class CompiledRobot:
             graph = self.simulation_graph
             dims = steps.Dims.of(graph)           # J's non-zeros in the kernel graph's state
             if not self.unrolled and not exact:     # recursive, kept matrix
-                kd = graph
-                step = steps.step_function(modified_newton.newton_function(kd, prescribed),
+                kd, loops = graph, self.on_loops
+                step = steps.step_function(modified_newton.newton_function(kd, prescribed, loops),
                                            dims, prescribed, iterations, names[0],
                                            lambda x, par: modified_newton.kept_inverse(
-                                               kd, prescribed, x, par), modified_newton.SLOW)
+                                               kd, prescribed, x, par, loops), modified_newton.SLOW)
             else:
                 step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])
-            return (step,
-                    steps.project_function(graph),
-                    steps.record_function(graph, self.model, prescribed, sensors))
+            if not (self.on_loops and not exact):
+                return (step, steps.project_function(graph),
+                        steps.record_function(graph, self.model, prescribed, sensors))
+            return (step, steps.project_function(graph, equations=loop_functions.loop_equations(graph)),
+                    steps.record_function(graph, self.model, prescribed, sensors,
+                                          loop_functions.record_function(graph, sensors)))
         fixed = None if self.unrolled else self.fixed
+        loops = self.on_loops and not exact
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
-                             sensors, exact, fixed, names=names, parametric=not self.unrolled,
-                             opt=None if self.unrolled else "-O1")
+                             sensors, exact, fixed, *(("loops",) if loops else ()), names=names,
+                             parametric=not self.unrolled,
+                             opt=None if self.unrolled else "-O2" if loops else "-O1")
+
+    @property
+    def on_loops(self):
+        """Whether the simulation's functions on the kernel graph use the loop
+        model (:mod:`flexpkm.compiled.loop_model`): at least :data:`LOOPS_MIN`
+        coordinates, every frame carrying at most one body."""
+        from flexpkm.compiled.chains import frame_bodies
+        if self.unrolled or self.model.layout.n_tot < LOOPS_MIN:
+            return False
+        try:
+            frame_bodies(self.model)
+        except ValueError:
+            return False
+        return True
 
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
         """``(x, U, par) -> (x_next, rec)``: ``n_sub`` steps and an output sample

@@ -376,7 +376,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
-def project_function(sm: SymbolicDynamics, iterations=3):
+def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     """``(q, par) -> (q_proj, max |residual(q_proj)|)`` (``par`` only for
     the design vector ``p`` of a parametric graph): Newton on the loop equations
     (the independent rows ``sm.kept``) with their exact Jacobian on the
@@ -384,7 +384,8 @@ def project_function(sm: SymbolicDynamics, iterations=3):
     the drift over every row. On the kernel graph (MX) the loop equations
     and their Jacobian are one flat SX function (expanded:
     :func:`flexpkm.compiled.recursive.block_solve`), called by the
-    iterations."""
+    iterations; ``equations``: that function given instead (the loop
+    model's, :func:`flexpkm.compiled.loop_functions.loop_equations`)."""
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
     rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
@@ -394,7 +395,9 @@ def project_function(sm: SymbolicDynamics, iterations=3):
         jac = ca.jacobian(rows, sm.q)
     design = [sm.design] if design_size(sm) else []
     res = ca.Function("res", [sm.q] + design, [rows, jac[:, dep], sm.residual])
-    if X is ca.MX:              # the kernel graph: expanded, one flat SX function called
+    if equations is not None:
+        res = equations
+    elif X is ca.MX:            # the kernel graph: expanded, one flat SX function called
         res = res.expand()      # by the iterations (its C once)
     q = X.sym("q", sm.q.shape[0])
     par = X.sym("par", layout(0, 0, sm.n_a, design_size(sm))[2])
@@ -407,7 +410,7 @@ def project_function(sm: SymbolicDynamics, iterations=3):
     return ca.Function("project", [q, par], [qk, drift])
 
 
-def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
+def record_function(sm: SymbolicDynamics, model, prescribed, sensors=(), terms=None):
     """``(x, u_last, par) -> rec``: the outputs of a sample at the projected
     state ``x``: ``[tau (n_a); kinetic + elastic energy; sensors]`` with the
     model of the last evaluation (q_ev, v_ev) as the numpy recorder
@@ -415,13 +418,17 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=()):
     of that evaluation, whose drive effort is zero for a prescribed motion:
     not computed again, the recorder 12,974 -> 10,374 instructions on the
     DualEMPS with one element per body).
-    sensors : ``(frame, axis_frame, axis)`` point accelerations."""
+    sensors : ``(frame, axis_frame, axis)`` point accelerations. ``terms``:
+    ``(graph inputs, a, v) -> (M a, M v, c, sensors...)`` given instead (the
+    loop model's, :func:`flexpkm.compiled.loop_functions.record_function`)."""
     n_tot, n_r, n_a, X = sm.q.shape[0], sm.qd_r.shape[0], sm.n_a, _symbols(sm)
     sl, n_x, n_par = layout(n_tot, n_r, n_a, design_size(sm), Dims.of(sm).n_J)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     a, v, q = x[sl["a"]], x[sl["v"]], x[sl["q"]]
     args = graph_arguments(sm, x[sl["q_ev"]], x[sl["v_ev"]], par)
-    if isinstance(sm, KernelDynamics):           # M a, M v by the recursive model, no M
+    if terms is not None:     # the loop model, one call
+        Ma, Mv, c, *vals = terms(*args, a, v)
+    elif isinstance(sm, KernelDynamics):           # M a, M v by the recursive model, no M
         rd = recursive_dynamics(sm)        # one function (its code once) called twice
         sens = ca.Function("sens", graph_inputs(sm) + [rd.qdd_r], [rd.M_qdd, rd.c] + [
             kernel_acceleration(model, sm, rd.qdd_r, *s) for s in sensors]).expand()  # flat SX

@@ -1,0 +1,198 @@
+"""The simulation's Newton-Euler model as LOOPS over chains of identical
+frames (issue 18, item 1): the generated C holds each fused kernel once and
+calls it in a loop over the frames of each :class:`flexpkm.compiled.chains.Chain`
+(CasADi ``mapaccum`` over the chain, ``map`` over a cut frame's ancestors),
+so that its size does not grow with the elements of a refined body.
+
+Same model as :func:`flexpkm.compiled.modified_newton.model_function` (the
+recursive Newton-Euler products of :mod:`flexpkm.compiled.newton_euler` on
+the kernel graph of :mod:`flexpkm.compiled.recursive`), with the same
+kernels (:class:`flexpkm.compiled.kernels.Kernels`) composed on SX symbols
+into one fused SX kernel per step and frame type ``(sigma, n_c, n_b)``:
+
+1. pose fold: parent pose -> ``R_j``, ``O_j``, ``d_j = O_j - O_a``, ``L_v``, ``L_w``;
+2. the cut joints' rows ``J_tot`` without per-frame Jacobians: the column
+   block of an ancestor frame a of a cut frame c is ``C_v (L_v,a - hat(O_c -
+   O_a) L_w,a) + C_w L_w,a`` (a ``map`` over the ancestors), ``C = [C_v,
+   C_w]`` the cut kernel's velocity rows; ``J_d`` limb by limb
+   (:func:`flexpkm.compiled.recursive.dependent_solve`), ``b`` (10.119);
+3. motion fold at ``qdd = 0`` (twist, acceleration; base acceleration
+   ``-g``) with the body's ``M_j``, ``F_j`` (:meth:`Kernels.body`);
+4. Newton-Euler forward fold, linear in K columns of ``qdd_tot`` (the first
+   with the velocity and gravity terms when ``bias``), with the body
+   wrenches; backward fold (reverse) projecting the subtree wrenches on
+   ``[q_j; q_ea]``.
+
+The MX graph around the folds only gathers and scatters (index copies,
+:mod:`flexpkm.compiled.chains`) and holds the platform and cut-joint calls.
+"""
+from __future__ import annotations
+
+import casadi as ca
+
+from flexpkm.compiled import symbolic as sym
+
+SX = ca.SX
+
+
+def _pose_args(x):
+    return ca.reshape(x[:9], 3, 3), x[9:12]
+
+
+def _geometry(u, k, n):
+    """``(d (3,), L_v (3, n), L_w (3, n))`` packed at ``u[k:]`` as the pose
+    kernel's second output ``[d; vec L_v; vec L_w]``."""
+    return (u[k:k + 3], ca.reshape(u[k + 3:k + 3 + 3 * n], 3, n),
+            ca.reshape(u[k + 3 + 3 * n:k + 3 + 6 * n], 3, n))
+
+
+def _inputs(*sizes):
+    """``(symbols, u)``: one SX input per part of the packed step input
+    ``u`` (their concatenation), so that the MX graph passes the parts as
+    they are (an MX vertcat of matrices is two transposes and a copy)."""
+    parts = [SX.sym(f"u{i}", n) for i, n in enumerate(sizes)]
+    return parts, ca.vertcat(*parts)
+
+
+def _folded(v, fixed):
+    """The SX vector ``v`` with its entries ``fixed`` (``((index, value),
+    ...)``) replaced by their numbers: the kernels then simplify on them
+    (zeros and +-1 of the constants shared by every frame of a chain)."""
+    if not fixed:
+        return v
+    out = [v[i] for i in range(v.shape[0])]
+    for i, value in fixed:
+        out[i] = SX(value)
+    return ca.vertcat(*out)
+
+
+def _function(name, ins, outs):
+    """The kernel ``name``, its outputs dense (no projections around the calls)."""
+    return ca.Function(name, ins, [ca.densify(o) for o in ca.cse(outs)])
+
+
+class LoopKernels:
+    """The fused per-step kernels of one graph (SX Functions by structure),
+    built from the graph's :class:`flexpkm.compiled.kernels.Kernels`."""
+
+    def __init__(self, ks):
+        self.ks, self.made = ks, {}
+
+    def get(self, kind, *key):
+        if (kind,) + key not in self.made:
+            self.made[(kind,) + key] = getattr(self, "_" + kind)(*key)
+        return self.made[(kind,) + key]
+
+    def _pose(self, sigma, n_c, fixed=()):
+        """``([R_a; O_a] (12), [q_loc; const]) -> ([R_j; O_j], [d; L_v; L_w])``."""
+        pose = self.ks.frame(sigma, n_c)[0]
+        n_k = 13 + 6 * n_c
+        x, (us, u), z = SX.sym("x", 12), _inputs(1 + n_c, n_k), SX.zeros(3)
+        R, O, d, L_v, L_w = pose(*_pose_args(x), z, z, z, z, u[0], 0, u[1:1 + n_c],
+                                 SX.zeros(n_c), _folded(u[1 + n_c:], fixed))
+        return _function(f"loop_pose{sigma}_{n_c}_{len(self.made)}", [x, *us],
+                         [ca.vertcat(ca.vec(R), O), ca.vertcat(d, ca.vec(L_v), ca.vec(L_w))])
+
+    def _motion(self, sigma, n_c, n_b, n_inv, fixed=(), fixed_inv=()):
+        """``([v; w; a; al] of the parent, [parent pose; pose; q_loc; qd_loc;
+        const; q_b; qd_b; inv]) -> ([v; w; a; al], [vec M_j; F_j])``."""
+        motion = self.ks.frame(sigma, n_c)[1]
+        n, n_k, b = 1 + n_c, 13 + 6 * n_c, max(n_b, 0)
+        x = SX.sym("x", 12)
+        us, u = _inputs(12, 12, n, n, n_k, *((b, b, n_inv) if n_b >= 0 else ()))
+        q, qd, k = u[24:24 + n], u[24 + n:24 + 2 * n], 24 + 2 * n
+        v, w, a, al = motion(*_pose_args(u[:12]), x[:3], x[3:6], x[6:9], x[9:12], q[0], qd[0],
+                             q[1:], qd[1:], _folded(u[k:k + n_k], fixed))
+        outs = [ca.vertcat(v, w, a, al)]
+        if n_b >= 0:
+            k += n_k
+            M, F = self.ks.body(n_b)(ca.reshape(u[12:21], 3, 3), v, w, a, al, u[k:k + b],
+                                      u[k + b:k + 2 * b], _folded(u[k + 2 * b:], fixed_inv))
+            outs.append(ca.vertcat(ca.vec(M), F))
+        return _function(f"loop_motion{sigma}_{n_c}_{n_b + 1}_{len(self.made)}", [x, *us], outs)
+
+    def _forward(self, n_c, n_b, K, bias):
+        """``([da; dal] (6, K) of the parent, [d; L_v; L_w; qdd_loc; pose;
+        M_j; F_j; qdd_b]) -> ([da; dal], [f; n] (6, K) base frame about O_j
+        and F_e (n_b, K))``: the accelerations' part linear in ``qdd`` and
+        the body's wrench (its velocity terms F_j in the first column when
+        ``bias``)."""
+        n, b = 1 + n_c, max(n_b, 0)
+        x = SX.sym("x", 6 * K)
+        us, u = _inputs(3 + 6 * n, n * K, *((12, (6 + b) ** 2 + 6 + b, b * K) if n_b >= 0 else ()))
+        acc = ca.reshape(x, 6, K)
+        d, L_v, L_w = _geometry(u, 0, n)
+        k = 3 + 6 * n
+        qdd = ca.reshape(u[k:k + n * K], n, K)
+        k += n * K
+        da = acc[:3, :] - ca.mtimes(sym.hat(d), acc[3:, :]) + ca.mtimes(L_v, qdd)
+        dal = acc[3:, :] + ca.mtimes(L_w, qdd)
+        if n_b < 0:
+            wrench = SX.zeros(6 * K)
+        else:
+            R = ca.reshape(u[k:k + 9], 3, 3)
+            k += 12
+            M = ca.reshape(u[k:k + (6 + b) ** 2], 6 + b, 6 + b)
+            k += (6 + b) ** 2
+            F = u[k:k + 6 + b]
+            qdd_b = ca.reshape(u[k + 6 + b:], b, K)
+            W = ca.mtimes(M, ca.vertcat(ca.mtimes(R.T, da), ca.mtimes(R.T, dal), qdd_b))
+            if bias:
+                W[:, 0] = W[:, 0] + F
+            wrench = ca.vertcat(ca.vec(ca.vertcat(ca.mtimes(R, W[:3, :]), ca.mtimes(R, W[3:6, :]))),
+                                ca.vec(W[6:, :]))
+        return _function(f"loop_forward{n_c}_{n_b + 1}_{K}_{int(bias)}", [x, *us],
+                         [ca.vec(ca.vertcat(da, dal)), wrench])
+
+    def _backward(self, n_c, K):
+        """``([f; n] (6, K) from the chain's child about O_j, [load (6, K); d;
+        L_v; L_w]) -> ([f; n + d x f] about O_a, L_v^T f + L_w^T n)``."""
+        n = 1 + n_c
+        x = SX.sym("x", 6 * K)
+        us, u = _inputs(6 * K, 3 + 6 * n)
+        W = ca.reshape(x + u[:6 * K], 6, K)
+        k = 6 * K
+        d, L_v, L_w = _geometry(u, k, n)
+        f, m = W[:3, :], W[3:, :]
+        out = ca.vertcat(f, m + ca.mtimes(sym.hat(d), f))
+        gen = ca.mtimes(L_v.T, f) + ca.mtimes(L_w.T, m)
+        return _function(f"loop_backward{n_c}_{K}", [x, *us], [ca.vec(out), ca.vec(gen)])
+
+    def _cut_block(self, r, n):
+        """``(C (r, 6), O_c, O_a, L_v, L_w (3, n)) -> (r, n)``: an ancestor's
+        block of a cut frame's velocity rows."""
+        us, u = _inputs(6 * r, 3, 3, 6 * n)
+        C = ca.reshape(u[:6 * r], r, 6)
+        O_c, O_a = u[6 * r:6 * r + 3], u[6 * r + 3:6 * r + 6]
+        L_v = ca.reshape(u[6 * r + 6:6 * r + 6 + 3 * n], 3, n)
+        L_w = ca.reshape(u[6 * r + 6 + 3 * n:], 3, n)
+        blk = (ca.mtimes(C[:, :3], L_v - ca.mtimes(sym.hat(O_c - O_a), L_w))
+               + ca.mtimes(C[:, 3:], L_w))
+        return _function(f"loop_cut{r}_{n}", us, [ca.vec(blk.T)])
+
+
+    def fold(self, F, x0, *U, reverse=False):
+        """``(X, Y...)`` of ``F`` over the columns of ``U`` (CasADi
+        ``mapaccum``, one per kernel and length): ``X[:, i]`` the
+        accumulator after step i; ``reverse``: from the last column."""
+        m = U[0].shape[1]
+        if reverse:
+            back = list(range(m - 1, -1, -1))
+            return tuple(y[:, back] for y in self.fold(F, x0, *[u[:, back] for u in U]))
+        if m > 1:
+            key = ("fold", F.name(), m)
+            if key not in self.made:
+                self.made[key] = F.mapaccum(f"{F.name()}_x{m}", m)
+            F = self.made[key]
+        out = F(x0, *U)
+        return tuple(out) if F.n_out() > 1 else (out,)
+
+    def mapped(self, F, m, *U):
+        """``F`` on the m columns of ``U`` (CasADi ``map``, serial: a C loop;
+        a single column is repeated)."""
+        if m == 1:
+            return F(*U)
+        key = ("map", F.name(), m)
+        if key not in self.made:
+            self.made[key] = F.map(m, "serial")
+        return self.made[key](*U)
