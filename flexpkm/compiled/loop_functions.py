@@ -10,7 +10,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import step
-from flexpkm.compiled.loop_model import _column, design_input, loop_model
+from flexpkm.compiled.loop_model import frame_column, design_input, loop_model
 from flexpkm.compiled.recursive import design_matrices
 
 X = ca.MX
@@ -68,10 +68,10 @@ def record_function(kd, sensors=()):
     acc, where = lm.acc
     for frame, axis_frame, axis in sensors:
         j = model.frame_index[frame]
-        da = ca.reshape(_column(acc, where, j), 6, 2)
-        value = da[:3, 0] + da[:3, 1] + _column(lm.motion, where, j)[6:9] + kd.g
+        da = ca.reshape(frame_column(acc, where, j), 6, 2)
+        value = da[:3, 0] + da[:3, 1] + frame_column(lm.motion, where, j)[6:9] + kd.g
         if axis_frame is not None:
-            R = ca.reshape(_column(lm.poses, where, model.frame_index[axis_frame])[:9], 3, 3)
+            R = ca.reshape(frame_column(lm.poses, where, model.frame_index[axis_frame])[:9], 3, 3)
             value = ca.dot(value, R @ ca.DM(np.asarray(axis, float)))
         outs.append(value)
     return ca.Function("record_loops", step.graph_inputs(kd) + [a, v], outs)

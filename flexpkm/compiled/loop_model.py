@@ -110,7 +110,10 @@ def design_input(kd):
     return kd.design_values if kd.design is None else kd.design
 
 
-def _column(parts, where, k):
+def frame_column(parts, where, k):
+    """Frame ``k``'s column of a pass's per-chain outputs ``parts`` (list of
+    MX, one (rows, chain length) block per chain), ``where[k] = (chain
+    index, position in the chain)``."""
     ci, i = where[k]
     return parts[ci][:, i]
 
@@ -121,7 +124,7 @@ def _poses(kd, lk, chains, locs, where, src):
     poses, geo = [], []
     for c in chains:
         sigma, n_c, _ = c.kind
-        x0 = base if c.parent < 0 else _column(poses, where, c.parent)
+        x0 = base if c.parent < 0 else frame_column(poses, where, c.parent)
         fixed = _common(src, [kd.design_layout.frames[k] for k in c.frames])
         P, G = lk.fold(lk.get("pose", sigma, n_c, fixed), x0, _chain_inputs(kd, c, locs, "q", src),
                        _chain_inputs(kd, c, locs, "const", src))
@@ -146,8 +149,8 @@ def _side_rows(out, lm_parts, C, O_c, k, r):
     anc = _ancestors(model, k)
     for n in sorted({len(locs[a]) for a in anc}):
         group = [a for a in anc if len(locs[a]) == n]
-        O_a = ca.horzcat(*[_column(poses, where, a)[9:12] for a in group])
-        L = ca.horzcat(*[_column(geo, where, a)[3:] for a in group])
+        O_a = ca.horzcat(*[frame_column(poses, where, a)[9:12] for a in group])
+        L = ca.horzcat(*[frame_column(geo, where, a)[3:] for a in group])
         m = len(group)
         out.add(lk.mapped(lk.get("cut_block", r, n), m, ca.vec(C), O_c, O_a, L),
                 [locs[a] for a in group])
@@ -160,11 +163,11 @@ def _cut_states(kd, plat, poses, where, c, block, moving, motion=None):
     z = X.zeros(3)
 
     def tree(k):
-        P = _column(poses, where, k)
+        P = frame_column(poses, where, k)
         R, O = ca.reshape(P[:9], 3, 3), P[9:12]
         if not moving:
             return (R, O, z, z, z, z)
-        V = _column(motion, where, k)
+        V = frame_column(motion, where, k)
         return (R, O, V[:3], V[3:6], V[6:9], V[9:12])
     k_side = tree(model.frame_index[c.frame])
     if c.other is not None:
@@ -219,7 +222,7 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies):
     motion, terms = [], []
     for ci, c in enumerate(chains):
         sigma, n_c, n_b = c.kind
-        parent = base_pose if c.parent < 0 else _column(poses, where, c.parent)
+        parent = base_pose if c.parent < 0 else frame_column(poses, where, c.parent)
         P = poses[ci]
         U = [ca.horzcat(parent, P[:, :-1]), P, _chain_inputs(kd, c, locs, "q", src),
              ch.gather(src["qd"], [locs[k] for k in c.frames]),
@@ -233,7 +236,7 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies):
             fixed = (fixed[0], _common(src, blocks))
             U += [ch.gather(src["q"], bcols), ch.gather(src["qd"], bcols),
                   ch.take(src["p"], [list(range(b.start, b.stop)) for b in blocks])]
-        x0 = base if c.parent < 0 else _column(motion, where, c.parent)
+        x0 = base if c.parent < 0 else frame_column(motion, where, c.parent)
         out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv, *fixed), x0, *U)
         motion.append(out[0])
         terms.append(out[1] if n_b >= 0 else None)
@@ -256,7 +259,7 @@ def _newton_euler(lm, Q, bias):
         if n_b >= 0:
             bcols = [ch.body_columns(model.body_entries[bodies[k]]) for k in c.frames]
             U += [lm.poses[ci], lm.terms[ci], ch.gather(Qe, bcols)]
-        x0 = X.zeros(6 * K) if c.parent < 0 else _column(acc, where, c.parent)
+        x0 = X.zeros(6 * K) if c.parent < 0 else frame_column(acc, where, c.parent)
         A, W = lk.fold(lk.get("forward", n_c, n_b, K, bool(bias)), x0, *U)
         acc.append(A)
         wrenches.append(W)
