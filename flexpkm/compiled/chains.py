@@ -20,9 +20,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
-from flexpkm.model.description import PRISMATIC, REVOLUTE
-
-FIXED = 2
+from flexpkm.compiled.recursive import FIXED, frame_columns
 
 
 @dataclass(frozen=True)
@@ -42,9 +40,8 @@ class Chain:
 def local_columns(fc):
     """``[col_j or -1; elastic columns of the carrying body]`` of a frame:
     the q_tot rows of its local coordinates ``[q_j; q_ea]``."""
-    col = fc.col if fc.sigma in (REVOLUTE, PRISMATIC) else -1
-    ecols = list(range(fc.shapes[0].start, fc.shapes[0].stop)) if fc.shapes is not None else []
-    return [int(col)] + ecols
+    col, ecols = frame_columns(fc)
+    return [col] + ecols
 
 
 def frame_bodies(model):

@@ -35,9 +35,8 @@ from flexpkm.compiled.design import design_layout
 from flexpkm.compiled.kernels import Kernels
 from flexpkm.compiled.recursive import (FIXED, GraphFrame, child_frame, closure_equations,
                                         cut_frames, dependent_solve, design_matrices,
-                                        platform_graph, selection_matrix)
+                                        frame_columns, platform_graph, selection_matrix)
 from flexpkm.errors import BackendUnavailableError
-from flexpkm.model.description import PRISMATIC, REVOLUTE
 
 
 @dataclass(frozen=True)
@@ -53,12 +52,6 @@ class LimbBlock:
     cols: tuple
     blocks: tuple
     signature: tuple
-
-
-def _frame_cols(fc):
-    col = fc.col if fc.sigma in (REVOLUTE, PRISMATIC) else -1
-    ecols = list(range(fc.shapes[0].start, fc.shapes[0].stop)) if fc.shapes is not None else []
-    return col, ecols
 
 
 def limb_partition(model) -> list:
@@ -78,13 +71,13 @@ def limb_partition(model) -> list:
             raise BackendUnavailableError("limbs", f"leg {leg} of {model.name} hangs "
                                           "from another leg")
         bodies = [b for b, e in enumerate(model.body_entries) if e.frame in set(idx)]
-        cols = sorted({c for fc in fcs for c in [_frame_cols(fc)[0]] + _frame_cols(fc)[1]
+        cols = sorted({c for fc in fcs for c in [frame_columns(fc)[0]] + frame_columns(fc)[1]
                        if c >= 0})
         local = {c: i for i, c in enumerate(cols)}
         where = {k: i for i, k in enumerate(idx)}
-        sig_f = tuple((where.get(fc.antecedent, -1), int(fc.sigma) if _frame_cols(fc)[0] >= 0
-                       else FIXED, local.get(_frame_cols(fc)[0], -1),
-                       tuple(local[c] for c in _frame_cols(fc)[1])) for fc in fcs)
+        sig_f = tuple((where.get(fc.antecedent, -1), int(fc.sigma) if frame_columns(fc)[0] >= 0
+                       else FIXED, local.get(frame_columns(fc)[0], -1),
+                       tuple(local[c] for c in frame_columns(fc)[1])) for fc in fcs)
         sig_b = tuple((where[model.body_entries[b].frame],
                        tuple(local[c] for c in _elastic(model.body_entries[b]))) for b in bodies)
         blocks = tuple(lay.frames[k] for k in idx) + tuple(lay.bodies[b] for b in bodies)
@@ -115,7 +108,7 @@ def limb_function(model, ks, limb: LimbBlock) -> ca.Function:
     frames = {}
     for j, k in enumerate(limb.frames):
         fc = model.frame_constants[k]
-        col, ecols = _frame_cols(fc)
+        col, ecols = frame_columns(fc)
         cols = [local.get(col, -1)] + [local[c] for c in ecols]
         q_j = q[cols[0]] if col >= 0 else 0
         q_e = q[cols[1:]] if ecols else ca.MX.zeros(0)

@@ -126,15 +126,24 @@ def _move(child, parent, qd):
         parent.R, parent.O, parent.v, parent.w, parent.a, parent.al, q_j, qd_j, q_e, qd_e, const)
 
 
+def frame_columns(fc):
+    """``(col, elastic columns)`` of a frame's local coordinates ``[q_j;
+    q_ea]`` in q_tot: its joint's column (-1: a fixed joint or an
+    unnumbered one) and the shape functions' of the body carrying it
+    (empty for a rigid one)."""
+    col = fc.col if fc.sigma in (REVOLUTE, PRISMATIC) else -1
+    ecols = list(range(fc.shapes[0].start, fc.shapes[0].stop)) if fc.shapes is not None else []
+    return int(col), ecols
+
+
 def tree_poses(model, ks, q, base, p, lay):
     """The frames of the tree (list of :class:`_Frame`), pose pass (their
     constants the blocks of the design parameters ``p``, layout ``lay``)."""
     frames = []
     for fc, block in zip(model.frame_constants, lay.frames):
         parent = base if fc.antecedent < 0 else frames[fc.antecedent]
-        col = fc.col if fc.sigma in (REVOLUTE, PRISMATIC) else -1
+        col, ecols = frame_columns(fc)
         q_j = q[col] if col >= 0 else 0
-        ecols = list(range(fc.shapes[0].start, fc.shapes[0].stop)) if fc.shapes is not None else []
         q_e = q[ecols] if ecols else ca.MX.zeros(0)
         frames.append(_child(ks, parent, fc.sigma if col >= 0 else FIXED, len(ecols), q_j, q_e,
                              p[block], [col] + ecols))
