@@ -261,11 +261,13 @@ class CompiledRobot:
         tags = (f"{int(prescribed)}{int(exact)}", f"{int(prescribed)}")
         names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}")
 
+        loops = self.on_loops and not exact
+
         def build():
             graph = self.simulation_graph
             dims = steps.Dims.of(graph)           # J's non-zeros in the kernel graph's state
             if not self.unrolled and not exact:     # recursive, kept matrix
-                kd, loops = graph, self.on_loops
+                kd = graph
                 step = steps.step_function(modified_newton.newton_function(kd, prescribed, loops),
                                            dims, prescribed, iterations, names[0],
                                            lambda x, par: modified_newton.kept_inverse(
@@ -273,14 +275,13 @@ class CompiledRobot:
             else:
                 step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])
-            if not (self.on_loops and not exact):
+            if not loops:
                 return (step, steps.project_function(graph),
                         steps.record_function(graph, self.model, prescribed, sensors))
             return (step, steps.project_function(graph, equations=loop_functions.loop_equations(graph)),
                     steps.record_function(graph, self.model, prescribed, sensors,
                                           loop_functions.record_function(graph, sensors)))
         fixed = None if self.unrolled else self.fixed
-        loops = self.on_loops and not exact
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
                              sensors, exact, fixed, *(("loops",) if loops else ()), names=names,
                              parametric=not self.unrolled,

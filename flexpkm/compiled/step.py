@@ -388,17 +388,17 @@ def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     model's, :func:`flexpkm.compiled.loop_functions.loop_equations`)."""
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
-    rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
-    if sm.jacobian is not None:
-        jac = sm.jacobian if sm.kept is None else sm.jacobian[[int(i) for i in sm.kept], :]
-    else:
-        jac = ca.jacobian(rows, sm.q)
     design = [sm.design] if design_size(sm) else []
-    res = ca.Function("res", [sm.q] + design, [rows, jac[:, dep], sm.residual])
-    if equations is not None:
-        res = equations
-    elif X is ca.MX:            # the kernel graph: expanded, one flat SX function called
-        res = res.expand()      # by the iterations (its C once)
+    res = equations
+    if res is None:
+        rows = sm.residual if sm.kept is None else sm.residual[[int(i) for i in sm.kept]]
+        if sm.jacobian is not None:
+            jac = sm.jacobian if sm.kept is None else sm.jacobian[[int(i) for i in sm.kept], :]
+        else:
+            jac = ca.jacobian(rows, sm.q)
+        res = ca.Function("res", [sm.q] + design, [rows, jac[:, dep], sm.residual])
+        if X is ca.MX:          # the kernel graph: expanded, one flat SX function called
+            res = res.expand()  # by the iterations (its C once)
     q = X.sym("q", sm.q.shape[0])
     par = X.sym("par", layout(0, 0, sm.n_a, design_size(sm))[2])
     p = [design_part(sm, par)] if design else []
