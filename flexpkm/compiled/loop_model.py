@@ -21,6 +21,7 @@ from flexpkm.compiled.recursive import (FIXED, dependent_solve, joint_terms,
                                         platform_graph, selection_matrix)
 
 X = ca.MX
+FLAT_PRODUCT = 2000     # multiply-adds of a J_d product generated flat (C lines alike)
 
 
 @dataclass
@@ -334,9 +335,10 @@ class _Jacobian:
     forming it (a permutation of ``[x; J_d x]``; ``y[indep] + J_d^T
     y[dep]``) and its non-zeros on a given pattern (the state's)."""
 
-    def __init__(self, n_tot, indep, dep, J_d):
+    def __init__(self, n_tot, indep, dep, J_d, kernels=None):
         self.indep, self.dep, self.n_r = list(indep), list(dep), len(indep)
         self.J_d = None if J_d is None else ca.densify(J_d)
+        self.kernels = kernels
         order = np.empty(n_tot, dtype=int)
         order[self.indep + self.dep] = np.arange(n_tot)
         self.order = order.tolist()
@@ -347,12 +349,16 @@ class _Jacobian:
 
     def times(self, x):
         """``J x`` (n_tot, K) for x (n_r, K)."""
-        return self.stack(x, self.J_d @ x) if self.dep else self.stack(x, None)
+        return self.stack(x, self.product(x, False)) if self.dep else self.stack(x, None)
 
     def transpose_times(self, y):
         """``J^T y`` (n_r, K) for y (n_tot, K)."""
         out = y[self.indep, :]
-        return out + ca.mtimes(self.J_d.T, y[self.dep, :]) if self.dep else out
+        return out + self.product(y[self.dep, :], True) if self.dep else out
+
+    def product(self, x, transpose):
+        """``J_d x`` (``J_d^T x`` when ``transpose``) by :func:`flat_product`."""
+        return flat_product(self.kernels, self.J_d, x, transpose)
 
     def on(self, pattern):
         """``J`` on the sparsity ``pattern`` (its entries outside are zero)."""
@@ -363,6 +369,18 @@ class _Jacobian:
                for r, c in zip(rows, cols)]
         src = ca.vertcat(ca.vec(self.J_d) if self.dep else X(0, 1), 1)
         return X(pattern, src[idx])
+
+
+def flat_product(lk, A, B, transpose=False):
+    """``A B`` (``A^T B`` when ``transpose``), MX: a flat SX kernel
+    (:meth:`flexpkm.compiled.loops.LoopKernels._product`, A densified) up to
+    ``FLAT_PRODUCT`` multiply-adds (J_d and its products with the Newton
+    correction's and the recorder's few columns), else CasADi's product
+    (the mass matrix's n_r columns)."""
+    (m, k), n = A.shape, B.shape[1]
+    if lk is None or m * k * n > FLAT_PRODUCT:
+        return ca.mtimes(A.T if transpose else A, B)
+    return lk.get("product", m, k, n, bool(transpose))(ca.densify(A), B)
 
 
 def _where(chains):
@@ -390,8 +408,9 @@ def loop_model(kd) -> LoopModel:
     kept = None if kd.kept is None else [int(i) for i in kd.kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
     dep, indep = [int(i) for i in kd.dep], [int(i) for i in kd.indep]
-    J = _Jacobian(n_tot, indep, dep, -dependent_solve(model, J_k[:, dep], J_k[:, indep], kd.dep,
-                                                      kept) if dep else None)
+    J = _Jacobian(n_tot, indep, dep, -dependent_solve(
+        model, J_k[:, dep], J_k[:, indep], kd.dep, kept,
+        lambda A, B: flat_product(lk, A, B)) if dep else None, lk)
     qd_tot = J.times(kd.qd_r)
     src["qd"] = ch.extended(qd_tot)
     motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies)

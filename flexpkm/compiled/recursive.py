@@ -222,21 +222,22 @@ def _closures(model, ks, cuts, moving):
     return ca.vertcat(*res), ca.vertcat(*rows)
 
 
-def dependent_solve(model, J_f, rhs, dep, kept=None):
+def dependent_solve(model, J_f, rhs, dep, kept=None, product=ca.mtimes):
     """``J_f^-1 rhs`` limb by limb (:func:`flexpkm.algorithms.dependent.limb_blocks`;
-    one solve otherwise), MX: each block by :func:`block_solve`."""
+    one solve otherwise), MX: each block by :func:`block_solve`, its
+    ``A^-1 B`` by ``product``."""
     labels = row_labels(model)
     labels = labels if kept is None else [labels[i] for i in kept]
     blocks = limb_blocks(model, labels, dep) or [(np.arange(len(dep)),) * 2]
     out = 0
     for rows, cols in blocks:
         rows, cols = [int(i) for i in rows], [int(i) for i in cols]
-        part = block_solve(J_f[rows, cols], rhs[rows, :])
+        part = block_solve(J_f[rows, cols], rhs[rows, :], product)
         out = out + ca.MX(ca.sparsify(_selection(len(dep), cols)).T) @ part
     return out
 
 
-def block_solve(A, B):
+def block_solve(A, B, product=ca.mtimes):
     """``A^-1 B`` (MX): ``A^-1`` by a call of a small SX function (CasADi's
     symbolic QR of the block, a limb's few dependent columns; its code does
     not grow with the columns of B), then the product: unlike a
@@ -245,7 +246,7 @@ def block_solve(A, B):
     (:mod:`flexpkm.compiled.modified_newton`)."""
     As = ca.SX.sym("A", A.sparsity())
     inverse = ca.Function("block_inverse", [As], [ca.solve(As, ca.SX.eye(A.shape[0]))])
-    return inverse(A) @ B
+    return product(inverse(A), B)
 
 
 def _sparse(n, rows, cols, values):
