@@ -21,7 +21,6 @@ from flexpkm.compiled.recursive import (FIXED, dependent_solve, joint_terms,
                                         platform_graph, selection_matrix)
 
 X = ca.MX
-FLAT_PRODUCT = 2000     # multiply-adds of a J_d product generated flat (C lines alike)
 
 
 @dataclass
@@ -357,8 +356,10 @@ class _Jacobian:
         return out + self.product(y[self.dep, :], True) if self.dep else out
 
     def product(self, x, transpose):
-        """``J_d x`` (``J_d^T x`` when ``transpose``) by :func:`flat_product`."""
-        return flat_product(self.kernels, self.J_d, x, transpose)
+        """``J_d x`` (``J_d^T x`` when ``transpose``): :meth:`LoopKernels.product`."""
+        if self.kernels is None:
+            return ca.mtimes(self.J_d.T if transpose else self.J_d, x)
+        return self.kernels.product(self.J_d, x, transpose)
 
     def on(self, pattern):
         """``J`` on the sparsity ``pattern`` (its entries outside are zero)."""
@@ -369,18 +370,6 @@ class _Jacobian:
                for r, c in zip(rows, cols)]
         src = ca.vertcat(ca.vec(self.J_d) if self.dep else X(0, 1), 1)
         return X(pattern, src[idx])
-
-
-def flat_product(lk, A, B, transpose=False):
-    """``A B`` (``A^T B`` when ``transpose``), MX: a flat SX kernel
-    (:meth:`flexpkm.compiled.loops.LoopKernels._product`, A densified) up to
-    ``FLAT_PRODUCT`` multiply-adds (J_d and its products with the Newton
-    correction's and the recorder's few columns), else CasADi's product
-    (the mass matrix's n_r columns)."""
-    (m, k), n = A.shape, B.shape[1]
-    if lk is None or m * k * n > FLAT_PRODUCT:
-        return ca.mtimes(A.T if transpose else A, B)
-    return lk.get("product", m, k, n, bool(transpose))(ca.densify(A), B)
 
 
 def _where(chains):
@@ -410,7 +399,7 @@ def loop_model(kd) -> LoopModel:
     dep, indep = [int(i) for i in kd.dep], [int(i) for i in kd.indep]
     J = _Jacobian(n_tot, indep, dep, -dependent_solve(
         model, J_k[:, dep], J_k[:, indep], kd.dep, kept,
-        lambda A, B: flat_product(lk, A, B)) if dep else None, lk)
+        lk.product) if dep else None, lk)
     qd_tot = J.times(kd.qd_r)
     src["qd"] = ch.extended(qd_tot)
     motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies)

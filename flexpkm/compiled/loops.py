@@ -33,6 +33,7 @@ import casadi as ca
 from flexpkm.compiled import symbolic as sym
 
 SX = ca.SX
+FLAT_PRODUCT = 2000     # multiply-adds of a product generated flat (C lines alike)
 
 
 def _pose_args(x):
@@ -169,6 +170,17 @@ class LoopKernels:
         blk = (ca.mtimes(C[:, :3], L_v - ca.mtimes(sym.hat(O_c - O_a), L_w))
                + ca.mtimes(C[:, 3:], L_w))
         return _function(f"loop_cut{r}_{n}", us, [ca.vec(blk.T)])
+
+    def product(self, A, B, transpose=False):
+        """``A B`` (``A^T B`` when ``transpose``), MX: the flat kernel
+        :meth:`_product` (A densified) up to ``FLAT_PRODUCT`` multiply-adds
+        (J_d and its products with the Newton correction's and the
+        recorder's few columns), else CasADi's product (the mass matrix's
+        n_r columns)."""
+        (m, k), n = A.shape, B.shape[1]
+        if m * k * n > FLAT_PRODUCT:
+            return ca.mtimes(A.T if transpose else A, B)
+        return self.get("product", m, k, n, bool(transpose))(ca.densify(A), B)
 
     def _product(self, m, k, n, transpose):
         """``(A (m, k), B) -> A B`` (``A^T B`` when ``transpose``, B (m, n)),
