@@ -33,7 +33,7 @@ import casadi as ca
 from flexpkm.compiled import symbolic as sym
 
 SX = ca.SX
-FLAT_PRODUCT = 2000     # multiply-adds of a product generated flat (C lines alike)
+FLAT_PRODUCT = 500     # multiply-adds of a product generated flat (C lines alike)
 
 
 def _pose_args(x):
