@@ -146,7 +146,10 @@ def fixed_entries(model) -> tuple:
     generated code takes as constants (:meth:`flexpkm.compiled.robot.CompiledRobot.simulation`):
     the exact zeros (74 % of ``p`` on the two-element DualEMPS: structural
     zeros of the invariants, shape functions and frame constants) and the
-    entries +-1 of the frames' ``R_fix`` (axes along the MDH axes). Folded
+    entries +-1 of the frames' ``R_fix`` (axes along the MDH axes), and its
+    entries within 1e-15 of 0 taken as 0 (the cosine of an MDH angle of
+    +-pi/2 is 6.1e-17: folded, the planar robot's structural zeros reach
+    the kernels, :mod:`flexpkm.compiled.loops`). Folded
     in, they shrink the flat Newton function from 2.3x to 1.03x the
     instructions of the numbers-folded one (35,190 -> 15,962; 15,579
     folded); part of the library's key with :func:`topology`, so that a
@@ -157,6 +160,7 @@ def fixed_entries(model) -> tuple:
     rotation = np.zeros(p.size, bool)
     for block in lay.frames:
         rotation[block.start:block.start + 9] = True
+    p = np.where(rotation & (np.abs(p) < 1e-15), 0.0, p)
     idx = np.flatnonzero((p == 0) | (rotation & (np.abs(p) == 1)))
     return tuple(int(i) for i in idx), tuple(float(p[i]) for i in idx)
 

@@ -46,6 +46,7 @@ class LoopModel:
     poses: list = None
     acc: tuple = None
     rates: ca.MX = None
+    known: dict = None
 
     def tau(self, Q, bias, cols=1):
         """``tau_tot`` (n_tot, K) for K columns ``Q`` (n_tot, K) of
@@ -118,18 +119,44 @@ def frame_column(parts, where, k):
     return parts[ci][:, i]
 
 
-def _poses(kd, lk, chains, locs, where, src):
-    """Pose fold per chain: ``(poses (12, m), geo [d; L_v; L_w] (3 + 6 n, m))``."""
-    base = X(ca.DM([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))
+BASE_POSE = (1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0)
+
+
+def _zeros(rows, K=1):
+    """``((index, 0.0), ...)``: the entries of a :func:`flexpkm.compiled.chains.gather`'s
+    columns (``rows`` (m, L), K columns of the source) that are zero in
+    every column (a row -1 for every frame)."""
+    rows = np.asarray(rows, dtype=int).reshape(len(rows), -1)
+    zero = np.all(rows < 0, axis=0) if len(rows) else np.zeros(0, bool)
+    L = len(zero)
+    return tuple((int(j + L * k), 0.0) for k in range(K) for j in np.flatnonzero(zero))
+
+
+def _known(known, field, chains, c):
+    """The entries of a pass's output ``field`` that are numbers on the
+    parent of chain ``c`` (``base`` when it has none)."""
+    return known["base_" + field] if c.parent < 0 else known[field][known["chain"][c.parent]]
+
+
+def _poses(kd, lk, chains, locs, where, src, known):
+    """Pose fold per chain: ``(poses (12, m), geo [d; L_v; L_w] (3 + 6 n, m))``;
+    the entries that are numbers in ``known['pose']``, ``known['geo']``."""
+    base = X(ca.DM(BASE_POSE))
     poses, geo = [], []
+    known.update(pose=[], geo=[], base_pose=tuple(enumerate(map(float, BASE_POSE))))
     for c in chains:
         sigma, n_c, _ = c.kind
         x0 = base if c.parent < 0 else frame_column(poses, where, c.parent)
         fixed = _common(src, [kd.design_layout.frames[k] for k in c.frames])
-        P, G = lk.fold(lk.get("pose", sigma, n_c, fixed), x0, _chain_inputs(kd, c, locs, "q", src),
+        F, kout = lk.settled(lk.get("pose", sigma, n_c, fixed),
+                             (_known(known, "pose", chains, c), _zeros([locs[k] for k in c.frames]),
+                              ()), len(c))
+        P, G = lk.fold(F, x0, _chain_inputs(kd, c, locs, "q", src),
                        _chain_inputs(kd, c, locs, "const", src))
         poses.append(P)
         geo.append(G)
+        known["pose"].append(kout[0])
+        known["geo"].append(kout[1])
     return poses, geo
 
 
@@ -213,13 +240,16 @@ def _closure_rows(kd, parts, plat):
     return ca.vertcat(*res), ca.vertcat(*rows)
 
 
-def _motions(kd, lk, chains, locs, where, poses, src, bodies):
+def _motions(kd, lk, chains, locs, where, poses, src, bodies, known):
     """Motion fold per chain at ``qdd = 0`` with the bodies' terms:
-    ``(motion [v; w; a; al] (12, m), terms [vec M_j; F_j] or None)``."""
+    ``(motion [v; w; a; al] (12, m), terms [vec M_j; F_j] or None)``; the
+    entries that are numbers in ``known['motion']``, ``known['terms']``."""
     model, lay = kd.model, kd.design_layout
     base = ca.vertcat(X.zeros(6), -kd.g, X.zeros(3))
-    base_pose = X(ca.DM([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))
+    base_pose = X(ca.DM(BASE_POSE))
     motion, terms = [], []
+    known.update(motion=[], terms=[], base_motion=tuple((i, 0.0) for i in (0, 1, 2, 3, 4, 5, 9,
+                                                                             10, 11)))
     for ci, c in enumerate(chains):
         sigma, n_c, n_b = c.kind
         parent = base_pose if c.parent < 0 else frame_column(poses, where, c.parent)
@@ -227,6 +257,10 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies):
         U = [ca.horzcat(parent, P[:, :-1]), P, _chain_inputs(kd, c, locs, "q", src),
              ch.gather(src["qd"], [locs[k] for k in c.frames]),
              _chain_inputs(kd, c, locs, "const", src)]
+        zeros = _zeros([locs[k] for k in c.frames])
+        kin = [_known(known, "motion", chains, c),
+               tuple(set(_known(known, "pose", chains, c)) & set(known["pose"][ci])),
+               known["pose"][ci], zeros, zeros, ()]
         n_inv, fixed = 0, (_common(src, [lay.frames[k] for k in c.frames]), ())
         if n_b >= 0:
             es = [model.body_entries[bodies[k]] for k in c.frames]
@@ -236,10 +270,15 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies):
             fixed = (fixed[0], _common(src, blocks))
             U += [ch.gather(src["q"], bcols), ch.gather(src["qd"], bcols),
                   ch.take(src["p"], [list(range(b.start, b.stop)) for b in blocks])]
+            kin += [(), (), ()]
         x0 = base if c.parent < 0 else frame_column(motion, where, c.parent)
-        out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv, *fixed), x0, *U)
+        F, kout = lk.settled(lk.get("motion", sigma, n_c, n_b, n_inv, *fixed),
+                             [tuple(sorted(k)) for k in kin], len(c))
+        out = lk.fold(F, x0, *U)
         motion.append(out[0])
         terms.append(out[1] if n_b >= 0 else None)
+        known["motion"].append(kout[0])
+        known["terms"].append(kout[1] if n_b >= 0 else ())
     return motion, terms
 
 
@@ -253,16 +292,24 @@ def _newton_euler(lm, Q, bias):
     locs = [ch.local_columns(fc) for fc in model.frame_constants]
     where = _where(chains)
     acc, wrenches, out, Qe = [], [], ch.Scatter(n_tot, K), ch.extended(Q)
+    known = dict(lm.known, acc=[], base_acc=tuple((i, 0.0) for i in range(6 * K)))
+    kw = []
     for ci, c in enumerate(chains):
         _, n_c, n_b = c.kind
         U = [lm.geo[ci], ch.gather(Qe, [locs[k] for k in c.frames])]
+        kin = [_known(known, "acc", chains, c), known["geo"][ci],
+               _zeros([locs[k] for k in c.frames], K)]
         if n_b >= 0:
             bcols = [ch.body_columns(model.body_entries[bodies[k]]) for k in c.frames]
             U += [lm.poses[ci], lm.terms[ci], ch.gather(Qe, bcols)]
+            kin += [known["pose"][ci], known["terms"][ci], ()]
         x0 = X.zeros(6 * K) if c.parent < 0 else frame_column(acc, where, c.parent)
-        A, W = lk.fold(lk.get("forward", n_c, n_b, K, bool(bias)), x0, *U)
+        F, kout = lk.settled(lk.get("forward", n_c, n_b, K, bool(bias)), kin, len(c))
+        A, W = lk.fold(F, x0, *U)
         acc.append(A)
         wrenches.append(W)
+        known["acc"].append(kout[0])
+        kw.append(kout[1])
         if n_b > 0:
             out.add(W[6 * K:, :], bcols)
     ext = {}
@@ -270,10 +317,14 @@ def _newton_euler(lm, Q, bias):
         c = chains[ci]
         _, n_c, _ = c.kind
         load = wrenches[ci][:6 * K, :]
+        kload = tuple(x for x in kw[ci] if x[0] < 6 * K)
         if any(k in ext for k in c.frames):
             load = load + ca.horzcat(*[ext.get(k, X.zeros(6 * K)) for k in c.frames])
-        Xb, gen = lk.fold(lk.get("backward", n_c, K), X.zeros(6 * K),
-                          load, lm.geo[ci], reverse=True)
+            kload = ()
+        F, _ = lk.settled(lk.get("backward", n_c, K),
+                          (tuple((i, 0.0) for i in range(6 * K)), kload, known["geo"][ci]),
+                          len(c))
+        Xb, gen = lk.fold(F, X.zeros(6 * K), load, lm.geo[ci], reverse=True)
         if c.parent >= 0:
             ext[c.parent] = ext.get(c.parent, 0) + Xb[:, 0]
         out.add(gen, [locs[k] for k in c.frames])
@@ -306,6 +357,7 @@ def _bodies_call(lm, Q, bias, cols=1):
     if key not in lk.made:
         syms = [X.sym(f"s{i}", m.sparsity()) for i, m in enumerate(per)]
         inner, it = LoopModel(lm.kd, lk, lm.chains, None, None, None, None, None), iter(syms)
+        inner.known = lm.known
         inner.geo, inner.poses, inner.terms = [], [], []
         for ci in range(len(lm.chains)):
             inner.geo.append(next(it))
@@ -388,7 +440,8 @@ def loop_model(kd) -> LoopModel:
     locs = [ch.local_columns(fc) for fc in model.frame_constants]
     where = _where(chains)
     src = _sources(kd)
-    poses, geo = _poses(kd, lk, chains, locs, where, src)
+    known = {"chain": {k: ci for ci, c in enumerate(chains) for k in c.frames}}
+    poses, geo = _poses(kd, lk, chains, locs, where, src, known)
     inertia = (None if kd.design_layout.platform is None
                else design_input(kd)[kd.design_layout.platform])
     plat = platform_graph(model, kd.q, X.zeros(n_tot), X.zeros(3), inertia)
@@ -402,7 +455,7 @@ def loop_model(kd) -> LoopModel:
         lk.product) if dep else None, lk)
     qd_tot = J.times(kd.qd_r)
     src["qd"] = ch.extended(qd_tot)
-    motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies)
+    motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies, known)
     rates = None if plat is None else plat[3]
     if plat is not None:
         plat = platform_graph(model, kd.q, qd_tot, kd.g, inertia)
@@ -416,4 +469,4 @@ def loop_model(kd) -> LoopModel:
         bprime = bprime if kept is None else bprime[kept]
         b = J.stack(X(len(indep), 1), -dependent_solve(model, J_k[:, dep], bprime, kd.dep, kept))
     return LoopModel(kd, lk, chains, J_tot, residual, J, b, qd_tot, motion, terms, plat, geo,
-                     poses, rates=rates)
+                     poses, rates=rates, known=known)

@@ -72,6 +72,12 @@ def _function(name, ins, outs):
     return ca.Function(name, ins, [ca.densify(o) for o in ca.cse(outs)])
 
 
+def constants(v):
+    """``((index, value), ...)``: the entries of the SX vector ``v`` that
+    are numbers (after CasADi's simplification of its graph)."""
+    return tuple((i, float(ca.evalf(v[i]))) for i in range(v.numel()) if v[i].is_constant())
+
+
 class LoopKernels:
     """The fused per-step kernels of one graph (SX Functions by structure),
     built from the graph's :class:`flexpkm.compiled.kernels.Kernels`."""
@@ -190,6 +196,38 @@ class LoopKernels:
         A, B = SX.sym("A", m, k), SX.sym("B", m if transpose else k, n)
         return _function(f"loop_product{m}_{k}_{n}_{int(transpose)}", [A, B],
                          [ca.mtimes(A.T if transpose else A, B)])
+
+    def special(self, F, known):
+        """``(G, constants of each output)``: ``F`` with the entries
+        ``known[i]`` (``((index, value), ...)``) of its vector input i
+        replaced by their numbers before generation, so that CasADi's
+        simplification drops the products by the zeros and ones they hold
+        (the structural zeros of a planar robot, that a flat expanded graph
+        gets for free); G has F's inputs and outputs."""
+        key = ("special", F.name(), tuple(known))
+        if key not in self.made:
+            ins = [SX.sym(f"i{i}", F.size1_in(i)) for i in range(F.n_in())]
+            outs = F(*[_folded(s, k) for s, k in zip(ins, known)])
+            outs = [ca.densify(o) for o in (outs if isinstance(outs, tuple) else (outs,))]
+            self.made[key] = (_function(f"{F.name()}_s{len(self.made)}", ins, outs),
+                              [constants(o) for o in outs])
+        return self.made[key]
+
+    def settled(self, F, known, steps):
+        """:meth:`special` for a fold's kernel over ``steps`` frames: the
+        accumulator's known entries ``known[0]`` (those of the parent's
+        column) narrowed, for more than one step, to those that its first
+        output keeps with the same number (the greatest fixed point: then
+        they hold at every step of the fold)."""
+        kx = tuple(sorted(known[0]))
+        if steps == 1:
+            return self.special(F, (kx,) + tuple(known[1:]))
+        while True:
+            G, kout = self.special(F, (kx,) + tuple(known[1:]))
+            new = tuple(sorted(set(kx) & set(kout[0])))
+            if new == kx:
+                return G, kout
+            kx = new
 
     def fold(self, F, x0, *U, reverse=False):
         """``(X, Y...)`` of ``F`` over the columns of ``U`` (CasADi
