@@ -92,23 +92,26 @@ def find_chains(model) -> list:
 
 
 def extended(Q):
-    """``Q`` (n, K) dense with a zero row appended: the source of :func:`gather`
-    (made once per source and graph: each is a copy at run time)."""
-    return ca.densify(ca.vertcat(Q, ca.MX(1, Q.shape[1])))
+    """``(vec Q (dense) with a zero appended, n, K)`` for ``Q`` (n, K): the
+    source of :func:`gather` (made once per source and graph; one plain
+    copy at run time, where a zero row appended to the matrix was a
+    sparse densify of ~10 machine instructions per number)."""
+    n, K = Q.shape
+    return ca.vertcat(ca.vec(ca.densify(Q)), ca.MX(ca.DM.zeros(1))), n, K
 
 
 def gather(ext, rows):
     """``U (L K, m)``: column i holds ``Q[rows[i], :]`` (L, K) column-major,
-    from ``ext = extended(Q)`` ((n + 1, K)), ``rows`` (m, L) ints, -1 a zero
-    row: one index copy."""
-    n, K = ext.shape[0] - 1, ext.shape[1]
+    from ``ext = extended(Q)``, ``rows`` (m, L) ints, -1 a zero row: one
+    index copy."""
+    src, n, K = ext
     rows = np.asarray(rows, dtype=int).reshape(len(rows), -1)
     m, L = rows.shape
     if m * L * K == 0:
         return ca.MX(L * K, m)
-    r = np.where(rows < 0, n, rows)                          # (m, L)
-    idx = r[:, None, :] + (n + 1) * np.arange(K)[None, :, None]     # (m, K, L)
-    return ca.reshape(ext[idx.ravel().tolist()], L * K, m)
+    idx = rows[:, None, :] + n * np.arange(K)[None, :, None]     # (m, K, L)
+    idx = np.where(rows[:, None, :] < 0, n * K, idx)
+    return ca.reshape(src[idx.ravel().tolist()], L * K, m)
 
 
 def take(v, rows):

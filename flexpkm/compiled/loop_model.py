@@ -57,7 +57,8 @@ class LoopModel:
         out, self.acc = _bodies_call(self, Q, bias, cols)
         rotor, joints = joint_terms(model, kd.q, self.qd_tot, kd.friction,
                                     ca.fmax(kd.smoothing, 1e-300), design_input(kd),
-                                    kd.design_layout)
+                                    kd.design_layout,
+                                    lambda A, x: self.kernels.sparse_product(A, x, True))
         out = out + ca.mtimes(rotor, Q)
         first = ca.MX(n_tot, K)
         if self.plat is not None:
@@ -450,9 +451,9 @@ def loop_model(kd) -> LoopModel:
     kept = None if kd.kept is None else [int(i) for i in kd.kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
     dep, indep = [int(i) for i in kd.dep], [int(i) for i in kd.indep]
-    J = _Jacobian(n_tot, indep, dep, -dependent_solve(
+    J = _Jacobian(n_tot, indep, dep, dependent_solve(     # -A^-1 B: the minus on A^-1
         model, J_k[:, dep], J_k[:, indep], kd.dep, kept,
-        lk.product) if dep else None, lk)
+        lambda A, B: lk.product(-A, B)) if dep else None, lk)
     qd_tot = J.times(kd.qd_r)
     src["qd"] = ch.extended(qd_tot)
     motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies, known)

@@ -318,14 +318,15 @@ def tree_dynamics(model, ks, frames, q, qd, friction, smoothing, p, lay, threads
     return M, c + joint_forces
 
 
-def joint_terms(model, q, qd, friction, smoothing, p, lay):
+def joint_terms(model, q, qd, friction, smoothing, p, lay, transpose_times=None):
     """``(rotor MX (n_tot, n_tot) diagonal, forces MX (n_tot,))``: the rotor
     inertia of ``M_t`` and the springs ``K_tot q`` (the joints' springs and
     the bodies' ``K_ee``) and friction, numbers from the design parameters
-    ``p`` (layout ``lay``, :func:`design_matrices`, :func:`_friction`)."""
+    ``p`` (layout ``lay``, :func:`design_matrices`, :func:`_friction`);
+    ``transpose_times(K, q)``: ``K^T q`` (default CasADi's)."""
     n_tot = model.layout.n_tot
     K, rotor = design_matrices(model, p, lay)
-    c = K.T @ q
+    c = K.T @ q if transpose_times is None else transpose_times(K, q)
     forces = _friction(lay, qd, friction, smoothing, p)
     if forces:
         cols, values = zip(*forces)
