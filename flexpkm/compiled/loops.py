@@ -78,6 +78,23 @@ def constants(v):
     return tuple((i, float(ca.evalf(v[i]))) for i in range(v.numel()) if v[i].is_constant())
 
 
+def _fold(F, m, reverse=False):
+    """CasADi's ``mapaccum`` of ``F`` over m columns (from the last one when
+    ``reverse``): an MX function of the m calls whose inputs' columns are
+    read in place (``mapaccum`` copies the small ones; reversing inputs and
+    outputs around it copied them all)."""
+    x0 = x = ca.MX.sym("x", F.sparsity_in(0))
+    U = [ca.MX.sym(f"u{i}", F.size1_in(i), m) for i in range(1, F.n_in())]
+    outs = [[None] * m for _ in range(F.n_out())]
+    for i in (reversed(range(m)) if reverse else range(m)):
+        res = F.call([x] + [u[:, i] for u in U])
+        for j, r in enumerate(res):
+            outs[j][i] = r
+        x = res[0]
+    return ca.Function(f"{F.name()}_{'r' if reverse else 'x'}{m}", [x0] + U,
+                       [ca.horzcat(*o) for o in outs])
+
+
 class LoopKernels:
     """The fused per-step kernels of one graph (SX Functions by structure),
     built from the graph's :class:`flexpkm.compiled.kernels.Kernels`."""
@@ -263,13 +280,10 @@ class LoopKernels:
         ``mapaccum``, one per kernel and length): ``X[:, i]`` the
         accumulator after step i; ``reverse``: from the last column."""
         m = U[0].shape[1]
-        if reverse:
-            back = list(range(m - 1, -1, -1))
-            return tuple(y[:, back] for y in self.fold(F, x0, *[u[:, back] for u in U]))
         if m > 1:
-            key = ("fold", F.name(), m)
+            key = ("fold", F.name(), m, reverse)
             if key not in self.made:
-                self.made[key] = F.mapaccum(f"{F.name()}_x{m}", m)
+                self.made[key] = _fold(F, m, reverse)
             F = self.made[key]
         out = F(x0, *U)
         return tuple(out) if F.n_out() > 1 else (out,)
