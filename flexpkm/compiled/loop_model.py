@@ -259,8 +259,9 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies, known):
              ch.gather(src["qd"], [locs[k] for k in c.frames]),
              _chain_inputs(kd, c, locs, "const", src)]
         zeros = _zeros([locs[k] for k in c.frames])
+        up = _known(known, "pose", chains, c)        # the parent's pose, then the chain's
         kin = [_known(known, "motion", chains, c),
-               tuple(set(_known(known, "pose", chains, c)) & set(known["pose"][ci])),
+               up if len(c) == 1 else tuple(set(up) & set(known["pose"][ci])),
                known["pose"][ci], zeros, zeros, ()]
         n_inv, fixed = 0, (_common(src, [lay.frames[k] for k in c.frames]), ())
         if n_b >= 0:
