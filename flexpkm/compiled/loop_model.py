@@ -171,17 +171,20 @@ def _ancestors(model, k):
 
 def _side_rows(out, lm_parts, C, O_c, k, r):
     """Adds to ``out`` the ``(velocity rows of C)^T`` (n_tot, r) on the
-    tree frame ``k``: the blocks of its ancestors (one ``map`` per local size)."""
-    kd, lk, poses, geo, where, locs = lm_parts
+    tree frame ``k``: the blocks of its ancestors (one ``map`` per local size,
+    its kernel specialised on the entries of ``L_v``, ``L_w`` that are numbers
+    in all of them)."""
+    kd, lk, poses, geo, where, locs, known = lm_parts
     model = kd.model
     anc = _ancestors(model, k)
     for n in sorted({len(locs[a]) for a in anc}):
         group = [a for a in anc if len(locs[a]) == n]
         O_a = ca.horzcat(*[frame_column(poses, where, a)[9:12] for a in group])
         L = ca.horzcat(*[frame_column(geo, where, a)[3:] for a in group])
-        m = len(group)
-        out.add(lk.mapped(lk.get("cut_block", r, n), m, ca.vec(C), O_c, O_a, L),
-                [locs[a] for a in group])
+        kL = set.intersection(*[{(i - 3, v) for i, v in known["geo"][known["chain"][a]] if i >= 3}
+                                for a in group])
+        F, _ = lk.special(lk.get("cut_block", r, n), ((), (), (), tuple(sorted(kL))))
+        out.add(lk.mapped(F, len(group), ca.vec(C), O_c, O_a, L), [locs[a] for a in group])
 
 
 def _cut_states(kd, plat, poses, where, c, block, moving, motion=None):
@@ -225,7 +228,7 @@ def _platform_rows(out, kd, C, O_g, P):
 def _closure_rows(kd, parts, plat):
     """``(residual, J_tot)`` of every closure (all rows)."""
     model, lay = kd.model, kd.design_layout
-    _, _, poses, _, where, _ = parts
+    _, _, poses, _, where, _, _ = parts
     res, rows = [], []
     for c, r, block in zip(model.closures, model.closure_rows, lay.closures):
         ks_, gs = _cut_states(kd, plat, poses, where, c, block, False)
@@ -447,7 +450,7 @@ def loop_model(kd) -> LoopModel:
     inertia = (None if kd.design_layout.platform is None
                else design_input(kd)[kd.design_layout.platform])
     plat = platform_graph(model, kd.q, X.zeros(n_tot), X.zeros(3), inertia)
-    parts = (kd, lk, poses, geo, where, locs)
+    parts = (kd, lk, poses, geo, where, locs, known)
     residual, J_tot = _closure_rows(kd, parts, plat)
     kept = None if kd.kept is None else [int(i) for i in kd.kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
