@@ -114,6 +114,16 @@ def gather(ext, rows):
     return ca.reshape(src[idx.ravel().tolist()], L * K, m)
 
 
+def gather_zeros(rows, K=1):
+    """``((index, 0.0), ...)``: the entries of a :func:`gather`'s
+    columns (``rows`` (m, L), K columns of the source) that are zero in
+    every column (a row -1 for every frame)."""
+    rows = np.asarray(rows, dtype=int).reshape(len(rows), -1)
+    zero = np.all(rows < 0, axis=0) if len(rows) else np.zeros(0, bool)
+    L = len(zero)
+    return tuple((int(j + L * k), 0.0) for k in range(K) for j in np.flatnonzero(zero))
+
+
 def take(v, rows):
     """``U (L, m)``: column i holds ``v[rows[i]]`` for an MX vector ``v`` and
     valid rows (m, L): one index copy from ``v`` itself (composed with the

@@ -15,6 +15,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import chains as ch
+from flexpkm.compiled.loop_jacobian import LoopJacobian
 from flexpkm.compiled.loops import LoopKernels
 from flexpkm.compiled.symbolic import hat
 from flexpkm.compiled.recursive import (FIXED, dependent_solve, joint_terms,
@@ -27,7 +28,7 @@ X = ca.MX
 class LoopModel:
     """The loop passes of one kernel graph ``kd``: ``J_tot`` (c, n_tot) the
     cut joints' velocity rows, ``residual`` (c,), ``J`` (n_tot, n_r, a
-    :class:`_Jacobian`: its products), ``b``
+    :class:`flexpkm.compiled.loop_jacobian.LoopJacobian`: its products), ``b``
     (n_tot,), ``qd_tot`` (n_tot,), MX of the graph's symbols; :meth:`tau`
     the Newton-Euler products."""
 
@@ -123,16 +124,6 @@ def frame_column(parts, where, k):
 BASE_POSE = (1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0)
 
 
-def _zeros(rows, K=1):
-    """``((index, 0.0), ...)``: the entries of a :func:`flexpkm.compiled.chains.gather`'s
-    columns (``rows`` (m, L), K columns of the source) that are zero in
-    every column (a row -1 for every frame)."""
-    rows = np.asarray(rows, dtype=int).reshape(len(rows), -1)
-    zero = np.all(rows < 0, axis=0) if len(rows) else np.zeros(0, bool)
-    L = len(zero)
-    return tuple((int(j + L * k), 0.0) for k in range(K) for j in np.flatnonzero(zero))
-
-
 def _known(known, field, chains, c):
     """The entries of a pass's output ``field`` that are numbers on the
     parent of chain ``c`` (``base`` when it has none)."""
@@ -150,7 +141,7 @@ def _poses(kd, lk, chains, locs, where, src, known):
         x0 = base if c.parent < 0 else frame_column(poses, where, c.parent)
         fixed = _common(src, [kd.design_layout.frames[k] for k in c.frames])
         F, kout = lk.settled(lk.get("pose", sigma, n_c, fixed),
-                             (_known(known, "pose", chains, c), _zeros([locs[k] for k in c.frames]),
+                             (_known(known, "pose", chains, c), ch.gather_zeros([locs[k] for k in c.frames]),
                               ()), len(c))
         P, G = lk.fold(F, x0, _chain_inputs(kd, c, locs, "q", src),
                        _chain_inputs(kd, c, locs, "const", src))
@@ -261,7 +252,7 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies, known):
         U = [ca.horzcat(parent, P[:, :-1]), P, _chain_inputs(kd, c, locs, "q", src),
              ch.gather(src["qd"], [locs[k] for k in c.frames]),
              _chain_inputs(kd, c, locs, "const", src)]
-        zeros = _zeros([locs[k] for k in c.frames])
+        zeros = ch.gather_zeros([locs[k] for k in c.frames])
         up = _known(known, "pose", chains, c)        # the parent's pose, then the chain's
         kin = [_known(known, "motion", chains, c),
                up if len(c) == 1 else tuple(set(up) & set(known["pose"][ci])),
@@ -303,7 +294,7 @@ def _newton_euler(lm, Q, bias):
         _, n_c, n_b = c.kind
         U = [lm.geo[ci], ch.gather(Qe, [locs[k] for k in c.frames])]
         kin = [_known(known, "acc", chains, c), known["geo"][ci],
-               _zeros([locs[k] for k in c.frames], K)]
+               ch.gather_zeros([locs[k] for k in c.frames], K)]
         if n_b >= 0:
             bcols = [ch.body_columns(model.body_entries[bodies[k]]) for k in c.frames]
             U += [lm.poses[ci], lm.terms[ci], ch.gather(Qe, bcols)]
@@ -385,50 +376,6 @@ def _bodies_call(lm, Q, bias, cols=1):
                  _where(lm.chains))
 
 
-class _Jacobian:
-    """``J`` (n_tot, n_r) of (10.114): the identity on the rows ``indep``,
-    ``J_d`` (n_dep, n_r, MX) on the rows ``dep``; its products without
-    forming it (a permutation of ``[x; J_d x]``; ``y[indep] + J_d^T
-    y[dep]``) and its non-zeros on a given pattern (the state's)."""
-
-    def __init__(self, n_tot, indep, dep, J_d, kernels=None):
-        self.indep, self.dep, self.n_r = list(indep), list(dep), len(indep)
-        self.J_d = None if J_d is None else ca.densify(J_d)
-        self.kernels = kernels
-        order = np.empty(n_tot, dtype=int)
-        order[self.indep + self.dep] = np.arange(n_tot)
-        self.order = order.tolist()
-
-    def stack(self, top, bottom):
-        """The rows ``[top; bottom]`` (indep, then dep) in q_tot order."""
-        return ca.vertcat(top, bottom)[self.order, :] if self.dep else top[self.order, :]
-
-    def times(self, x):
-        """``J x`` (n_tot, K) for x (n_r, K)."""
-        return self.stack(x, self.product(x, False)) if self.dep else self.stack(x, None)
-
-    def transpose_times(self, y):
-        """``J^T y`` (n_r, K) for y (n_tot, K)."""
-        out = y[self.indep, :]
-        return out + self.product(y[self.dep, :], True) if self.dep else out
-
-    def product(self, x, transpose):
-        """``J_d x`` (``J_d^T x`` when ``transpose``): :meth:`LoopKernels.product`."""
-        if self.kernels is None:
-            return ca.mtimes(self.J_d.T if transpose else self.J_d, x)
-        return self.kernels.product(self.J_d, x, transpose)
-
-    def on(self, pattern):
-        """``J`` on the sparsity ``pattern`` (its entries outside are zero)."""
-        rows, cols = pattern.get_triplet()
-        n_d = len(self.dep)
-        where = {r: i for i, r in enumerate(self.dep)}
-        idx = [n_d * self.n_r if r not in where else where[r] + n_d * c
-               for r, c in zip(rows, cols)]
-        src = ca.vertcat(ca.vec(self.J_d) if self.dep else X(0, 1), 1)
-        return X(pattern, src[idx])
-
-
 def _where(chains):
     """frame -> (chain index, position in the chain)."""
     return {k: (ci, i) for ci, c in enumerate(chains) for i, k in enumerate(c.frames)}
@@ -455,7 +402,7 @@ def loop_model(kd) -> LoopModel:
     kept = None if kd.kept is None else [int(i) for i in kd.kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
     dep, indep = [int(i) for i in kd.dep], [int(i) for i in kd.indep]
-    J = _Jacobian(n_tot, indep, dep, dependent_solve(     # -A^-1 B: the minus on A^-1
+    J = LoopJacobian(n_tot, indep, dep, dependent_solve(     # -A^-1 B: the minus on A^-1
         model, J_k[:, dep], J_k[:, indep], kd.dep, kept,
         lambda A, B: lk.product(-A, B)) if dep else None, lk)
     qd_tot = J.times(kd.qd_r)
