@@ -34,6 +34,7 @@ from flexpkm.compiled import symbolic as sym
 
 SX = ca.SX
 FLAT_PRODUCT = 500     # multiply-adds of a product generated flat (C lines alike)
+SPECIAL_GAIN = 0.2     # share of a kernel's operations a specialisation must save
 
 
 def _pose_args(x):
@@ -201,14 +202,17 @@ class LoopKernels:
         columns when they fit (J_d's products with the Newton correction's
         and the recorder's few columns), else a ``map`` over the blocks (A
         not repeated) and one call for the last columns (J_d = -A^-1 B, 5 x
-        5 x 74 at 8 elements per body; the mass matrix's n_r columns):
-        CasADi's ``casadi_mtimes_dense`` costs ~10 machine instructions per
-        multiply-add, the flat code ~2."""
+        5 x 74 at 8 elements per body; the mass matrix's n_r columns);
+        CasADi's product when one column of B is already too many
+        (Gough-Stewart: J_d 18 x 42). CasADi's ``casadi_mtimes_dense``
+        costs ~10 machine instructions per multiply-add, the flat code ~2."""
         (m, k), n = A.shape, B.shape[1]
         if n == 0:
             return ca.MX(k if transpose else m, 0)
+        if m * k > FLAT_PRODUCT:             # one column too big for flat code
+            return ca.mtimes(A.T if transpose else A, B)
         A, B = ca.densify(A), ca.densify(B)
-        w = max(1, min(n, FLAT_PRODUCT // max(m * k, 1)))
+        w = min(n, FLAT_PRODUCT // max(m * k, 1))
         blocks, rest = divmod(n, w)
         F = self.get("product", m, k, w, bool(transpose))
         if blocks == 1:
@@ -249,14 +253,21 @@ class LoopKernels:
         replaced by their numbers before generation, so that CasADi's
         simplification drops the products by the zeros and ones they hold
         (the structural zeros of a planar robot, that a flat expanded graph
-        gets for free); G has F's inputs and outputs."""
+        gets for free); G has F's inputs and outputs. G is F itself (its C
+        shared) unless it saves ``SPECIAL_GAIN`` of F's operations: the
+        limbs of a spatial robot, each with its own few zeros, would
+        otherwise each get their own copy of every kernel (Gough-Stewart:
+        +14 % first use); the constants of the outputs are G's either way
+        (F computes them exactly: products by 0 and 1, sums of zeros)."""
         key = ("special", F.name(), tuple(known))
         if key not in self.made:
             ins = [SX.sym(f"i{i}", F.size1_in(i)) for i in range(F.n_in())]
             outs = F(*[_folded(s, k) for s, k in zip(ins, known)])
             outs = [ca.densify(o) for o in (outs if isinstance(outs, tuple) else (outs,))]
-            self.made[key] = (_function(f"{F.name()}_s{len(self.made)}", ins, outs),
-                              [constants(o) for o in outs])
+            G = _function(f"{F.name()}_s{len(self.made)}", ins, outs)
+            if G.n_instructions() > (1 - SPECIAL_GAIN) * F.n_instructions():
+                G = F            # same numbers at the known entries: x 0 = 0, x 1 = x
+            self.made[key] = (G, [constants(o) for o in outs])
         return self.made[key]
 
     def settled(self, F, known, steps):
