@@ -92,23 +92,36 @@ def find_chains(model) -> list:
 
 
 def extended(Q):
-    """``Q`` (n, K) dense with a zero row appended: the source of :func:`gather`
-    (made once per source and graph: each is a copy at run time)."""
-    return ca.densify(ca.vertcat(Q, ca.MX(1, Q.shape[1])))
+    """``(vec Q (dense) with a zero appended, n, K)`` for ``Q`` (n, K): the
+    source of :func:`gather` (made once per source and graph; one plain
+    copy at run time, where a zero row appended to the matrix was a
+    sparse densify of ~10 machine instructions per number)."""
+    n, K = Q.shape
+    return ca.vertcat(ca.vec(ca.densify(Q)), ca.MX(ca.DM.zeros(1))), n, K
 
 
 def gather(ext, rows):
     """``U (L K, m)``: column i holds ``Q[rows[i], :]`` (L, K) column-major,
-    from ``ext = extended(Q)`` ((n + 1, K)), ``rows`` (m, L) ints, -1 a zero
-    row: one index copy."""
-    n, K = ext.shape[0] - 1, ext.shape[1]
+    from ``ext = extended(Q)``, ``rows`` (m, L) ints, -1 a zero row: one
+    index copy."""
+    src, n, K = ext
     rows = np.asarray(rows, dtype=int).reshape(len(rows), -1)
     m, L = rows.shape
     if m * L * K == 0:
         return ca.MX(L * K, m)
-    r = np.where(rows < 0, n, rows)                          # (m, L)
-    idx = r[:, None, :] + (n + 1) * np.arange(K)[None, :, None]     # (m, K, L)
-    return ca.reshape(ext[idx.ravel().tolist()], L * K, m)
+    idx = rows[:, None, :] + n * np.arange(K)[None, :, None]     # (m, K, L)
+    idx = np.where(rows[:, None, :] < 0, n * K, idx)
+    return ca.reshape(src[idx.ravel().tolist()], L * K, m)
+
+
+def gather_zeros(rows, K=1):
+    """``((index, 0.0), ...)``: the entries of a :func:`gather`'s
+    columns (``rows`` (m, L), K columns of the source) that are zero in
+    every column (a row -1 for every frame)."""
+    rows = np.asarray(rows, dtype=int).reshape(len(rows), -1)
+    zero = np.all(rows < 0, axis=0) if len(rows) else np.zeros(0, bool)
+    L = len(zero)
+    return tuple((int(j + L * k), 0.0) for k in range(K) for j in np.flatnonzero(zero))
 
 
 def take(v, rows):
@@ -123,11 +136,13 @@ def take(v, rows):
 
 
 class Scatter:
-    """A sum of scattered blocks, one sparse product by a constant at the
-    end (a sum of sparse products would project each on the union of their
-    patterns): :meth:`add` ``Y (L K, m)`` whose column i, (L, K)
-    column-major, goes to the rows ``rows[i]`` (m, L; -1 dropped) of an
-    ``(n, K)`` result, :meth:`result` the sum."""
+    """A sum of scattered blocks, made at the end as a sum of a few index
+    copies (one per source of the most summed entry; a sparse product by a
+    constant costs ~3x more machine instructions, a sum of sparse products
+    would project each on the union of their patterns): :meth:`add` ``Y
+    (L K, m)`` whose column i, (L, K) column-major, goes to the rows
+    ``rows[i]`` (m, L; -1 dropped) of an ``(n, K)`` result, :meth:`result`
+    the sum."""
 
     def __init__(self, n, K):
         self.n, self.K, self.parts, self.dst, self.size = n, K, [], [], 0
@@ -146,10 +161,18 @@ class Scatter:
         if not self.parts:
             return ca.MX(n, K)
         dst = np.concatenate(self.dst)
-        keep = np.flatnonzero(dst >= 0)
-        S = ca.DM.triplet(dst[keep].tolist(), keep.tolist(), ca.DM.ones(len(keep)), n * K,
-                          self.size)
-        return ca.reshape(ca.densify(ca.mtimes(S, ca.vertcat(*self.parts))), n, K)
+        src = ca.densify(ca.vertcat(*self.parts, ca.MX(ca.DM.zeros(1))))
+        layers = np.full((1, n * K), self.size)         # self.size: the zero appended
+        for i in np.flatnonzero(dst >= 0):
+            free = np.flatnonzero(layers[:, dst[i]] == self.size)
+            if not len(free):
+                layers = np.vstack([layers, np.full(n * K, self.size)])
+                free = [len(layers) - 1]
+            layers[free[0], dst[i]] = i
+        out = src[layers[0].tolist()]
+        for idx in layers[1:]:
+            out = out + src[idx.tolist()]
+        return ca.reshape(out, n, K)
 
 
 def columns(M, idx):

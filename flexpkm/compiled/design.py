@@ -124,7 +124,11 @@ def platform_frame(closure) -> np.ndarray:
 def design_vector(model) -> np.ndarray:
     """``p`` (n_p,) of a built model (or a Robot, built here): the numbers
     the generated functions take as inputs, in the order of
-    :func:`design_layout` (module docstring); SI units."""
+    :func:`design_layout` (module docstring); SI units. The entries of the
+    frames' ``R_fix`` within 1e-15 of 0 are 0 (the cosine of an MDH angle
+    of +-pi/2 is 6.1e-17): :func:`fixed_entries` then folds them, and the
+    planar robots' structural zeros reach the kernels
+    (:mod:`flexpkm.compiled.loops`)."""
     model = build_structure(model)
     lay = design_layout(model)
     parts = [frame_constants(fc) for fc in model.frame_constants]
@@ -138,7 +142,16 @@ def design_vector(model) -> np.ndarray:
               (model.rotor_inertia, model.viscous_friction, model.coulomb_friction)]
     p = np.concatenate([np.ravel(np.asarray(x, float)) for x in parts])
     assert p.size == lay.size
+    p[_rotation_entries(lay) & (np.abs(p) < 1e-15)] = 0.0
     return p
+
+
+def _rotation_entries(lay):
+    """Mask of ``p``: the entries of the frames' ``R_fix``."""
+    rotation = np.zeros(lay.size, bool)
+    for block in lay.frames:
+        rotation[block.start:block.start + 9] = True
+    return rotation
 
 
 def fixed_entries(model) -> tuple:
@@ -154,9 +167,7 @@ def fixed_entries(model) -> tuple:
     and the others (sections, materials, masses, lengths) reuse it."""
     model = build_structure(model)
     p, lay = design_vector(model), design_layout(model)
-    rotation = np.zeros(p.size, bool)
-    for block in lay.frames:
-        rotation[block.start:block.start + 9] = True
+    rotation = _rotation_entries(lay)
     idx = np.flatnonzero((p == 0) | (rotation & (np.abs(p) == 1)))
     return tuple(int(i) for i in idx), tuple(float(p[i]) for i in idx)
 

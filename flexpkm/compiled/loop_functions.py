@@ -29,7 +29,7 @@ def model_function(kd, prescribed):
     c, Ma = J.transpose_times(T[:, 0]), J.transpose_times(T[:, 1])
     tau = step.drive_effort(kd, u, par, prescribed)
     K_tot = design_matrices(kd.model, design_input(kd), kd.design_layout)[0]
-    forces = ca.horzcat(c, tau, J.transpose_times(K_tot @ kd.q))
+    forces = ca.horzcat(c, tau, J.transpose_times(lm.kernels.sparse_product(K_tot, kd.q)))
     outs = ca.substitute([Ma, c - tau, J.on(kd.J.sparsity()), lm.b, forces],
                          step.graph_inputs(kd)[2:],
                          step.graph_arguments(kd, kd.q, kd.qd_r, par)[2:])

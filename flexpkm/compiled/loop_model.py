@@ -15,6 +15,7 @@ import casadi as ca
 import numpy as np
 
 from flexpkm.compiled import chains as ch
+from flexpkm.compiled.loop_jacobian import LoopJacobian
 from flexpkm.compiled.loops import LoopKernels
 from flexpkm.compiled.symbolic import hat
 from flexpkm.compiled.recursive import (FIXED, dependent_solve, joint_terms,
@@ -27,7 +28,7 @@ X = ca.MX
 class LoopModel:
     """The loop passes of one kernel graph ``kd``: ``J_tot`` (c, n_tot) the
     cut joints' velocity rows, ``residual`` (c,), ``J`` (n_tot, n_r, a
-    :class:`_Jacobian`: its products), ``b``
+    :class:`flexpkm.compiled.loop_jacobian.LoopJacobian`: its products), ``b``
     (n_tot,), ``qd_tot`` (n_tot,), MX of the graph's symbols; :meth:`tau`
     the Newton-Euler products."""
 
@@ -46,6 +47,7 @@ class LoopModel:
     poses: list = None
     acc: tuple = None
     rates: ca.MX = None
+    known: dict = None
 
     def tau(self, Q, bias, cols=1):
         """``tau_tot`` (n_tot, K) for K columns ``Q`` (n_tot, K) of
@@ -56,7 +58,8 @@ class LoopModel:
         out, self.acc = _bodies_call(self, Q, bias, cols)
         rotor, joints = joint_terms(model, kd.q, self.qd_tot, kd.friction,
                                     ca.fmax(kd.smoothing, 1e-300), design_input(kd),
-                                    kd.design_layout)
+                                    kd.design_layout,
+                                    lambda A, x: self.kernels.sparse_product(A, x, True))
         out = out + ca.mtimes(rotor, Q)
         first = ca.MX(n_tot, K)
         if self.plat is not None:
@@ -118,18 +121,34 @@ def frame_column(parts, where, k):
     return parts[ci][:, i]
 
 
-def _poses(kd, lk, chains, locs, where, src):
-    """Pose fold per chain: ``(poses (12, m), geo [d; L_v; L_w] (3 + 6 n, m))``."""
-    base = X(ca.DM([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))
+BASE_POSE = (1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0)
+
+
+def _known(known, field, chains, c):
+    """The entries of a pass's output ``field`` that are numbers on the
+    parent of chain ``c`` (``base`` when it has none)."""
+    return known["base_" + field] if c.parent < 0 else known[field][known["chain"][c.parent]]
+
+
+def _poses(kd, lk, chains, locs, where, src, known):
+    """Pose fold per chain: ``(poses (12, m), geo [d; L_v; L_w] (3 + 6 n, m))``;
+    the entries that are numbers in ``known['pose']``, ``known['geo']``."""
+    base = X(ca.DM(BASE_POSE))
     poses, geo = [], []
+    known.update(pose=[], geo=[], base_pose=tuple(enumerate(map(float, BASE_POSE))))
     for c in chains:
         sigma, n_c, _ = c.kind
         x0 = base if c.parent < 0 else frame_column(poses, where, c.parent)
         fixed = _common(src, [kd.design_layout.frames[k] for k in c.frames])
-        P, G = lk.fold(lk.get("pose", sigma, n_c, fixed), x0, _chain_inputs(kd, c, locs, "q", src),
+        F, kout = lk.settled(lk.get("pose", sigma, n_c, fixed),
+                             (_known(known, "pose", chains, c), ch.gather_zeros([locs[k] for k in c.frames]),
+                              ()), len(c))
+        P, G = lk.fold(F, x0, _chain_inputs(kd, c, locs, "q", src),
                        _chain_inputs(kd, c, locs, "const", src))
         poses.append(P)
         geo.append(G)
+        known["pose"].append(kout[0])
+        known["geo"].append(kout[1])
     return poses, geo
 
 
@@ -143,17 +162,20 @@ def _ancestors(model, k):
 
 def _side_rows(out, lm_parts, C, O_c, k, r):
     """Adds to ``out`` the ``(velocity rows of C)^T`` (n_tot, r) on the
-    tree frame ``k``: the blocks of its ancestors (one ``map`` per local size)."""
-    kd, lk, poses, geo, where, locs = lm_parts
+    tree frame ``k``: the blocks of its ancestors (one ``map`` per local size,
+    its kernel specialised on the entries of ``L_v``, ``L_w`` that are numbers
+    in all of them)."""
+    kd, lk, poses, geo, where, locs, known = lm_parts
     model = kd.model
     anc = _ancestors(model, k)
     for n in sorted({len(locs[a]) for a in anc}):
         group = [a for a in anc if len(locs[a]) == n]
         O_a = ca.horzcat(*[frame_column(poses, where, a)[9:12] for a in group])
         L = ca.horzcat(*[frame_column(geo, where, a)[3:] for a in group])
-        m = len(group)
-        out.add(lk.mapped(lk.get("cut_block", r, n), m, ca.vec(C), O_c, O_a, L),
-                [locs[a] for a in group])
+        kL = set.intersection(*[{(i - 3, v) for i, v in known["geo"][known["chain"][a]] if i >= 3}
+                                for a in group])
+        F, _ = lk.special(lk.get("cut_block", r, n), ((), (), (), tuple(sorted(kL))))
+        out.add(lk.mapped(F, len(group), ca.vec(C), O_c, O_a, L), [locs[a] for a in group])
 
 
 def _cut_states(kd, plat, poses, where, c, block, moving, motion=None):
@@ -197,7 +219,7 @@ def _platform_rows(out, kd, C, O_g, P):
 def _closure_rows(kd, parts, plat):
     """``(residual, J_tot)`` of every closure (all rows)."""
     model, lay = kd.model, kd.design_layout
-    _, _, poses, _, where, _ = parts
+    _, _, poses, _, where, _, _ = parts
     res, rows = [], []
     for c, r, block in zip(model.closures, model.closure_rows, lay.closures):
         ks_, gs = _cut_states(kd, plat, poses, where, c, block, False)
@@ -213,13 +235,16 @@ def _closure_rows(kd, parts, plat):
     return ca.vertcat(*res), ca.vertcat(*rows)
 
 
-def _motions(kd, lk, chains, locs, where, poses, src, bodies):
+def _motions(kd, lk, chains, locs, where, poses, src, bodies, known):
     """Motion fold per chain at ``qdd = 0`` with the bodies' terms:
-    ``(motion [v; w; a; al] (12, m), terms [vec M_j; F_j] or None)``."""
+    ``(motion [v; w; a; al] (12, m), terms [vec M_j; F_j] or None)``; the
+    entries that are numbers in ``known['motion']``, ``known['terms']``."""
     model, lay = kd.model, kd.design_layout
     base = ca.vertcat(X.zeros(6), -kd.g, X.zeros(3))
-    base_pose = X(ca.DM([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]))
+    base_pose = X(ca.DM(BASE_POSE))
     motion, terms = [], []
+    known.update(motion=[], terms=[], base_motion=tuple((i, 0.0) for i in (0, 1, 2, 3, 4, 5, 9,
+                                                                             10, 11)))
     for ci, c in enumerate(chains):
         sigma, n_c, n_b = c.kind
         parent = base_pose if c.parent < 0 else frame_column(poses, where, c.parent)
@@ -227,6 +252,11 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies):
         U = [ca.horzcat(parent, P[:, :-1]), P, _chain_inputs(kd, c, locs, "q", src),
              ch.gather(src["qd"], [locs[k] for k in c.frames]),
              _chain_inputs(kd, c, locs, "const", src)]
+        zeros = ch.gather_zeros([locs[k] for k in c.frames])
+        up = _known(known, "pose", chains, c)        # the parent's pose, then the chain's
+        kin = [_known(known, "motion", chains, c),
+               up if len(c) == 1 else tuple(set(up) & set(known["pose"][ci])),
+               known["pose"][ci], zeros, zeros, ()]
         n_inv, fixed = 0, (_common(src, [lay.frames[k] for k in c.frames]), ())
         if n_b >= 0:
             es = [model.body_entries[bodies[k]] for k in c.frames]
@@ -236,10 +266,15 @@ def _motions(kd, lk, chains, locs, where, poses, src, bodies):
             fixed = (fixed[0], _common(src, blocks))
             U += [ch.gather(src["q"], bcols), ch.gather(src["qd"], bcols),
                   ch.take(src["p"], [list(range(b.start, b.stop)) for b in blocks])]
+            kin += [(), (), ()]
         x0 = base if c.parent < 0 else frame_column(motion, where, c.parent)
-        out = lk.fold(lk.get("motion", sigma, n_c, n_b, n_inv, *fixed), x0, *U)
+        F, kout = lk.settled(lk.get("motion", sigma, n_c, n_b, n_inv, *fixed),
+                             [tuple(sorted(k)) for k in kin], len(c))
+        out = lk.fold(F, x0, *U)
         motion.append(out[0])
         terms.append(out[1] if n_b >= 0 else None)
+        known["motion"].append(kout[0])
+        known["terms"].append(kout[1] if n_b >= 0 else ())
     return motion, terms
 
 
@@ -253,16 +288,24 @@ def _newton_euler(lm, Q, bias):
     locs = [ch.local_columns(fc) for fc in model.frame_constants]
     where = _where(chains)
     acc, wrenches, out, Qe = [], [], ch.Scatter(n_tot, K), ch.extended(Q)
+    known = dict(lm.known, acc=[], base_acc=tuple((i, 0.0) for i in range(6 * K)))
+    kw = []
     for ci, c in enumerate(chains):
         _, n_c, n_b = c.kind
         U = [lm.geo[ci], ch.gather(Qe, [locs[k] for k in c.frames])]
+        kin = [_known(known, "acc", chains, c), known["geo"][ci],
+               ch.gather_zeros([locs[k] for k in c.frames], K)]
         if n_b >= 0:
             bcols = [ch.body_columns(model.body_entries[bodies[k]]) for k in c.frames]
             U += [lm.poses[ci], lm.terms[ci], ch.gather(Qe, bcols)]
+            kin += [known["pose"][ci], known["terms"][ci], ()]
         x0 = X.zeros(6 * K) if c.parent < 0 else frame_column(acc, where, c.parent)
-        A, W = lk.fold(lk.get("forward", n_c, n_b, K, bool(bias)), x0, *U)
+        F, kout = lk.settled(lk.get("forward", n_c, n_b, K, bool(bias)), kin, len(c))
+        A, W = lk.fold(F, x0, *U)
         acc.append(A)
         wrenches.append(W)
+        known["acc"].append(kout[0])
+        kw.append(kout[1])
         if n_b > 0:
             out.add(W[6 * K:, :], bcols)
     ext = {}
@@ -270,10 +313,14 @@ def _newton_euler(lm, Q, bias):
         c = chains[ci]
         _, n_c, _ = c.kind
         load = wrenches[ci][:6 * K, :]
+        kload = tuple(x for x in kw[ci] if x[0] < 6 * K)
         if any(k in ext for k in c.frames):
             load = load + ca.horzcat(*[ext.get(k, X.zeros(6 * K)) for k in c.frames])
-        Xb, gen = lk.fold(lk.get("backward", n_c, K), X.zeros(6 * K),
-                          load, lm.geo[ci], reverse=True)
+            kload = ()
+        F, _ = lk.settled(lk.get("backward", n_c, K),
+                          (tuple((i, 0.0) for i in range(6 * K)), kload, known["geo"][ci]),
+                          len(c))
+        Xb, gen = lk.fold(F, X.zeros(6 * K), load, lm.geo[ci], reverse=True)
         if c.parent >= 0:
             ext[c.parent] = ext.get(c.parent, 0) + Xb[:, 0]
         out.add(gen, [locs[k] for k in c.frames])
@@ -306,6 +353,7 @@ def _bodies_call(lm, Q, bias, cols=1):
     if key not in lk.made:
         syms = [X.sym(f"s{i}", m.sparsity()) for i, m in enumerate(per)]
         inner, it = LoopModel(lm.kd, lk, lm.chains, None, None, None, None, None), iter(syms)
+        inner.known = lm.known
         inner.geo, inner.poses, inner.terms = [], [], []
         for ci in range(len(lm.chains)):
             inner.geo.append(next(it))
@@ -328,43 +376,6 @@ def _bodies_call(lm, Q, bias, cols=1):
                  _where(lm.chains))
 
 
-class _Jacobian:
-    """``J`` (n_tot, n_r) of (10.114): the identity on the rows ``indep``,
-    ``J_d`` (n_dep, n_r, MX) on the rows ``dep``; its products without
-    forming it (a permutation of ``[x; J_d x]``; ``y[indep] + J_d^T
-    y[dep]``) and its non-zeros on a given pattern (the state's)."""
-
-    def __init__(self, n_tot, indep, dep, J_d):
-        self.indep, self.dep, self.n_r = list(indep), list(dep), len(indep)
-        self.J_d = None if J_d is None else ca.densify(J_d)
-        order = np.empty(n_tot, dtype=int)
-        order[self.indep + self.dep] = np.arange(n_tot)
-        self.order = order.tolist()
-
-    def stack(self, top, bottom):
-        """The rows ``[top; bottom]`` (indep, then dep) in q_tot order."""
-        return ca.vertcat(top, bottom)[self.order, :] if self.dep else top[self.order, :]
-
-    def times(self, x):
-        """``J x`` (n_tot, K) for x (n_r, K)."""
-        return self.stack(x, self.J_d @ x) if self.dep else self.stack(x, None)
-
-    def transpose_times(self, y):
-        """``J^T y`` (n_r, K) for y (n_tot, K)."""
-        out = y[self.indep, :]
-        return out + ca.mtimes(self.J_d.T, y[self.dep, :]) if self.dep else out
-
-    def on(self, pattern):
-        """``J`` on the sparsity ``pattern`` (its entries outside are zero)."""
-        rows, cols = pattern.get_triplet()
-        n_d = len(self.dep)
-        where = {r: i for i, r in enumerate(self.dep)}
-        idx = [n_d * self.n_r if r not in where else where[r] + n_d * c
-               for r, c in zip(rows, cols)]
-        src = ca.vertcat(ca.vec(self.J_d) if self.dep else X(0, 1), 1)
-        return X(pattern, src[idx])
-
-
 def _where(chains):
     """frame -> (chain index, position in the chain)."""
     return {k: (ci, i) for ci, c in enumerate(chains) for i, k in enumerate(c.frames)}
@@ -381,20 +392,22 @@ def loop_model(kd) -> LoopModel:
     locs = [ch.local_columns(fc) for fc in model.frame_constants]
     where = _where(chains)
     src = _sources(kd)
-    poses, geo = _poses(kd, lk, chains, locs, where, src)
+    known = {"chain": {k: ci for ci, c in enumerate(chains) for k in c.frames}}
+    poses, geo = _poses(kd, lk, chains, locs, where, src, known)
     inertia = (None if kd.design_layout.platform is None
                else design_input(kd)[kd.design_layout.platform])
     plat = platform_graph(model, kd.q, X.zeros(n_tot), X.zeros(3), inertia)
-    parts = (kd, lk, poses, geo, where, locs)
+    parts = (kd, lk, poses, geo, where, locs, known)
     residual, J_tot = _closure_rows(kd, parts, plat)
     kept = None if kd.kept is None else [int(i) for i in kd.kept]
     J_k = J_tot if kept is None else J_tot[kept, :]
     dep, indep = [int(i) for i in kd.dep], [int(i) for i in kd.indep]
-    J = _Jacobian(n_tot, indep, dep, -dependent_solve(model, J_k[:, dep], J_k[:, indep], kd.dep,
-                                                      kept) if dep else None)
+    J = LoopJacobian(n_tot, indep, dep, dependent_solve(     # -A^-1 B: the minus on A^-1
+        model, J_k[:, dep], J_k[:, indep], kd.dep, kept,
+        lambda A, B: lk.product(-A, B)) if dep else None, lk)
     qd_tot = J.times(kd.qd_r)
     src["qd"] = ch.extended(qd_tot)
-    motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies)
+    motion, terms = _motions(kd, lk, chains, locs, where, poses, src, bodies, known)
     rates = None if plat is None else plat[3]
     if plat is not None:
         plat = platform_graph(model, kd.q, qd_tot, kd.g, inertia)
@@ -408,4 +421,4 @@ def loop_model(kd) -> LoopModel:
         bprime = bprime if kept is None else bprime[kept]
         b = J.stack(X(len(indep), 1), -dependent_solve(model, J_k[:, dep], bprime, kd.dep, kept))
     return LoopModel(kd, lk, chains, J_tot, residual, J, b, qd_tot, motion, terms, plat, geo,
-                     poses, rates=rates)
+                     poses, rates=rates, known=known)

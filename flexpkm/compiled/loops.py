@@ -33,6 +33,8 @@ import casadi as ca
 from flexpkm.compiled import symbolic as sym
 
 SX = ca.SX
+FLAT_PRODUCT = 500     # multiply-adds of a product generated flat (C lines alike)
+SPECIAL_GAIN = 0.2     # share of a kernel's operations a specialisation must save
 
 
 def _pose_args(x):
@@ -69,6 +71,29 @@ def _folded(v, fixed):
 def _function(name, ins, outs):
     """The kernel ``name``, its outputs dense (no projections around the calls)."""
     return ca.Function(name, ins, [ca.densify(o) for o in ca.cse(outs)])
+
+
+def constants(v):
+    """``((index, value), ...)``: the entries of the SX vector ``v`` that
+    are numbers (after CasADi's simplification of its graph)."""
+    return tuple((i, float(ca.evalf(v[i]))) for i in range(v.numel()) if v[i].is_constant())
+
+
+def _fold(F, m, reverse=False):
+    """CasADi's ``mapaccum`` of ``F`` over m columns (from the last one when
+    ``reverse``): an MX function of the m calls whose inputs' columns are
+    read in place (``mapaccum`` copies the small ones; reversing inputs and
+    outputs around it copied them all)."""
+    x0 = x = ca.MX.sym("x", F.sparsity_in(0))
+    U = [ca.MX.sym(f"u{i}", F.size1_in(i), m) for i in range(1, F.n_in())]
+    outs = [[None] * m for _ in range(F.n_out())]
+    for i in (reversed(range(m)) if reverse else range(m)):
+        res = F.call([x] + [u[:, i] for u in U])
+        for j, r in enumerate(res):
+            outs[j][i] = r
+        x = res[0]
+    return ca.Function(f"{F.name()}_{'r' if reverse else 'x'}{m}", [x0] + U,
+                       [ca.horzcat(*o) for o in outs])
 
 
 class LoopKernels:
@@ -170,19 +195,106 @@ class LoopKernels:
                + ca.mtimes(C[:, 3:], L_w))
         return _function(f"loop_cut{r}_{n}", us, [ca.vec(blk.T)])
 
+    def product(self, A, B, transpose=False):
+        """``A B`` (``A^T B`` when ``transpose``), MX, by the flat kernel
+        :meth:`_product` (A densified) on blocks of ``w`` columns of B, ``w
+        m k`` <= ``FLAT_PRODUCT`` multiply-adds: one call for B's
+        columns when they fit (J_d's products with the Newton correction's
+        and the recorder's few columns), else a ``map`` over the blocks (A
+        not repeated) and one call for the last columns (J_d = -A^-1 B, 5 x
+        5 x 74 at 8 elements per body; the mass matrix's n_r columns);
+        CasADi's product when one column of B is already too many
+        (Gough-Stewart: J_d 18 x 42). CasADi's ``casadi_mtimes_dense``
+        costs ~10 machine instructions per multiply-add, the flat code ~2."""
+        (m, k), n = A.shape, B.shape[1]
+        if n == 0:
+            return ca.MX(k if transpose else m, 0)
+        if m * k > FLAT_PRODUCT:             # one column too big for flat code
+            return ca.mtimes(A.T if transpose else A, B)
+        A, B = ca.densify(A), ca.densify(B)
+        w = min(n, FLAT_PRODUCT // max(m * k, 1))
+        blocks, rest = divmod(n, w)
+        F = self.get("product", m, k, w, bool(transpose))
+        if blocks == 1:
+            out = [F(A, B[:, :w])]
+        else:
+            key = ("map", F.name(), blocks)
+            if key not in self.made:
+                self.made[key] = F.map(f"{F.name()}_map{blocks}", "serial", blocks, [0], [])
+            out = [self.made[key](A, B[:, :blocks * w])]
+        if rest:
+            out.append(self.get("product", m, k, rest, bool(transpose))(A, B[:, blocks * w:]))
+        return ca.horzcat(*out)
+
+    def sparse_product(self, A, x, transpose=False):
+        """``A x`` (``A^T x`` when ``transpose``) for a sparse MX ``A`` (its
+        non-zeros read as they are) by a flat kernel on A's pattern (the
+        springs ``K_tot q``: a runtime transpose and sparse product cost
+        ~20 machine instructions per non-zero)."""
+        key = ("sparse_product", A.sparsity().hash(), A.shape, x.shape, bool(transpose))
+        if key not in self.made:
+            As, xs = SX.sym("A", A.sparsity()), SX.sym("x", x.shape)
+            self.made[key] = _function(f"loop_sparse_product{len(self.made)}", [As, xs],
+                                       [ca.mtimes(As.T if transpose else As, xs)])
+        return self.made[key](A, ca.densify(x))
+
+    def _product(self, m, k, n, transpose):
+        """``(A (m, k), B) -> A B`` (``A^T B`` when ``transpose``, B (m, n)),
+        dense, as flat code: CasADi's generic ``casadi_mtimes_dense`` loop
+        costs ~10 machine instructions per multiply-add (the J_d products:
+        a third of the MX glue's instructions at 8 elements per body)."""
+        A, B = SX.sym("A", m, k), SX.sym("B", m if transpose else k, n)
+        return _function(f"loop_product{m}_{k}_{n}_{int(transpose)}", [A, B],
+                         [ca.mtimes(A.T if transpose else A, B)])
+
+    def special(self, F, known):
+        """``(G, constants of each output)``: ``F`` with the entries
+        ``known[i]`` (``((index, value), ...)``) of its vector input i
+        replaced by their numbers before generation, so that CasADi's
+        simplification drops the products by the zeros and ones they hold
+        (the structural zeros of a planar robot, that a flat expanded graph
+        gets for free); G has F's inputs and outputs. G is F itself (its C
+        shared) unless it saves ``SPECIAL_GAIN`` of F's operations: the
+        limbs of a spatial robot, each with its own few zeros, would
+        otherwise each get their own copy of every kernel (Gough-Stewart:
+        +14 % first use); the constants of the outputs are G's either way
+        (F computes them exactly: products by 0 and 1, sums of zeros)."""
+        key = ("special", F.name(), tuple(known))
+        if key not in self.made:
+            ins = [SX.sym(f"i{i}", F.size1_in(i)) for i in range(F.n_in())]
+            outs = F(*[_folded(s, k) for s, k in zip(ins, known)])
+            outs = [ca.densify(o) for o in (outs if isinstance(outs, tuple) else (outs,))]
+            G = _function(f"{F.name()}_s{len(self.made)}", ins, outs)
+            if G.n_instructions() > (1 - SPECIAL_GAIN) * F.n_instructions():
+                G = F            # same numbers at the known entries: x 0 = 0, x 1 = x
+            self.made[key] = (G, [constants(o) for o in outs])
+        return self.made[key]
+
+    def settled(self, F, known, steps):
+        """:meth:`special` for a fold's kernel over ``steps`` frames: the
+        accumulator's known entries ``known[0]`` (those of the parent's
+        column) narrowed, for more than one step, to those that its first
+        output keeps with the same number (the greatest fixed point: then
+        they hold at every step of the fold)."""
+        kx = tuple(sorted(known[0]))
+        if steps == 1:
+            return self.special(F, (kx,) + tuple(known[1:]))
+        while True:
+            G, kout = self.special(F, (kx,) + tuple(known[1:]))
+            new = tuple(sorted(set(kx) & set(kout[0])))
+            if new == kx:
+                return G, kout
+            kx = new
 
     def fold(self, F, x0, *U, reverse=False):
         """``(X, Y...)`` of ``F`` over the columns of ``U`` (CasADi
         ``mapaccum``, one per kernel and length): ``X[:, i]`` the
         accumulator after step i; ``reverse``: from the last column."""
         m = U[0].shape[1]
-        if reverse:
-            back = list(range(m - 1, -1, -1))
-            return tuple(y[:, back] for y in self.fold(F, x0, *[u[:, back] for u in U]))
         if m > 1:
-            key = ("fold", F.name(), m)
+            key = ("fold", F.name(), m, reverse)
             if key not in self.made:
-                self.made[key] = F.mapaccum(f"{F.name()}_x{m}", m)
+                self.made[key] = _fold(F, m, reverse)
             F = self.made[key]
         out = F(x0, *U)
         return tuple(out) if F.n_out() > 1 else (out,)

@@ -222,21 +222,22 @@ def _closures(model, ks, cuts, moving):
     return ca.vertcat(*res), ca.vertcat(*rows)
 
 
-def dependent_solve(model, J_f, rhs, dep, kept=None):
+def dependent_solve(model, J_f, rhs, dep, kept=None, product=ca.mtimes):
     """``J_f^-1 rhs`` limb by limb (:func:`flexpkm.algorithms.dependent.limb_blocks`;
-    one solve otherwise), MX: each block by :func:`block_solve`."""
+    one solve otherwise), MX: each block by :func:`block_solve`, its
+    ``A^-1 B`` by ``product``."""
     labels = row_labels(model)
     labels = labels if kept is None else [labels[i] for i in kept]
     blocks = limb_blocks(model, labels, dep) or [(np.arange(len(dep)),) * 2]
     out = 0
     for rows, cols in blocks:
         rows, cols = [int(i) for i in rows], [int(i) for i in cols]
-        part = block_solve(J_f[rows, cols], rhs[rows, :])
+        part = block_solve(J_f[rows, cols], rhs[rows, :], product)
         out = out + ca.MX(ca.sparsify(_selection(len(dep), cols)).T) @ part
     return out
 
 
-def block_solve(A, B):
+def block_solve(A, B, product=ca.mtimes):
     """``A^-1 B`` (MX): ``A^-1`` by a call of a small SX function (CasADi's
     symbolic QR of the block, a limb's few dependent columns; its code does
     not grow with the columns of B), then the product: unlike a
@@ -245,7 +246,7 @@ def block_solve(A, B):
     (:mod:`flexpkm.compiled.modified_newton`)."""
     As = ca.SX.sym("A", A.sparsity())
     inverse = ca.Function("block_inverse", [As], [ca.solve(As, ca.SX.eye(A.shape[0]))])
-    return inverse(A) @ B
+    return product(inverse(A), B)
 
 
 def _sparse(n, rows, cols, values):
@@ -317,14 +318,15 @@ def tree_dynamics(model, ks, frames, q, qd, friction, smoothing, p, lay, threads
     return M, c + joint_forces
 
 
-def joint_terms(model, q, qd, friction, smoothing, p, lay):
+def joint_terms(model, q, qd, friction, smoothing, p, lay, transpose_times=None):
     """``(rotor MX (n_tot, n_tot) diagonal, forces MX (n_tot,))``: the rotor
     inertia of ``M_t`` and the springs ``K_tot q`` (the joints' springs and
     the bodies' ``K_ee``) and friction, numbers from the design parameters
-    ``p`` (layout ``lay``, :func:`design_matrices`, :func:`_friction`)."""
+    ``p`` (layout ``lay``, :func:`design_matrices`, :func:`_friction`);
+    ``transpose_times(K, q)``: ``K^T q`` (default CasADi's)."""
     n_tot = model.layout.n_tot
     K, rotor = design_matrices(model, p, lay)
-    c = K.T @ q
+    c = K.T @ q if transpose_times is None else transpose_times(K, q)
     forces = _friction(lay, qd, friction, smoothing, p)
     if forces:
         cols, values = zip(*forces)

@@ -142,3 +142,22 @@ def test_design_gradient_agrees_with_the_description_sensitivities(five_bar):
             ends.append(design.design_vector(from_dict(d)))
         dp = (ends[0] - ends[1]) / (0.02 * value)
         assert np.abs(df @ dp - ref[:, j]).max() < 1e-9 * np.abs(ref[:, j]).max(), path
+
+
+def test_design_vector_rotation_entries_of_right_angles_are_exact_zeros():
+    """The DualEMPS's MDH angles of +-pi/2 give R_fix entries cos(pi/2) =
+    6.1e-17 in the built model; p holds exact zeros there (and the numbers
+    of R_fix elsewhere), so that fixed_entries folds them."""
+    from flexpkm.cases import dualemps
+    model = fp.build_model(dualemps.robot())
+    p, lay = design.design_vector(model), design.design_layout(model)
+    tiny = 0
+    for fc, block in zip(model.frame_constants, lay.frames):
+        R = np.ravel(fc.R_fix, "F")
+        small = (np.abs(R) < 1e-15) & (R != 0)
+        tiny += int(small.sum())
+        assert np.array_equal(p[block][:9], np.where(small, 0.0, R))
+    assert tiny > 0
+    idx = set(design.fixed_entries(model)[0])
+    assert all(i in idx for block in lay.frames for i in range(block.start, block.start + 9)
+               if p[i] == 0)
