@@ -18,7 +18,10 @@ tile, the lists read once per tile) at ~0.4 ns: evaluate_flat 0.235 ->
 plain x86-64, chosen at load (GCC's ``target_clones``; the wider vectors
 and fused multiply-adds of this machine): the two NaVARo products 102.8 ->
 83.9 us per pose (seventh session, 1,024 poses in chunks of 128, load
-1.7), equal to the plain build's to 4e-16 of their largest entry.
+1.7), equal to the plain build's to 4e-16 of their largest entry; then
+tiles of 8 poses instead of 16 (one AVX-512 register; the tiles of the
+inputs and of ``Y`` take half the L2 cache): 83-90 -> 53-57 us per pose
+(load 4.0, tiles of 4: 68, of 32: 81), the same bits as 16.
 """
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ from flexpkm.errors import BackendUnavailableError
 #: the batch), stage 2 ``sum_k j[ia2[k]] y[ib2[k]]`` written at ``p1[e]`` and
 #: ``p2[e]`` of each pose's output; the sums run in list order, as one pose alone
 SOURCE = r"""
-#define T 16
+#define T 8
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define TC __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -90,7 +93,7 @@ TC void flexpkm_jtaj(long B, const int *s1, const int *ia1, const int *ib1, long
 }
 """
 #: poses per tile of :data:`SOURCE`
-TILE = 16
+TILE = 8
 FLAGS = ("-O2", "-fPIC", "-shared")
 #: the products' loop: -O3 vectorises it over the tile (no -ffast-math: the
 #: sums keep their order)
