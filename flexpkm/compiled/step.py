@@ -376,15 +376,27 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
+#: the loop residual (m or rad, every row) below which the projection stops:
+#: :func:`flexpkm.algorithms.closure.project_on_loops`'s ``tol`` (the numpy step's)
+LOOP_TOL = 1e-12
+
+
 def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     """``(q, par) -> (q_proj, max |residual(q_proj)|)`` (``par`` only for
     the design vector ``p`` of a parametric graph): Newton on the loop equations
     (the independent rows ``sm.kept``) with their exact Jacobian on the
-    dependent columns ``sm.dep`` (the independent coordinates do not move);
-    the drift over every row. On the kernel graph (MX) the loop equations
+    dependent columns ``sm.dep`` (the independent coordinates do not move),
+    while the largest residual over every row (the drift) is at least
+    :data:`LOOP_TOL`, at most ``iterations`` times: the numpy projection's
+    rule (:func:`flexpkm.algorithms.closure.project_on_loops`), whose first
+    check usually ends it after an HHT step (one evaluation of the loop
+    equations instead of ``iterations + 1``). On the kernel graph (MX) the loop equations
     and their Jacobian are one flat SX function (expanded:
     :func:`flexpkm.compiled.recursive.block_solve`), called by the
-    iterations; ``equations``: that function given instead (the loop
+    iterations, which are nested switches (CasADi's ``Function.conditional``,
+    as :func:`flexpkm.compiled.corrections.newton_corrections`: the skipped
+    ones cost a branch); on SX each iteration is kept or not by ``if_else``;
+    ``equations``: that function given instead (the loop
     model's, :func:`flexpkm.compiled.loop_functions.loop_equations`)."""
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
@@ -402,12 +414,48 @@ def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     q = X.sym("q", sm.q.shape[0])
     par = X.sym("par", layout(0, 0, sm.n_a, design_size(sm))[2])
     p = [design_part(sm, par)] if design else []
+    if not sm.residual.shape[0]:
+        return ca.Function("project", [q, par], [q, X(0)])
+    r, Jr, full = res(q, *p)
+    drift = ca.mmax(ca.fabs(full))
+    if not dep:
+        return ca.Function("project", [q, par], [q, drift])
+    if X is ca.MX:
+        return ca.Function("project", [q, par], list(_project_iterations(res, dep, iterations, par)(
+            q, r, Jr, drift, par)))
     qk = X(q)
-    for _ in range(iterations if dep else 0):
-        r, Jr, _ = res(qk, *p)
-        qk[dep] = qk[dep] - ca.solve(Jr, r)
-    drift = ca.mmax(ca.fabs(res(qk, *p)[2])) if sm.residual.shape[0] else X(0)
+    for _ in range(iterations):
+        going = drift >= LOOP_TOL
+        q1 = X(qk)
+        q1[dep] = qk[dep] - ca.solve(Jr, r)
+        r1, Jr1, full = res(q1, *p)
+        qk, r, Jr = (ca.if_else(going, a, b) for a, b in ((q1, qk), (r1, r), (Jr1, Jr)))
+        drift = ca.if_else(going, ca.mmax(ca.fabs(full)), drift)
     return ca.Function("project", [q, par], [qk, drift])
+
+
+def _project_iterations(res, dep, iterations, par):
+    """``(q, r, Jr, drift, par) -> (q, drift)``: :func:`project_function`'s
+    iterations on MX as nested switches from the loop equations' value
+    ``r``, Jacobian ``Jr`` and drift at ``q``."""
+    n_p = res.n_in() - 1
+    q, r, Jr = (ca.MX.sym(f"i{k}", res.sparsity_in(0) if k == 0 else res.sparsity_out(k - 1))
+                for k in range(3))
+    drift, pars = ca.MX.sym("drift"), ca.MX.sym("par", par.shape[0])
+    p = [pars[par.shape[0] - 1 - res.size1_in(1):par.shape[0] - 1]] if n_p else []
+    args = [q, r, Jr, drift, pars]
+    tail = None
+    for k in reversed(range(iterations)):
+        q1 = ca.MX(q)
+        q1[dep] = q[dep] - ca.solve(Jr, r)
+        r1, Jr1, full = res(q1, *p)
+        d1 = ca.mmax(ca.fabs(full))
+        out = [q1, d1] if tail is None else list(tail(q1, r1, Jr1, d1, pars))
+        cases = [ca.Function(f"project_done{k}", args, [q, drift]),
+                 ca.Function(f"project_again{k}", args, out)]
+        switch = ca.Function.conditional(f"project_if{k}", cases[:1], cases[1])
+        tail = ca.Function(f"project_tail{k}", args, switch(drift >= LOOP_TOL, *args))
+    return tail
 
 
 def record_function(sm: SymbolicDynamics, model, prescribed, sensors=(), terms=None):
