@@ -132,8 +132,9 @@ def stiffness(sm, par):
     """``K_tot`` (n_tot, n_tot) of the graph: from ``p`` in ``par`` on a
     parametric graph, else the model's numbers (sparse constant)."""
     X = _symbols(sm)
-    if design_size(sm):
-        return ca.substitute(sm.K_tot, sm.design, design_part(sm, par))
+    if design_size(sm):     # flat SX: its entries read from p (not p rebuilt whole, its
+        K = ca.Function("stiffness", [sm.design], [sm.K_tot]).expand()     # 5,404
+        return K(design_part(sm, par))      # numbers at 8 elements per body, then sliced)
     return X(ca.sparsify(ca.DM(sm.model.K_tot)))
 
 
