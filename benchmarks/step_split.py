@@ -16,7 +16,9 @@ split by the generated functions' names into
   sample, CasADi's virtual machine around the sample function).
 
 The generated functions' names are read from the library's C (captured
-while it is built in an empty cache, then loaded by the profiled run).
+while it is built in an empty cache, then loaded by the profiled run),
+compiled with ``-fno-inline-functions-called-once`` (else gcc folds a
+function called from one place into its caller and its cost is lost).
 ``uniform``: every N on the kernel graph's loop model (``design_input``,
 ``robot.LOOPS_MIN = 0``), the same functions at every size, so that the
 split compares; else the shipped choice (N = 1 unrolled, N = 2 flat).
@@ -59,6 +61,9 @@ def child(n, span, uniform, capture=None):
     from flexpkm.compiled import codegen, robot
     if uniform:
         robot.LOOPS_MIN = 0
+    #: the library's functions kept apart (gcc inlines a static function
+    #: called once, e.g. the model into the Newton correction at N = 4)
+    codegen.FLAGS = codegen.FLAGS + ("-fno-inline-functions-called-once",)
     if capture:
         write = codegen.write_source
 
