@@ -396,8 +396,8 @@ def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     :func:`flexpkm.compiled.recursive.block_solve`), called by the
     iterations, which are nested switches (CasADi's ``Function.conditional``,
     as :func:`flexpkm.compiled.corrections.newton_corrections`: the skipped
-    ones cost a branch); on SX each iteration is kept or not by ``if_else``;
-    ``equations``: that function given instead (the loop
+    ones cost a branch; an MX function around the SX loop equations on the
+    unrolled graph); ``equations``: that function given instead (the loop
     model's, :func:`flexpkm.compiled.loop_functions.loop_equations`)."""
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
@@ -417,22 +417,12 @@ def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     p = [design_part(sm, par)] if design else []
     if not sm.residual.shape[0]:
         return ca.Function("project", [q, par], [q, X(0)])
-    r, Jr, full = res(q, *p)
-    drift = ca.mmax(ca.fabs(full))
     if not dep:
-        return ca.Function("project", [q, par], [q, drift])
-    if X is ca.MX:
-        return ca.Function("project", [q, par], list(_project_iterations(res, dep, iterations, par)(
-            q, r, Jr, drift, par)))
-    qk = X(q)
-    for _ in range(iterations):
-        going = drift >= LOOP_TOL
-        q1 = X(qk)
-        q1[dep] = qk[dep] - ca.solve(Jr, r)
-        r1, Jr1, full = res(q1, *p)
-        qk, r, Jr = (ca.if_else(going, a, b) for a, b in ((q1, qk), (r1, r), (Jr1, Jr)))
-        drift = ca.if_else(going, ca.mmax(ca.fabs(full)), drift)
-    return ca.Function("project", [q, par], [qk, drift])
+        return ca.Function("project", [q, par], [q, ca.mmax(ca.fabs(res(q, *p)[2]))])
+    q, par = ca.MX.sym("q", q.shape[0]), ca.MX.sym("par", par.shape[0])    # the switches: MX
+    r, Jr, full = res(q, *([design_part(sm, par)] if design else []))
+    return ca.Function("project", [q, par], list(_project_iterations(res, dep, iterations, par)(
+        q, r, Jr, ca.mmax(ca.fabs(full)), par)))
 
 
 def _project_iterations(res, dep, iterations, par):
