@@ -378,8 +378,12 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
 
 
 #: the loop residual (m or rad, every row) below which the projection stops:
-#: :func:`flexpkm.algorithms.closure.project_on_loops`'s ``tol`` (the numpy step's)
-LOOP_TOL = 1e-12
+#: near round-off, below :func:`flexpkm.algorithms.closure.project_on_loops`'s
+#: 1e-12 (the numpy step's), so that the compiled and numpy projections end
+#: on the loops to ~1e-15 whichever takes one iteration more: at 1e-12 a
+#: drift left on one side and not the other moved the DualEMPS ``fast``
+#: PD run's accelerations by 1e-6 of their largest
+LOOP_TOL = 1e-15
 
 
 def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
@@ -388,10 +392,10 @@ def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     (the independent rows ``sm.kept``) with their exact Jacobian on the
     dependent columns ``sm.dep`` (the independent coordinates do not move),
     while the largest residual over every row (the drift) is at least
-    :data:`LOOP_TOL`, at most ``iterations`` times: the numpy projection's
-    rule (:func:`flexpkm.algorithms.closure.project_on_loops`), whose first
-    check usually ends it after an HHT step (one evaluation of the loop
-    equations instead of ``iterations + 1``). On the kernel graph (MX) the loop equations
+    :data:`LOOP_TOL`, at most ``iterations`` times (the numpy projection's
+    rule, :func:`flexpkm.algorithms.closure.project_on_loops`, with a
+    tighter tol): after an HHT step one iteration, two evaluations of the
+    loop equations instead of ``iterations + 1``. On the kernel graph (MX) the loop equations
     and their Jacobian are one flat SX function (expanded:
     :func:`flexpkm.compiled.recursive.block_solve`), called by the
     iterations, which are nested switches (CasADi's ``Function.conditional``,
