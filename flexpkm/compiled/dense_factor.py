@@ -109,6 +109,7 @@ def packed_size(n: int) -> int:
 def unpack(F, n: int):
     """The factor ``F`` (:func:`packed_size` entries, numpy) as ``(L, d)``:
     L (n, n) unit lower triangular, d (n,) the diagonal of D."""
+    import numpy as np
     L, d, k = np.eye(n), np.zeros(n), 0
     for j in range(n):
         d[j], L[j + 1:, j] = F[k], F[k + 1:k + n - j]
