@@ -19,8 +19,8 @@ iteration limit goes on as a full Newton (the matrix at each iterate:
 quadratic convergence where the kept matrix converges slowly, e.g. a
 tight ``tol``), the next step forms it at its first iterate and earlier
 again if it is slow too (:func:`flexpkm.compiled.step.step_function`),
-then the steps keep it. State fields ``S`` (n_r (n_r + 1) / 2, the packed factor of the matrix on
-the unknown rows and columns, the identity on the known ones), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
+then the steps keep it. State fields ``S`` (n_r x n_r, the factor of the matrix on the unknown
+rows and columns, the identity on the known ones), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
 """
 from __future__ import annotations
 
@@ -99,8 +99,7 @@ def newton_function(kd, prescribed, loops=False, c=False):
     F = (loop_functions.model_function if loops else model_function)(kd, prescribed)
     x, u, par = X.sym("x", n_x), X.sym("u", 3 * n_a), X.sym("par", n_par)
     pattern = kd.J.sparsity()        # J = [I; J_d] up to the order: products on its entries
-    J, b, a1, S_inv = X.sym("J", pattern), X.sym("b", n_tot), X.sym("a1", n_r), X.sym(
-        "S", dense_factor.packed_size(n_r))
+    J, b, a1, S_inv = X.sym("J", pattern), X.sym("b", n_tot), X.sym("a1", n_r), X.sym("S", n_r, n_r)
     unk = step.unknowns(n_r, n_a, prescribed)
     q1, v1 = step.newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     if loops:       # the MX around the loops' call as two flat SX functions (fewer copies)
@@ -159,7 +158,7 @@ def mass_matrix_function(kd):
 
 
 def refresh_function(kd, prescribed, loops=False, c=False):
-    """``(q_ev, v_ev, J, par) -> F`` (n_r (n_r + 1) / 2,): the LDL^T factor
+    """``(q_ev, v_ev, J, par) -> F`` (n_r, n_r): the LDL^T factor
     (:func:`flexpkm.compiled.dense_factor.factor_function`) of the
     iteration matrix at an evaluation ``(q_ev (n_tot), v_ev (n_r), J
     (n_tot, n_r) on the structural entries of the model's J)`` on the
@@ -200,7 +199,7 @@ def kept_inverse(kd, prescribed, x, par, loops=False, c=False):
         x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
     refresh = refresh_function(kd, prescribed, loops, c)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
-    keep = ca.Function("keep_S", [xs, ps], [xs[sl["S"]]])
+    keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
     J = step.state_jacobian(xs, sl, n_tot, n_r, d.J_pattern)
     fresh = ca.Function("fresh_S", [xs, ps], [refresh(xs[sl["q_ev"]], xs[sl["v_ev"]], J, ps)])
     choose = ca.Function.conditional("S_if", [keep], fresh)

@@ -337,8 +337,7 @@ class CompiledRobot:
         pattern = None if dense else self.state_pattern
         J = np.asarray(J, float)        # the non-zeros in column-major order
         J = J.reshape(-1, order="F") if pattern is None else J[pattern.get_triplet()]
-        return np.concatenate([q, v, a, a, g, b, q, v, np.zeros(n_r * (n_r + 1) // 2), [0.0, 1e9, 0.0],
-                               J])
+        return np.concatenate([q, v, a, a, g, b, q, v, np.zeros(n_r * n_r), [0.0, 1e9, 0.0], J])
 
     def state_slices(self) -> dict:
         """The slices of the step state x (:func:`flexpkm.compiled.step.layout`)."""

@@ -155,7 +155,7 @@ def layout(n_tot, n_r, n_a, n_p=0, n_J=None):
     the design vector's entries in it, :func:`design_size`; ``n_J``: the
     entries of J, last, default n_tot n_r, :attr:`Dims.n_J`)."""
     sizes = [("q", n_tot), ("v", n_r), ("a", n_r), ("a_prev", n_r), ("g", n_r),
-             ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r), ("S", n_r * (n_r + 1) // 2), ("S_h", 1),
+             ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r), ("S", n_r * n_r), ("S_h", 1),
              ("age", 1), ("evals", 1), ("J", n_tot * n_r if n_J is None else n_J)]
     out, k = {}, 0
     for name, n in sizes:
