@@ -36,15 +36,7 @@ for (j_ = 0; j_ < {n}; ++j_) {{
   for (k_ = 0; k_ < j_; ++k_) {{
     const casadi_real* restrict fk_ = ldl_F + k_ * {n};
     casadi_real w_ = fk_[j_] * fk_[k_];
-    i_ = j_;
-#ifdef __GNUC__
-    {{
-      typedef double v2_ __attribute__((vector_size(16), aligned(8), may_alias));
-      v2_ wv_ = {{w_, w_}};
-      for (; i_ + 1 < {n}; i_ += 2) *(v2_*)(fj_ + i_) -= *(const v2_*)(fk_ + i_) * wv_;
-    }}
-#endif
-    for (; i_ < {n}; ++i_) fj_[i_] -= fk_[i_] * w_;
+    for (i_ = j_; i_ < {n}; ++i_) fj_[i_] -= fk_[i_] * w_;
   }}
   for (i_ = j_ + 1; i_ < {n}; ++i_) fj_[i_] /= fj_[j_];
 }}
@@ -52,44 +44,21 @@ for (j_ = 0; j_ < {n}; ++j_) {{
 
 _SOLVE = """
 casadi_int i_, j_;
-casadi_real y_, s0_, s1_;
 if (!ldl_x) return 0;
 if (!ldl_F) return 1;
 for (i_ = 0; i_ < {n}; ++i_) ldl_x[i_] = ldl_r ? ldl_r[i_] : 0;
 for (j_ = 0; j_ < {n}; ++j_) {{
-  const casadi_real* fj_ = ldl_F + j_ * {n};
-  y_ = ldl_x[j_];
-  i_ = j_ + 1;
-#ifdef __GNUC__
-  {{
-    typedef double v2_ __attribute__((vector_size(16), aligned(8), may_alias));
-    v2_ yv_ = {{y_, y_}};
-    for (; i_ + 1 < {n}; i_ += 2) *(v2_*)(ldl_x + i_) -= *(const v2_*)(fj_ + i_) * yv_;
-  }}
-#endif
-  for (; i_ < {n}; ++i_) ldl_x[i_] -= fj_[i_] * y_;
+  const casadi_real* restrict fj_ = ldl_F + j_ * {n};
+  casadi_real* restrict x_ = ldl_x;
+  casadi_real y_ = x_[j_];
+  for (i_ = j_ + 1; i_ < {n}; ++i_) x_[i_] -= fj_[i_] * y_;
 }}
 for (j_ = 0; j_ < {n}; ++j_) ldl_x[j_] /= ldl_F[j_ + j_ * {n}];
 for (j_ = {n} - 1; j_ >= 0; --j_) {{
   const casadi_real* fj_ = ldl_F + j_ * {n};
-  s0_ = 0; s1_ = 0;
-  i_ = j_ + 1;
-#ifdef __GNUC__
-  {{
-    typedef double v2_ __attribute__((vector_size(16), aligned(8), may_alias));
-    v2_ sv_ = {{0, 0}};
-    for (; i_ + 1 < {n}; i_ += 2) sv_ += *(const v2_*)(fj_ + i_) * *(const v2_*)(ldl_x + i_);
-    s0_ = sv_[0]; s1_ = sv_[1];
-  }}
-#else
-  for (; i_ + 1 < {n}; i_ += 2) {{
-    s0_ += fj_[i_] * ldl_x[i_];
-    s1_ += fj_[i_ + 1] * ldl_x[i_ + 1];
-  }}
-#endif
-  y_ = ldl_x[j_] - (s0_ + s1_);
-  if (i_ < {n}) y_ -= fj_[i_] * ldl_x[i_];
-  ldl_x[j_] = y_;
+  casadi_real s_ = ldl_x[j_];
+  for (i_ = j_ + 1; i_ < {n}; ++i_) s_ -= fj_[i_] * ldl_x[i_];
+  ldl_x[j_] = s_;
 }}
 """
 
@@ -119,10 +88,7 @@ def factor_function(n: int, c: bool = True) -> ca.Function:
 def solve_function(n: int, c: bool = True) -> ca.Function:
     """``(F (n, n), r (n,)) -> x (n,)``: ``x = S^-1 r`` for the factor
     ``F`` of :func:`factor_function` (forward substitution by columns, the
-    diagonal, back substitution by column dot products, each summed in two
-    interleaved partial sums: two lanes of a 16-byte vector in the C,
-    gcc's and clang's vector extension, plain C elsewhere; the same sums in
-    the same order on SX). ``c`` as there."""
+    diagonal, back substitution by column dot products). ``c`` as there."""
     dense, vec = ca.Sparsity.dense(n, n), ca.Sparsity.dense(n, 1)
     if c:
         return ca.Function.jit(f"ldl_solve{n}", _SOLVE.format(n=n), ["ldl_F", "ldl_r"],
@@ -133,11 +99,9 @@ def solve_function(n: int, c: bool = True) -> ca.Function:
         for i in range(j + 1, n):
             x[i] = x[i] - F[i, j] * x[j]
     x = [x[j] / F[j, j] for j in range(n)]
-    for j in reversed(range(n)):        # the dot in two interleaved sums (the C's lanes)
-        s = [ca.SX(0), ca.SX(0)]
-        for i in range(j + 1, n - (n - j - 1) % 2, 2):
-            s = [s[0] + F[i, j] * x[i], s[1] + F[i + 1, j] * x[i + 1]]
-        x[j] = x[j] - (s[0] + s[1])
-        if (n - j - 1) % 2:
-            x[j] = x[j] - F[n - 1, j] * x[n - 1]
+    for j in reversed(range(n)):
+        s = x[j]
+        for i in range(j + 1, n):
+            s = s - F[i, j] * x[i]
+        x[j] = s
     return ca.Function(f"ldl_solve{n}", [F, r], [ca.vertcat(*x)])
