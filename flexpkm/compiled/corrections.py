@@ -1,4 +1,4 @@
-"""The Newton corrections of an HHT step with a kept (factored) iteration
+"""The Newton corrections of an HHT step with a kept inverse iteration
 matrix (:mod:`flexpkm.compiled.modified_newton`, issue 18), composed at run
 time (CasADi MX): with the kept matrix, or, for a slow step, with the
 iteration matrix at each iterate (the numpy step's full Newton), and the
@@ -19,14 +19,14 @@ REFRESH_AFTER_NEWTON = 1e9
 def corrected(newton, refresh, ins):
     """The outputs ``(a1, J, b, g, q_ev, v_ev, rho)`` of one correction from
     the symbols ``ins`` = ``(x, a1, J, b, u, par, S_inv)``: with the kept
-    factor ``S_inv``, and with Newton's matrix at the iterate (``newton`` of
-    the kept matrix, its last output the residual R (n_r,); then ``a1 -
-    refresh(q_ev, v_ev, J, par, R)``, the solve with the matrix at that
-    evaluation, :func:`flexpkm.compiled.modified_newton.kept_inverse`: the
-    numpy step's full Newton): a list of both."""
+    ``S_inv``, and with Newton's matrix at the iterate (``newton`` of the
+    kept matrix, its last output the residual R (n_r,); then ``a1 - S R``
+    with ``S = refresh(q_ev, v_ev, J, par)`` at that evaluation: the numpy
+    step's full Newton): a list of both."""
     x, a1, J, b, u, par, S_inv = ins
     out = newton(x, a1, J, b, u, par, S_inv)
-    return [list(out[:7]), [a1 - refresh(out[4], out[5], out[1], par, out[7]), *out[1:7]]]
+    fresh = refresh(out[4], out[5], out[1], par)
+    return [list(out[:7]), [a1 - fresh @ out[7], *out[1:7]]]
 
 
 def first_correction(newton, refresh):
@@ -46,7 +46,7 @@ def later_corrections(newton, refresh, iterations, mid):
     ``iterations - 1``: with the kept matrix, or Newton's
     (:func:`corrected`) after ``mid`` corrections, every one when
     ``flagged``. Nested switches: a converged step leaves them at once (one
-    copy of the state, not one per remaining iteration); the kept factor
+    copy of the state, not one per remaining iteration); the kept inverse
     is only read."""
     ins = [ca.MX.sym(f"i{k}", newton.sparsity_in(k)) for k in range(newton.n_in())]
     x, a1, J, b, u, par, S_inv = ins

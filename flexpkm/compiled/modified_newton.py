@@ -1,32 +1,31 @@
 """Modified Newton for the HHT step on the kernel graph (issue 18): the
 residual by the recursive Newton-Euler model
-(:mod:`flexpkm.compiled.newton_euler`, no mass matrix), the LDL^T factor of
-the iteration matrix kept in the step state over several steps
-(:mod:`flexpkm.compiled.dense_factor`).
+(:mod:`flexpkm.compiled.newton_euler`, no mass matrix), the inverse of the
+iteration matrix kept in the step state over several steps.
 
 The iteration matrix is the numpy step's (:func:`flexpkm.compiled.step.iteration_matrix`:
 ``S = M + (1 - alpha) (gamma h D + beta h^2 K)``), formed from M by
-:func:`mass_matrix_function` and factored (dense LDL^T) only when it
+:func:`mass_matrix_function` and inverted (LDL^T, generated) only when it
 is stale: at the first step,
 after :func:`refresh_age` steps, after a step that needed more than
 :data:`SLOW` model evaluations (convergence slows: friction switching, a
 fast motion), or for another step length ``h`` (a retried sample). Each
-Newton correction is then one recursive evaluation and a solve with the
-kept factor; the converged step is the same fixed point (the residual is
+Newton correction is then one recursive evaluation and a product by the
+kept inverse; the converged step is the same fixed point (the residual is
 the same equation of motion), reached at the same relative residual
 ``tol``. A step still not converged two corrections short of the
 iteration limit goes on as a full Newton (the matrix at each iterate:
 quadratic convergence where the kept matrix converges slowly, e.g. a
 tight ``tol``), the next step forms it at its first iterate and earlier
 again if it is slow too (:func:`flexpkm.compiled.step.step_function`),
-then the steps keep it. State fields ``S`` (n_r x n_r, the factor of the matrix on the unknown
-rows and columns, the identity on the known ones), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
+then the steps keep it. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
+columns), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
 """
 from __future__ import annotations
 
 import casadi as ca
 
-from flexpkm.compiled import dense_factor, loop_functions, step
+from flexpkm.compiled import loop_functions, step
 from flexpkm.compiled.newton_euler import recursive_dynamics
 
 #: steps after which the kept iteration matrix is formed again, up to
@@ -72,10 +71,10 @@ def model_function(kd, prescribed):
     return ca.Function("model_ne", [kd.q, kd.qd_r, rd.qdd_r, u, par], outs)
 
 
-def newton_function(kd, prescribed, loops=False, c=False):
-    """One Newton correction with a kept iteration matrix S, by its factor
-    ``F`` (:mod:`flexpkm.compiled.dense_factor`): ``(x, a1, J, b, u, par,
-    F) -> (a1 - S^-1 R, J1, b1, g1, q1, v1, rho, R)`` (:func:`flexpkm.compiled.step.newton_function`'s outputs and
+def newton_function(kd, prescribed, loops=False):
+    """One Newton correction with a kept inverse iteration matrix:
+    ``(x, a1, J, b, u, par, S_inv) -> (a1 - S_inv R, J1, b1, g1, q1, v1,
+    rho, R)`` (:func:`flexpkm.compiled.step.newton_function`'s outputs and
     the residual R (n_r,), zero on the known rows; J and J1
     on the structural entries of the model's J). Built on the kernel graph,
     then expanded into ONE flat SX function (``Function.expand``: the
@@ -84,15 +83,13 @@ def newton_function(kd, prescribed, loops=False, c=False):
     model at 8 elements per body, 90,000 at 16) and whose C runs without
     the MX graph's copies, projections and sparse-product bookkeeping
     (0.99 M machine instructions per model evaluation at 8 elements on the
-    MX graph); the solve with the kept factor outside it, in the MX call
+    MX graph); the product by the kept inverse outside it, in the MX call
     (a loop in the C: unrolled, its n_r^2 instructions were 10,000 of the
     flat function's 65,700 at 8 elements per body, 41,000 of 162,000 at 16,
     code that outgrows the instruction cache). ``loops``: the model of
     :func:`flexpkm.compiled.loop_functions.model_function` instead, not
     expanded (its C does not grow with the elements of a refined body:
-    each kernel once, a loop over each chain of identical frames). ``c``:
-    the solve as a C loop (generated code), else on SX (CasADi's virtual
-    machine), :func:`flexpkm.compiled.dense_factor.solve_function`."""
+    each kernel once, a loop over each chain of identical frames)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     d = step.Dims.of(kd)
     sl, n_x, n_par = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)
@@ -122,8 +119,8 @@ def newton_function(kd, prescribed, loops=False, c=False):
         rho, R = residual(Ma, g, forces, x, par)
         flat = ca.Function("newton_ne", [x, a1, J, b, u, par], [J1, b1, g, q1, v1, rho, R]).expand()
         J1, b1, g, q1, v1, rho, R = flat(x, a1, J, b, u, par)
-    new = a1 - dense_factor.solve_function(n_r, c)(S_inv, ca.densify(R))    # R zero on
-    return ca.Function("newton_kept", [x, a1, J, b, u, par, S_inv],         # the known rows
+    new = a1 - ca.densify(S_inv) @ R       # S_inv zero outside the unknowns' rows and columns
+    return ca.Function("newton_kept", [x, a1, J, b, u, par, S_inv],
                        [new, J1, b1, g, q1, v1, rho, R])
 
 
@@ -157,18 +154,14 @@ def mass_matrix_function(kd):
         linear(terms, *args, unit[:, k]) for k in range(n_r)])])
 
 
-def refresh_function(kd, prescribed, loops=False, c=False):
-    """``(q_ev, v_ev, J, par) -> F`` (n_r, n_r): the LDL^T factor
-    (:func:`flexpkm.compiled.dense_factor.factor_function`) of the
-    iteration matrix at an evaluation ``(q_ev (n_tot), v_ev (n_r), J
-    (n_tot, n_r) on the structural entries of the model's J)`` on the
-    unknown rows and columns, the identity on the known ones (a solve then
-    gives zero there for a residual that is zero there); M by
-    :func:`mass_matrix_function` (whole Newton-Euler columns took 27 us each
-    at 8 elements per body on the DualEMPS, where the MX graph's M took
-    5 ms); ``loops``: M by
-    :func:`flexpkm.compiled.loop_functions.mass_matrix_function`; ``c`` as
-    :func:`newton_function`'s."""
+def refresh_function(kd, prescribed, loops=False):
+    """``(q_ev, v_ev, J, par) -> S_inv`` (n_r, n_r): the inverse iteration
+    matrix on the unknown rows and columns at an evaluation ``(q_ev (n_tot),
+    v_ev (n_r), J (n_tot, n_r) on the structural entries of the model's J)``
+    (zero elsewhere); M by :func:`mass_matrix_function` (whole Newton-Euler
+    columns took 27 us each at 8 elements per body on the DualEMPS, where
+    the MX graph's M took 5 ms); ``loops``: M by
+    :func:`flexpkm.compiled.loop_functions.mass_matrix_function`."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))[2]
     q_ev, v_ev, par = X.sym("q_ev", n_tot), X.sym("v_ev", n_r), X.sym("par", n_par)
@@ -177,33 +170,26 @@ def refresh_function(kd, prescribed, loops=False, c=False):
     M = mass(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
     S = step.iteration_matrix(kd, M, J, v_ev, par)
     unk = step.unknowns(n_r, n_a, prescribed)
-    S_u = X.eye(n_r)
-    S_u[unk, unk] = S[unk, unk]
-    F = dense_factor.factor_function(n_r, c)(ca.densify(S_u))
-    return ca.Function("refresh", [q_ev, v_ev, J, par], [F])
+    S_inv = X(n_r, n_r)
+    S_inv[unk, unk] = ca.solve(S[unk, unk], X.eye(len(unk)), "ldl", {})
+    return ca.Function("refresh", [q_ev, v_ev, J, par], [ca.densify(S_inv)])
 
 
-def kept_inverse(kd, prescribed, x, par, loops=False, c=False):
-    """``(F, stale, newton)`` at the start of a step from the state ``x``:
-    the kept factor of the iteration matrix, or a new one (CasADi's
-    conditional: formed only when stale), and ``newton``: ``(q_ev, v_ev,
-    J, par, R) -> S^-1 R`` with the matrix at that evaluation
-    (:func:`refresh_function` and its solve, their code once), for the full
-    Newton corrections of a slow step
-    (:func:`flexpkm.compiled.step.step_function`); ``c`` as
-    :func:`newton_function`'s."""
+def kept_inverse(kd, prescribed, x, par, loops=False):
+    """``(S_inv, stale, refresh)`` at the start of a step from the state
+    ``x``: the kept inverse, or a new one (CasADi's conditional: formed only
+    when stale), and the :func:`refresh_function` it calls (its code once),
+    for the full Newton corrections of a slow step
+    (:func:`flexpkm.compiled.step.step_function`)."""
     n_tot, n_r, n_a, d = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, step.Dims.of(kd)
     sl = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)[0]
     stale = (((x[sl["age"]] >= refresh_age(n_r)) + (x[sl["evals"]] > SLOW)
               + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
         x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
-    refresh = refresh_function(kd, prescribed, loops, c)
+    refresh = refresh_function(kd, prescribed, loops)
     xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
     keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
     J = step.state_jacobian(xs, sl, n_tot, n_r, d.J_pattern)
     fresh = ca.Function("fresh_S", [xs, ps], [refresh(xs[sl["q_ev"]], xs[sl["v_ev"]], J, ps)])
     choose = ca.Function.conditional("S_if", [keep], fresh)
-    ins = [ca.MX.sym(f"i{k}", refresh.sparsity_in(k)) for k in range(4)] + [ca.MX.sym("R", n_r)]
-    solve = dense_factor.solve_function(n_r, c)
-    newton = ca.Function("newton_matrix", ins, [solve(refresh(*ins[:4]), ca.densify(ins[4]))])
-    return choose(stale, x, par), stale, newton
+    return choose(stale, x, par), stale, refresh

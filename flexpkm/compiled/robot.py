@@ -263,15 +263,15 @@ class CompiledRobot:
 
         loops = self.on_loops and not exact
 
-        def build(c=self.compile):     # c: the kept factor's C loops (SX on the VM)
+        def build():
             graph = self.simulation_graph
             dims = steps.Dims.of(graph)           # J's non-zeros in the kernel graph's state
             if not self.unrolled and not exact:     # recursive, kept matrix
                 kd = graph
-                step = steps.step_function(
-                    modified_newton.newton_function(kd, prescribed, loops, c), dims, prescribed,
-                    iterations, names[0], lambda x, par: modified_newton.kept_inverse(
-                        kd, prescribed, x, par, loops, c), modified_newton.SLOW)
+                step = steps.step_function(modified_newton.newton_function(kd, prescribed, loops),
+                                           dims, prescribed, iterations, names[0],
+                                           lambda x, par: modified_newton.kept_inverse(
+                                               kd, prescribed, x, par, loops), modified_newton.SLOW)
             else:
                 step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])
@@ -282,13 +282,10 @@ class CompiledRobot:
                     steps.record_function(graph, self.model, prescribed, sensors,
                                           loop_functions.record_function(graph, sensors)))
         fixed = None if self.unrolled else self.fixed
-        fns = self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
-                            sensors, exact, fixed, *(("loops",) if loops else ()), names=names,
-                            parametric=not self.unrolled,
-                            opt=None if self.unrolled else "-O2" if loops else "-O1")
-        if self.compile and not all(f.is_a("External") for f in fns):
-            return build(False)     # not compiled (codegen warned why): the VM's SX factor
-        return fns
+        return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
+                             sensors, exact, fixed, *(("loops",) if loops else ()), names=names,
+                             parametric=not self.unrolled,
+                             opt=None if self.unrolled else "-O2" if loops else "-O1")
 
     @property
     def on_loops(self):

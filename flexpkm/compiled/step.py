@@ -323,7 +323,7 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     residual rho of the last iterate is above ``tol`` (the last entry of
     ``par``); rho of the last evaluated iterate. Composed at run time (MX:
     no new code to compile per iteration limit). ``kept``: ``(x, par) ->
-    (S_inv, stale, refresh)`` for a ``newton`` taking the kept (factored)
+    (S_inv, stale, refresh)`` for a ``newton`` taking the kept inverse
     iteration matrix as its last input and returning the residual last
     (:func:`flexpkm.compiled.modified_newton.kept_inverse`): a step not
     converged after ``max(mid, iterations - 2)`` corrections (the last two
