@@ -9,8 +9,9 @@ split by the generated functions' names into
   fused with the correction, reported as such);
 * **factorisation**: the refreshes of the kept iteration matrix
   (``refresh``: the mass matrix's n_r columns, the iteration matrix and its
-  LDL^T factor) and the solves with the factor (``ldl_solve<n_r>``,
-  :mod:`flexpkm.compiled.dense_factor`);
+  LDL^T inverse, CasADi's) and the solves with a kept factor where the
+  library has them (``ldl_solve<n_r>``); the product by the kept inverse
+  is part of the Newton correction's MX call and counted in **rest**;
 * **rest**: everything else (Newmark update, residual, state copies, the
   conditionals, the recorder and the loop projection once per output
   sample, CasADi's virtual machine around the sample function).
