@@ -14,7 +14,10 @@ NaVARo at N = 2 only, to check that it runs;
 ``--simulation``: the DualEMPS's table only;
 ``--threads``: also the full model with the bodies' kernels on 1 and 2
 threads, :func:`parallel_bodies`, and the modal function with its limbs on
-1 and 2 threads, :func:`parallel_limbs`). CPU seconds (the process and
+1 and 2 threads, :func:`parallel_limbs`; ``--split``: only the cost of one
+step split into model evaluations, factorisation (refreshes, solves) and
+the rest, by callgrind instruction counts, default N = 1 2 4 8 16, with
+the fitted exponents: :mod:`benchmarks.step_split`, needs valgrind). CPU seconds (the process and
 the compiler it waits for), BLAS on one thread, medians of ``REPEATS``: on
 the shared 2-core machine the wall clock depends on the other sessions'
 load (3-5x the CPU time at a load average of 7-10). Exudyn's test model of
@@ -201,6 +204,10 @@ def exponent(x, y):
 
 def main():
     args = [int(a) for a in sys.argv[1:] if a.isdigit()]
+    if "--split" in sys.argv[1:]:            # callgrind, load-independent
+        from benchmarks.step_split import table
+        table(args or [1, 2, 4, 8, 16])
+        return
     ns = args or ([1, 2] if QUICK else [1, 2, 4, 8])
     os.environ["FLEXPKM_CACHE"] = tempfile.mkdtemp(prefix="flexpkm-bench-")   # first use: empty
     warnings.simplefilter("ignore")

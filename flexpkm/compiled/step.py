@@ -132,8 +132,9 @@ def stiffness(sm, par):
     """``K_tot`` (n_tot, n_tot) of the graph: from ``p`` in ``par`` on a
     parametric graph, else the model's numbers (sparse constant)."""
     X = _symbols(sm)
-    if design_size(sm):
-        return ca.substitute(sm.K_tot, sm.design, design_part(sm, par))
+    if design_size(sm):     # flat SX: its entries read from p (not p rebuilt whole, its
+        K = ca.Function("stiffness", [sm.design], [sm.K_tot]).expand()     # 5,404
+        return K(design_part(sm, par))      # numbers at 8 elements per body, then sliced)
     return X(ca.sparsify(ca.DM(sm.model.K_tot)))
 
 
@@ -376,15 +377,31 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     return ca.Function(name, [x, u, par], [x1, rho, evaluations])
 
 
+#: the loop residual (m or rad, every row) below which the projection stops:
+#: near round-off, below :func:`flexpkm.algorithms.closure.project_on_loops`'s
+#: 1e-12 (the numpy step's), so that the compiled and numpy projections end
+#: on the loops to ~1e-15 whichever takes one iteration more: at 1e-12 a
+#: drift left on one side and not the other moved the DualEMPS ``fast``
+#: PD run's accelerations by 1e-6 of their largest
+LOOP_TOL = 1e-15
+
+
 def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     """``(q, par) -> (q_proj, max |residual(q_proj)|)`` (``par`` only for
     the design vector ``p`` of a parametric graph): Newton on the loop equations
     (the independent rows ``sm.kept``) with their exact Jacobian on the
-    dependent columns ``sm.dep`` (the independent coordinates do not move);
-    the drift over every row. On the kernel graph (MX) the loop equations
+    dependent columns ``sm.dep`` (the independent coordinates do not move),
+    while the largest residual over every row (the drift) is at least
+    :data:`LOOP_TOL`, at most ``iterations`` times (the numpy projection's
+    rule, :func:`flexpkm.algorithms.closure.project_on_loops`, with a
+    tighter tol): after an HHT step one iteration, two evaluations of the
+    loop equations instead of ``iterations + 1``. On the kernel graph (MX) the loop equations
     and their Jacobian are one flat SX function (expanded:
     :func:`flexpkm.compiled.recursive.block_solve`), called by the
-    iterations; ``equations``: that function given instead (the loop
+    iterations, which are nested switches (CasADi's ``Function.conditional``,
+    as :func:`flexpkm.compiled.corrections.newton_corrections`: the skipped
+    ones cost a branch; an MX function around the SX loop equations on the
+    unrolled graph); ``equations``: that function given instead (the loop
     model's, :func:`flexpkm.compiled.loop_functions.loop_equations`)."""
     dep = [int(i) for i in sm.dep]
     X = _symbols(sm)
@@ -402,12 +419,38 @@ def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
     q = X.sym("q", sm.q.shape[0])
     par = X.sym("par", layout(0, 0, sm.n_a, design_size(sm))[2])
     p = [design_part(sm, par)] if design else []
-    qk = X(q)
-    for _ in range(iterations if dep else 0):
-        r, Jr, _ = res(qk, *p)
-        qk[dep] = qk[dep] - ca.solve(Jr, r)
-    drift = ca.mmax(ca.fabs(res(qk, *p)[2])) if sm.residual.shape[0] else X(0)
-    return ca.Function("project", [q, par], [qk, drift])
+    if not sm.residual.shape[0]:
+        return ca.Function("project", [q, par], [q, X(0)])
+    if not dep:
+        return ca.Function("project", [q, par], [q, ca.mmax(ca.fabs(res(q, *p)[2]))])
+    q, par = ca.MX.sym("q", q.shape[0]), ca.MX.sym("par", par.shape[0])    # the switches: MX
+    r, Jr, full = res(q, *([design_part(sm, par)] if design else []))
+    return ca.Function("project", [q, par], list(_project_iterations(res, dep, iterations, par)(
+        q, r, Jr, ca.mmax(ca.fabs(full)), par)))
+
+
+def _project_iterations(res, dep, iterations, par):
+    """``(q, r, Jr, drift, par) -> (q, drift)``: :func:`project_function`'s
+    iterations on MX as nested switches from the loop equations' value
+    ``r``, Jacobian ``Jr`` and drift at ``q``."""
+    n_p = res.n_in() - 1
+    q, r, Jr = (ca.MX.sym(f"i{k}", res.sparsity_in(0) if k == 0 else res.sparsity_out(k - 1))
+                for k in range(3))
+    drift, pars = ca.MX.sym("drift"), ca.MX.sym("par", par.shape[0])
+    p = [pars[par.shape[0] - 1 - res.size1_in(1):par.shape[0] - 1]] if n_p else []
+    args = [q, r, Jr, drift, pars]
+    tail = None
+    for k in reversed(range(iterations)):
+        q1 = ca.MX(q)
+        q1[dep] = q[dep] - ca.solve(Jr, r)
+        r1, Jr1, full = res(q1, *p)
+        d1 = ca.mmax(ca.fabs(full))
+        out = [q1, d1] if tail is None else list(tail(q1, r1, Jr1, d1, pars))
+        cases = [ca.Function(f"project_done{k}", args, [q, drift]),
+                 ca.Function(f"project_again{k}", args, out)]
+        switch = ca.Function.conditional(f"project_if{k}", cases[:1], cases[1])
+        tail = ca.Function(f"project_tail{k}", args, switch(drift >= LOOP_TOL, *args))
+    return tail
 
 
 def record_function(sm: SymbolicDynamics, model, prescribed, sensors=(), terms=None):
