@@ -19,6 +19,7 @@ one-line warning.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -217,6 +218,34 @@ def compiled(build, name, key, opt=None, merge=True, names=None):
 
 #: compiler flags besides the optimisation level (part of the library key)
 FLAGS = ("-fPIC", "-shared")
+#: C files of more lines are compiled by GCC's link-time optimisation on
+#: the process's cores (:func:`parallel_flags`)
+PARALLEL_LINES = 5_000
+
+
+@functools.lru_cache(maxsize=None)
+def is_gcc(cc) -> bool:
+    """Whether the compiler ``cc`` is GCC (its ``--version`` names the Free
+    Software Foundation; clang's does not)."""
+    try:
+        out = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "Free Software Foundation" in out
+
+
+def parallel_flags(cc, lines) -> list:
+    """Flags that spread one large library's compilation over the cores:
+    GCC's ``-flto=<cores> -flto-partition=balanced`` (the optimisation and
+    code generation, 90 % of gcc's time on the generated C, run on
+    partitions of the functions in parallel). For a file of more than
+    :data:`PARALLEL_LINES` lines, GCC and more than one core; else none.
+    Measured (DualEMPS, 8 elements per link, 41,708 lines at -O2, 2 cores):
+    10.1 -> 4.6 s of wall time, 9.7 -> 7.2 s of CPU."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if lines <= PARALLEL_LINES or (cores or 1) < 2 or not is_gcc(cc):
+        return []
+    return [f"-flto={min(cores, 8)}", "-flto-partition=balanced"]
 
 
 def _build(fns, name, cc, flags, lib, timeout):
@@ -236,8 +265,16 @@ def _build(fns, name, cc, flags, lib, timeout):
             code = gen.dump()
             write_source(tmp / f"{name}.c", code)
             out = tmp / f"{name}.so"
-            _announce(f"compiling {name} ({code.count(chr(10))} C lines, {flags[0]}) ...")
-            run_compiler([cc, *flags, f"{name}.c", "-o", out.name, "-lm"], tmp, name, timeout)
+            lines = code.count("\n")
+            _announce(f"compiling {name} ({lines} C lines, {flags[0]}) ...")
+            argv = [cc, *flags, f"{name}.c", "-o", out.name, "-lm"]
+            fast = parallel_flags(cc, lines)
+            try:
+                run_compiler(argv[:1] + fast + argv[1:], tmp, name, timeout)
+            except CompilationError:
+                if not fast:
+                    raise
+                run_compiler(argv, tmp, name, timeout)      # e.g. GCC without its LTO plugin
             COMPILE_SECONDS["last"] = dt = time.perf_counter() - t0
             COMPILE_SECONDS["total"] += dt
             _announce(f" done in {dt:.1f} s\n")

@@ -285,3 +285,32 @@ def test_functions_compiled_together_share_one_library(folder, recwarn):
         assert f.class_name() == g.class_name() == "External"
     assert float(again[0](X)) == 2 * X and abs(float(again[1](X)) - np.sin(X)) < 1e-15
     assert not recwarn.list
+
+
+def test_large_files_are_compiled_on_the_cores_by_gcc_only(monkeypatch, tmp_path):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    gnu = tmp_path / "gnucc"
+    gnu.write_text("#!/bin/sh\necho 'gcc (GCC) 12.2.0'; echo 'Copyright (C) 2022 Free Software "
+                   "Foundation, Inc.'\n")
+    gnu.chmod(0o755)
+    big = codegen.PARALLEL_LINES + 1
+    assert codegen.parallel_flags(str(gnu), big) == ["-flto=2", "-flto-partition=balanced"]
+    assert codegen.parallel_flags(str(gnu), big - 1) == []                  # small: as before
+    assert codegen.parallel_flags(script(tmp_path, "exit 0"), big) == []   # not GCC (clang...)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert codegen.parallel_flags(str(gnu), big) == []                      # one core
+
+
+def test_a_compiler_refusing_the_parallel_flags_builds_without_them(folder, recwarn, monkeypatch,
+                                                                    tmp_path):
+    real = shutil.which("cc") or shutil.which("gcc")
+    calls = tmp_path / "calls"
+    monkeypatch.setenv("FLEXPKM_CC", script(
+        tmp_path, f"echo \"$@\" >> {calls}\ncase \"$*\" in *-flto*) echo 'lto1: fatal error: "
+                  f"no plugin' >&2; exit 1;; esac\nexec {real} \"$@\""))
+    monkeypatch.setattr(codegen, "parallel_flags", lambda cc, lines: ["-flto=2"])
+    value, lines = get(recwarn)
+    assert value == pytest.approx(RIGHT, abs=1e-15) and lines == []         # built, no warning
+    argv = calls.read_text().splitlines()
+    assert len(argv) == 2 and "-flto=2" in argv[0] and "-flto" not in argv[1]
+    only_library(folder)
