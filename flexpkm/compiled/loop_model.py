@@ -3,8 +3,8 @@ kernel graph (issue 18, item 1): :func:`loop_model` builds, from a
 :class:`flexpkm.compiled.recursive.KernelDynamics` (its symbols, design
 vector, kernels), the passes of :mod:`flexpkm.compiled.loops` chain by
 chain, on which :mod:`flexpkm.compiled.loop_functions` builds the
-simulation's functions (their C does not grow with the elements of a
-refined body; ``tests/compiled/test_loop_model.py``: equal to the flat
+simulation's functions (each kernel's C once, a few lines per element of a
+refined body for its call; ``tests/compiled/test_loop_model.py``: equal to the flat
 ones to 1e-12).
 """
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """The simulation's Newton-Euler model as LOOPS over chains of identical
-frames (issue 18, item 1): the generated C holds each fused kernel once and
-calls it in a loop over the frames of each :class:`flexpkm.compiled.chains.Chain`
-(CasADi ``mapaccum`` over the chain, ``map`` over a cut frame's ancestors),
-so that its size does not grow with the elements of a refined body.
+frames (issue 18, item 1): the generated C holds each fused kernel's body
+once and calls it for each frame of each :class:`flexpkm.compiled.chains.Chain`
+(:meth:`LoopKernels.fold`: one call statement of a few lines per frame, its
+inputs read in place; ``map`` over a cut frame's ancestors), so that its
+size grows with the elements of a refined body by a few lines each, not by
+their expanded expressions.
 
 Same model as :func:`flexpkm.compiled.modified_newton.model_function` (the
 recursive Newton-Euler products of :mod:`flexpkm.compiled.newton_euler` on
@@ -80,10 +82,11 @@ def constants(v):
 
 
 def _fold(F, m, reverse=False):
-    """CasADi's ``mapaccum`` of ``F`` over m columns (from the last one when
-    ``reverse``): an MX function of the m calls whose inputs' columns are
-    read in place (``mapaccum`` copies the small ones; reversing inputs and
-    outputs around it copied them all)."""
+    """The fold of ``F`` over m columns (from the last one when ``reverse``)
+    as an MX function of the m calls, whose inputs' columns are read in
+    place: its C holds one call statement per column and F's body once
+    (CasADi's ``mapaccum``, a C loop, copied the small inputs, and reversing
+    inputs and outputs around it copied them all)."""
     x0 = x = ca.MX.sym("x", F.sparsity_in(0))
     U = [ca.MX.sym(f"u{i}", F.size1_in(i), m) for i in range(1, F.n_in())]
     outs = [[None] * m for _ in range(F.n_out())]
@@ -287,9 +290,9 @@ class LoopKernels:
             kx = new
 
     def fold(self, F, x0, *U, reverse=False):
-        """``(X, Y...)`` of ``F`` over the columns of ``U`` (CasADi
-        ``mapaccum``, one per kernel and length): ``X[:, i]`` the
-        accumulator after step i; ``reverse``: from the last column."""
+        """``(X, Y...)`` of ``F`` over the columns of ``U`` (:func:`_fold`,
+        one per kernel, length and direction): ``X[:, i]`` the accumulator
+        after step i; ``reverse``: from the last column."""
         m = U[0].shape[1]
         if m > 1:
             key = ("fold", F.name(), m, reverse)

@@ -88,8 +88,8 @@ def newton_function(kd, prescribed, loops=False):
     flat function's 65,700 at 8 elements per body, 41,000 of 162,000 at 16,
     code that outgrows the instruction cache). ``loops``: the model of
     :func:`flexpkm.compiled.loop_functions.model_function` instead, not
-    expanded (its C does not grow with the elements of a refined body:
-    each kernel once, a loop over each chain of identical frames)."""
+    expanded (each kernel's C once, called for each frame of each chain of
+    identical frames: a few C lines per element of a refined body)."""
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     d = step.Dims.of(kd)
     sl, n_x, n_par = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)

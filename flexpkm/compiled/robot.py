@@ -30,8 +30,8 @@ from flexpkm.model.build import build_structure
 UNROLLED_MAX = 20
 
 #: smallest n_tot whose simulation (on the kernel graph) runs on the loop
-#: model (:mod:`flexpkm.compiled.loop_model`: its C does not grow with the
-#: elements of a refined body) instead of the flat expanded one: the
+#: model (:mod:`flexpkm.compiled.loop_model`: each kernel's C once, a few
+#: lines per element of a refined body for its call) instead of the flat expanded one: the
 #: DualEMPS at 4 elements per body (43 coordinates) and up, whose first use
 #: is then 8.9 s CPU instead of 19.4 s (8 elements: 10.3 s instead of 23.6;
 #: run time 1.1-1.6x the flat model's);

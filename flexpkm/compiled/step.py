@@ -416,28 +416,28 @@ def project_function(sm: SymbolicDynamics, iterations=3, equations=None):
         res = ca.Function("res", [sm.q] + design, [rows, jac[:, dep], sm.residual])
         if X is ca.MX:          # the kernel graph: expanded, one flat SX function called
             res = res.expand()  # by the iterations (its C once)
-    q = X.sym("q", sm.q.shape[0])
-    par = X.sym("par", layout(0, 0, sm.n_a, design_size(sm))[2])
-    p = [design_part(sm, par)] if design else []
-    if not sm.residual.shape[0]:
-        return ca.Function("project", [q, par], [q, X(0)])
-    if not dep:
-        return ca.Function("project", [q, par], [q, ca.mmax(ca.fabs(res(q, *p)[2]))])
-    q, par = ca.MX.sym("q", q.shape[0]), ca.MX.sym("par", par.shape[0])    # the switches: MX
-    r, Jr, full = res(q, *([design_part(sm, par)] if design else []))
-    return ca.Function("project", [q, par], list(_project_iterations(res, dep, iterations, par)(
-        q, r, Jr, ca.mmax(ca.fabs(full)), par)))
+    n_q, n_par = sm.q.shape[0], layout(0, 0, sm.n_a, design_size(sm))[2]
+
+    def p_of(par):
+        return [design_part(sm, par)] if design else []
+    if not sm.residual.shape[0] or not dep:     # nothing to solve: the drift only
+        q, par = X.sym("q", n_q), X.sym("par", n_par)
+        drift = ca.mmax(ca.fabs(res(q, *p_of(par))[2])) if sm.residual.shape[0] else X(0)
+        return ca.Function("project", [q, par], [q, drift])
+    q, par = ca.MX.sym("q", n_q), ca.MX.sym("par", n_par)      # the switches: MX
+    r, Jr, full = res(q, *p_of(par))
+    iterate = _project_iterations(sm, res, dep, iterations, n_par)
+    return ca.Function("project", [q, par], list(iterate(q, r, Jr, ca.mmax(ca.fabs(full)), par)))
 
 
-def _project_iterations(res, dep, iterations, par):
+def _project_iterations(sm, res, dep, iterations, n_par):
     """``(q, r, Jr, drift, par) -> (q, drift)``: :func:`project_function`'s
     iterations on MX as nested switches from the loop equations' value
-    ``r``, Jacobian ``Jr`` and drift at ``q``."""
-    n_p = res.n_in() - 1
+    ``r``, Jacobian ``Jr`` and drift at ``q`` (``par`` (n_par,))."""
     q, r, Jr = (ca.MX.sym(f"i{k}", res.sparsity_in(0) if k == 0 else res.sparsity_out(k - 1))
                 for k in range(3))
-    drift, pars = ca.MX.sym("drift"), ca.MX.sym("par", par.shape[0])
-    p = [pars[par.shape[0] - 1 - res.size1_in(1):par.shape[0] - 1]] if n_p else []
+    drift, pars = ca.MX.sym("drift"), ca.MX.sym("par", n_par)
+    p = [design_part(sm, pars)] if design_size(sm) else []
     args = [q, r, Jr, drift, pars]
     tail = None
     for k in reversed(range(iterations)):
