@@ -98,11 +98,12 @@ class LockedLoop:
     """The C loop (:data:`SOURCE`, compiled once into the cache folder,
     :func:`flexpkm.compiled.sparse_products.load_c`) with SciPy's LAPACK
     pointers: ``loop(K, M, J_p, blocks) -> (lam (B, n) unsorted or NaN, C,
-    status (B,))``. Raises :class:`flexpkm.errors.BackendUnavailableError`
-    without a C compiler."""
+    status (B,))``; ``fn``: another loop of the same signature (the Eigen
+    one, :mod:`flexpkm.compiled.locked_eigen`). Raises
+    :class:`flexpkm.errors.BackendUnavailableError` without a C compiler."""
 
-    def __init__(self):
-        self.fn = load_c(SOURCE, "flexpkm_locked")
+    def __init__(self, fn=None):
+        self.fn = fn or load_c(SOURCE, "flexpkm_locked")
         self.fn.restype = None
         self.fn.argtypes = ([ctypes.c_long] * 4 + [ctypes.c_void_p] * 9 + [ctypes.c_long,
                             ctypes.c_void_p])

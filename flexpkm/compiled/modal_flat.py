@@ -131,13 +131,20 @@ def locked_blocks(cm) -> list:
 
 
 def locked_loop(cm):
-    """The C loop of the locked pencil's eigenvalues and compliance
-    (:class:`flexpkm.compiled.locked_loop.LockedLoop`), loaded once and
-    kept with the plan."""
+    """The loop of the locked pencil's eigenvalues and compliance, loaded
+    once and kept with the plan: Eigen's
+    (:class:`flexpkm.compiled.locked_eigen.EigenLoop`, 0.25 -> 0.17 ms per
+    NaVARo pose), else, without a C++ compiler or Eigen's headers, the
+    LAPACK one (:class:`flexpkm.compiled.locked_loop.LockedLoop`)."""
     plan = plan_of(cm)
     if "locked_loop" not in plan:
+        from flexpkm.compiled.locked_eigen import EigenLoop
         from flexpkm.compiled.locked_loop import LockedLoop
-        plan["locked_loop"] = LockedLoop()
+        from flexpkm.errors import BackendUnavailableError
+        try:
+            plan["locked_loop"] = EigenLoop()
+        except BackendUnavailableError:
+            plan["locked_loop"] = LockedLoop()
     return plan["locked_loop"]
 
 

@@ -209,14 +209,15 @@ def load_kernel():
     return fn
 
 
-def load_c(source: str, symbol: str, flags=FLAGS):
+def load_c(source: str, symbol: str, flags=FLAGS, compiler=None):
     """The function ``symbol`` of the C ``source`` (``ctypes``, its argument
     types unset), compiled once with ``flags`` into the cache folder
     (keyed by the source's hash, checked by its recorded hash) or a private
-    temporary one. Raises :class:`BackendUnavailableError` without a C
-    compiler or when it fails."""
+    temporary one; ``compiler``: its path (default the C compiler of
+    :func:`flexpkm.compiled.codegen.find_compiler`). Raises
+    :class:`BackendUnavailableError` without a compiler or when it fails."""
     from flexpkm.compiled.codegen import find_compiler
-    cc = find_compiler()
+    cc = compiler or find_compiler()
     if cc is None:
         raise BackendUnavailableError("workspace_map", f"no C compiler for {symbol}")
     key = hashlib.sha256(source.encode()).hexdigest()[:24]
