@@ -9,6 +9,7 @@ per-cell breakdown of the map in this process (cProfile groups).
     OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py [--before /work/main] [--repeats 5]
     OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py --breakdown
     OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py --accuracy
+    OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py --large --before /work/main --repeats 2
 
 Writes ``benchmarks/bench_maprate.json`` (``bench_maprate_steps.json``,
 ``bench_maprate_accuracy.json``).
@@ -30,6 +31,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 GRID = ["-0.05:0.05:20", "-0.05:0.05:20", "-0.2:0.2:10"]
 REACHABLE = 3507
+#: the acceptance's map (44,765 reachable cells of 50,000)
+LARGE = ["-0.1:0.1:50", "-0.1:0.1:50", "-1.1:0.1:20"]
 #: a warm-up map of more than workspace_map.FLAT_COLD reachable cells (11,000 of 12,500)
 COLD = ["-0.05:0.05:50", "-0.05:0.05:50", "-0.2:0.2:5"]
 
@@ -147,11 +150,15 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--grid", nargs=3, default=GRID, metavar="X0:X1:N",
                     help="the map's grid (default the 20 x 20 x 10 of bench_study.py --only-cli)")
+    ap.add_argument("--large", action="store_true",
+                    help="the acceptance's 50 x 50 x 20 map (bench_maprate_large.json)")
     ap.add_argument("--accuracy", action="store_true",
                     help="only the cells against single-pose dsygvd (bench_maprate_accuracy.json)")
     ap.add_argument("--breakdown", action="store_true",
                     help="only the per-cell breakdown in this process (bench_maprate_steps.json)")
     args = ap.parse_args()
+    if args.large:
+        args.grid = LARGE
     if args.accuracy:
         res = accuracy()
         print(json.dumps(res, indent=1))

@@ -65,14 +65,14 @@ extern "C" void flexpkm_locked_eigen(long B, long m, long np_, long nblk, const 
       int nb = start[b + 1] - start[b];
       const int *ix = idx + start[b];
       Mat &Kt = Kb[b], &A = Ab[b], &X = Xb[b];
-      for (int j = 0; j < nb; ++j)
-        for (int i = 0; i < nb; ++i) {
-          Kt(i, j) = k[ix[i] * m + ix[j]];
-          A(i, j) = mm[ix[i] * m + ix[j]];
-        }
+      for (int j = 0; j < nb; ++j) {       /* K, M symmetric: row ix[j], along it */
+        const double *kj = k + ix[j] * m, *mj = mm + ix[j] * m;
+        for (int i = j; i < nb; ++i) Kt(i, j) = kj[ix[i]];
+        for (int i = 0; i < nb; ++i) A(i, j) = mj[ix[i]];
+      }
       for (long a = 0; a < np_; ++a)
         for (int i = 0; i < nb; ++i) X(i, a) = jp[a * m + ix[i]];
-      llt[b].compute(Kt);
+      llt[b].compute(Kt);                /* reads the lower triangle */
       if (llt[b].info() != Eigen::Success) { status[t] = 1; break; }
       llt[b].matrixL().solveInPlace(X);
       for (long a = 0; a < np_; ++a)
