@@ -30,11 +30,11 @@ import shutil
 import sys
 from pathlib import Path
 
-from flexpkm.compiled.locked_loop import LockedLoop
+from flexpkm.compiled.locked_loop import COUPLED_CHECK, LockedLoop
 from flexpkm.errors import BackendUnavailableError
 
 #: the loop, the C loop's signature (``work``, ``nbmax`` unused; ``f[4]`` dsterf)
-SOURCE = r"""
+SOURCE = COUPLED_CHECK + r"""
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <vector>
@@ -69,7 +69,9 @@ extern "C" void flexpkm_locked_eigen(long B, long m, long np_, long nblk, const 
         const double *kj = k + ix[j] * m, *mj = mm + ix[j] * m;
         for (int i = j; i < nb; ++i) Kt(i, j) = kj[ix[i]];
         for (int i = 0; i < nb; ++i) A(i, j) = mj[ix[i]];
+        COUPLED_CHECK(kj, mj)
       }
+      if (status[t]) break;
       for (long a = 0; a < np_; ++a)
         for (int i = 0; i < nb; ++i) X(i, a) = jp[a * m + ix[i]];
       llt[b].compute(Kt);                /* reads the lower triangle */

@@ -10,7 +10,9 @@ linked). In Python the same loop cost 10 LAPACK calls and 2 gathers of
 
 A pose the loop cannot finish (a block of K not positive definite, or a
 flexibility form without positive eigenvalues) is flagged and left to
-the Python loop (``dsygvd``, its errors).
+the Python loop (``dsygvd``, its errors); a pose whose pencil the blocks do
+not split (an entry between two blocks not zero, checked on the rows the
+loop copies) is flagged :data:`COUPLED`.
 """
 from __future__ import annotations
 
@@ -20,8 +22,17 @@ import numpy as np
 
 from flexpkm.compiled.sparse_products import address, load_c
 
+#: the check of the blocks while a loop copies the rows ``rowK``, ``rowM`` of
+#: a block ``b`` of pose ``t``: their entries in the blocks before ``b`` are zero,
+#: else ``status[t]`` 3 (:data:`COUPLED`)
+COUPLED_CHECK = r"""
+#define COUPLED_CHECK(rowK, rowM)                                          \
+  for (long a = 0; a < b && !status[t]; ++a)                               \
+    for (int i = start[a]; i < start[a + 1]; ++i)                          \
+      if (rowK[idx[i]] != 0.0 || rowM[idx[i]] != 0.0) { status[t] = 3; break; }
+"""
 #: the C loop; ``f``: dpotrf, dtrtrs, dsygst, dsytrd, dsterf (SciPy's pointers)
-SOURCE = r"""
+SOURCE = COUPLED_CHECK + r"""
 typedef void (*potrf_t)(char *, int *, double *, int *, int *);
 typedef void (*trtrs_t)(char *, char *, char *, int *, int *, double *, int *, double *, int *,
                         int *);
@@ -31,8 +42,9 @@ typedef void (*sytrd_t)(char *, int *, double *, int *, double *, double *, doub
 typedef void (*sterf_t)(int *, double *, double *, int *);
 
 /* per pose t: status[t] 0 done, 1 a block of K not positive definite, 2 the
-   flexibility form failed; lam (B, n) per block 1/mu (unsorted), C (B, np, np)
-   accumulated (zero on entry) */
+   flexibility form failed, 3 an entry of K or M between two blocks is not zero
+   (the blocks do not split this pose's pencil); lam (B, n) per
+   block 1/mu (unsorted), C (B, np, np) accumulated (zero on entry) */
 void flexpkm_locked(long B, long m, long np_, long nblk, const int *start, const int *idx,
                     const double *K, const double *M, const double *Jp, double *lam,
                     double *C, int *status, double *work, long nbmax, void **f) {
@@ -53,11 +65,15 @@ void flexpkm_locked(long B, long m, long np_, long nblk, const int *start, const
     for (long b = 0; b < nblk && !status[t]; ++b) {
       int nb = start[b + 1] - start[b];
       const int *ix = idx + start[b];
-      for (int j = 0; j < nb; ++j)
+      for (int j = 0; j < nb; ++j) {
+        const double *kj = k + ix[j] * m, *mj = mm + ix[j] * m;     /* K, M symmetric */
         for (int i = 0; i < nb; ++i) {
-          L[i + j * nb] = k[ix[i] * m + ix[j]];
-          A[i + j * nb] = mm[ix[i] * m + ix[j]];
+          L[i + j * nb] = kj[ix[i]];
+          A[i + j * nb] = mj[ix[i]];
         }
+        COUPLED_CHECK(kj, mj)
+      }
+      if (status[t]) break;
       for (long a = 0; a < np_; ++a)
         for (int i = 0; i < nb; ++i) X[i + a * nb] = jp[a * m + ix[i]];
       potrf(&lo, &nb, L, &nb, &info);
@@ -78,6 +94,8 @@ void flexpkm_locked(long B, long m, long np_, long nblk, const int *start, const
   }
 }
 """
+#: the status of a pose whose pencil the blocks do not split
+COUPLED = 3
 #: SciPy's LAPACK routines the loop calls, in the order of ``f``
 ROUTINES = ("dpotrf", "dtrtrs", "dsygst", "dsytrd", "dsterf")
 
@@ -98,7 +116,7 @@ class LockedLoop:
     """The C loop (:data:`SOURCE`, compiled once into the cache folder,
     :func:`flexpkm.compiled.sparse_products.load_c`) with SciPy's LAPACK
     pointers: ``loop(K, M, J_p, blocks) -> (lam (B, n) unsorted or NaN, C,
-    status (B,))``; ``fn``: another loop of the same signature (the Eigen
+    status (B,): 0 done, 1 K, 2 M not positive definite, 3 coupled)``; ``fn``: another loop of the same signature (the Eigen
     one, :mod:`flexpkm.compiled.locked_eigen`). Raises
     :class:`flexpkm.errors.BackendUnavailableError` without a C compiler."""
 

@@ -118,9 +118,10 @@ def locked_blocks(cm) -> list:
     coordinates, the in-plane and out-of-plane motions). The structural
     patterns of the products do not split it (CasADi's expressions of
     those zeros are not structural zeros), and a configuration off the
-    loops is not planar. Each chunk checks them
-    (:func:`flexpkm.algorithms.flexibility.coupled`: a zero by coincidence
-    at the reference is not taken for a split)."""
+    loops is not planar. The locked loop checks them on the rows it copies
+    (status :data:`flexpkm.compiled.locked_loop.COUPLED`: then the chunk's
+    own split, :func:`flexpkm.algorithms.flexibility.resplit`; a zero by
+    coincidence at the reference is not taken for a split)."""
     plan = plan_of(cm)
     if "locked_blocks" not in plan:
         from flexpkm.algorithms.eigen import decoupled_blocks

@@ -11,8 +11,9 @@ import scipy.linalg as sla
 
 import flexpkm as fp
 from flexpkm import cases
+from flexpkm.algorithms.flexibility import eigen_and_compliance
 from flexpkm.compiled import locked_eigen, modal_flat
-from flexpkm.compiled.locked_loop import LockedLoop
+from flexpkm.compiled.locked_loop import COUPLED, LockedLoop
 from flexpkm.errors import BackendUnavailableError
 from tests.algorithms.test_eigen import block_pencil
 from tests.algorithms.test_flexibility import _blocks
@@ -105,3 +106,22 @@ def test_eigen_include_finds_the_headers():
     """The lookup returns a folder with Eigen's Cholesky header, or None."""
     folder = locked_eigen.eigen_include()
     assert folder is None or (folder / "Eigen" / "Cholesky").is_file()
+
+
+@pytest.mark.parametrize("which", ["eigen", "lapack"])
+def test_coupled_blocks_flagged_and_resplit(which, eigen_loop):
+    """An entry between two of the given blocks at one pose (pose 3; 1e-3
+    in M): both loops flag that pose (status 3, COUPLED) and no other;
+    eigen_and_compliance then runs the batch's own split and its
+    eigenvalues equal SciPy's ``eigh`` of each whole pencil to 1e-12."""
+    K, M, perm, sizes = block_pencil((6, 11, 1), B=8, seed=2)
+    blocks = _blocks(perm, sizes)
+    i, j = blocks[1][0], blocks[0][2]
+    M[3, i, j] = M[3, j, i] = 1e-3
+    J_p = np.random.default_rng(3).standard_normal((8, 2, K.shape[-1]))
+    loop = eigen_loop if which == "eigen" else LockedLoop()
+    status = loop(K, M, J_p, blocks)[2]
+    assert np.flatnonzero(status).tolist() == [3] and status[3] == COUPLED
+    lam, C, ok = eigen_and_compliance(K, M, J_p, blocks, loop=loop)
+    ref = np.stack([sla.eigh(k, m, eigvals_only=True) for k, m in zip(K, M)])
+    assert ok.all() and np.abs(lam / ref - 1).max() <= 1e-12
