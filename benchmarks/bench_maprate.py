@@ -9,10 +9,12 @@ per-cell breakdown of the map in this process (cProfile groups).
     OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py [--before /work/main] [--repeats 5]
     OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py --breakdown
     OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py --accuracy
+    OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py --loops
     OMP_NUM_THREADS=1 python benchmarks/bench_maprate.py --large --before /work/main --repeats 2
 
 Writes ``benchmarks/bench_maprate.json`` (``bench_maprate_steps.json``,
-``bench_maprate_accuracy.json``).
+``bench_maprate_accuracy.json``, ``bench_maprate_loops.json``,
+``bench_maprate_large.json``).
 """
 from __future__ import annotations
 
@@ -103,6 +105,55 @@ def breakdown(repeats=5, chunk=128):
             "load_average": os.getloadavg()}
 
 
+def loops(repeats=7, chunk=128):
+    """The locked loop per pose, Eigen's (``locked_eigen.EigenLoop``) against
+    LAPACK's (``locked_loop.LockedLoop``) on the same reduced matrices of the
+    3,507 reachable NaVARo cells (blocks 51 + 39), in chunks of ``chunk``,
+    ``repeats`` interleaved runs (ms per pose: medians and all runs), and
+    the map's cells (``locked_cells``) with each loop; the largest relative
+    difference of the 5 lowest eigenvalues between the two loops."""
+    sys.path.insert(0, str(HERE))
+    from bench_study import _navaro
+    from flexpkm.algorithms.compliance import rows_of_J
+    from flexpkm.analysis.grid import make_grid
+    from flexpkm.analysis.map_cells import locked_cells
+    from flexpkm.compiled import modal, modal_flat
+    from flexpkm.compiled.locked_eigen import EigenLoop
+    from flexpkm.compiled.locked_loop import LockedLoop
+    from flexpkm.threads import one_blas_thread
+    model, configure, case, _ = _navaro()
+    q = configure(make_grid(GRID, case.pose_names).poses())[0]
+    q = q[np.isfinite(q).all(axis=1)]
+    parts = [q[b:b + chunk] for b in range(0, len(q), chunk)]
+    red = [modal_flat.fast_reduced_matrices(model, x) for x in parts]
+    cm = modal.compiled_robot(model)[0]
+    plan, blocks = modal_flat.plan_of(cm), modal_flat.locked_blocks(cm)
+    J_p = [rows_of_J(r, range(model.layout.n_t, model.layout.n_tot)) for r in red]
+    impl = {"lapack": LockedLoop(), "eigen": EigenLoop()}
+    runs = {f"{k}_{w}": [] for k in impl for w in ("loop", "cells")}
+    with one_blas_thread(scipy=True):
+        lam = {k: np.sort(np.concatenate([f(r.K_r, r.M_r, j, blocks)[0] for r, j in zip(red, J_p)]),
+                          axis=1) for k, f in impl.items()}
+        for _ in range(repeats):
+            for k, f in impl.items():
+                t0 = time.process_time()
+                for r, j in zip(red, J_p):
+                    f(r.K_r, r.M_r, j, blocks)
+                t1 = time.process_time()
+                plan["locked_loop"] = f
+                for x in parts:
+                    locked_cells(model, x, 5)
+                t2 = time.process_time()
+                runs[f"{k}_loop"].append(1e3 * (t1 - t0) / len(q))
+                runs[f"{k}_cells"].append(1e3 * (t2 - t1) / len(q))
+    plan.pop("locked_loop")
+    return {"ms_per_pose_median": {k: float(np.median(v)) for k, v in runs.items()},
+            "runs": runs, "cells": len(q),
+            "lowest5_relative_difference": float(np.abs(lam["eigen"][:, :5] / lam["lapack"][:, :5]
+                                                        - 1).max()),
+            "load_average": os.getloadavg()}
+
+
 def accuracy(chunk=128):
     """The map's cells (``locked_cells``: the C loop) against the single-pose
     analysis of the same fast path (``natural_frequencies(..., flat=True)``:
@@ -154,6 +205,8 @@ def main():
                     help="the acceptance's 50 x 50 x 20 map (bench_maprate_large.json)")
     ap.add_argument("--accuracy", action="store_true",
                     help="only the cells against single-pose dsygvd (bench_maprate_accuracy.json)")
+    ap.add_argument("--loops", action="store_true",
+                    help="only Eigen's locked loop against LAPACK's (bench_maprate_loops.json)")
     ap.add_argument("--breakdown", action="store_true",
                     help="only the per-cell breakdown in this process (bench_maprate_steps.json)")
     args = ap.parse_args()
@@ -163,6 +216,11 @@ def main():
         res = accuracy()
         print(json.dumps(res, indent=1))
         (HERE / "bench_maprate_accuracy.json").write_text(json.dumps(res, indent=1) + "\n")
+        return
+    if args.loops:
+        res = loops()
+        print(json.dumps({k: v for k, v in res.items() if k != "runs"}, indent=1))
+        (HERE / "bench_maprate_loops.json").write_text(json.dumps(res, indent=1) + "\n")
         return
     if args.breakdown:
         res = breakdown(args.repeats)
