@@ -154,6 +154,29 @@ def loops(repeats=7, chunk=128):
             "load_average": os.getloadavg()}
 
 
+def exact_check(model, q):
+    """The 5 lowest frequencies of one cell ``q`` (1, n_tot) by the map
+    (``locked_cells``) and by the single-pose ``dsygvd``, each against the
+    same reduced matrices' eigenvalues to 40 digits (mpmath: Cholesky of M,
+    ``eigsy``): largest relative differences."""
+    import mpmath as mp
+    import flexpkm as fp
+    from flexpkm.analysis.map_cells import locked_cells
+    from flexpkm.compiled import modal, modal_flat
+    m, _ = locked_cells(model, q, 5)
+    ref = fp.natural_frequencies(model, q, shapes=False, allow_zero=True, backend="compiled",
+                                 flat=True)
+    red, lam = m.reduced, []
+    with mp.workdps(40):
+        for b in modal_flat.locked_blocks(modal.compiled_robot(model)[0]):
+            K, M = (mp.matrix(A[0][np.ix_(b, b)].tolist()) for A in (red.K_r, red.M_r))
+            Li = mp.inverse(mp.cholesky(M))
+            lam += [float(v) for v in mp.eigsy(Li * K * Li.T, eigvals_only=True)]
+    f = np.sqrt(np.sort(lam)[:5]) / (2 * np.pi)
+    return {"map": float(np.abs(m.frequencies_hz[0] / f - 1).max()),
+            "dsygvd": float(np.abs(ref.frequencies_hz[0, :5] / f - 1).max())}
+
+
 def accuracy(chunk=128):
     """The map's cells (``locked_cells``: the C loop) against the single-pose
     analysis of the same fast path (``natural_frequencies(..., flat=True)``:
@@ -161,8 +184,9 @@ def accuracy(chunk=128):
     (``platform_compliance``) over the 3,507 reachable cells of the 20 x 20
     x 10 map: the largest relative difference per frequency (5 modes) and
     relative to the spectrum's largest, of the compliance (to its largest
-    entry), of the Type 2 measure and ``cond_pencil``, and whether the
-    flags are equal."""
+    entry), of the Type 2 measure and ``cond_pencil``, whether the flags
+    are equal, and the two cells of largest difference against 40 digits
+    (:func:`exact_check`)."""
     sys.path.insert(0, str(HERE))
     from bench_study import _navaro
     import flexpkm as fp
@@ -174,7 +198,7 @@ def accuracy(chunk=128):
     q = q[np.isfinite(q).all(axis=1)]
     worst = {k: 0.0 for k in ("frequency_relative", "frequency_of_largest", "compliance",
                               "singularity_measure", "cond_pencil")}
-    flags = True
+    flags, cells = True, []
     for b in range(0, len(q), chunk):
         x = q[b:b + chunk]
         m, (C, _, ok) = locked_cells(model, x, 5)
@@ -191,7 +215,10 @@ def accuracy(chunk=128):
         for k, v in pairs.items():
             worst[k] = max(worst[k], float(np.max(v)))
         flags &= bool(ok.all()) and np.array_equal(m.near_singular, ref.near_singular)
+        rel = pairs["frequency_relative"].max(axis=1)
+        cells += [(float(rel[i]), b + int(i)) for i in np.argsort(rel)[-2:]]
     return {"cells": len(q), "largest_difference": worst, "same_flags": flags,
+            "worst_cells_vs_40_digits": [exact_check(model, q[i:i + 1]) for _, i in sorted(cells)[-2:]],
             "load_average": os.getloadavg()}
 
 
