@@ -134,9 +134,10 @@ def locked_blocks(cm) -> list:
 def locked_loop(cm):
     """The loop of the locked pencil's eigenvalues and compliance, loaded
     once and kept with the plan: Eigen's
-    (:class:`flexpkm.compiled.locked_eigen.EigenLoop`, 0.25 -> 0.17 ms per
-    NaVARo pose), else, without a C++ compiler or Eigen's headers, the
-    LAPACK one (:class:`flexpkm.compiled.locked_loop.LockedLoop`)."""
+    (:class:`flexpkm.compiled.locked_eigen.EigenLoop`: 0.31 -> 0.24 ms per
+    NaVARo pose, ``bench_maprate.py --loops``), else, without a C++
+    compiler or Eigen's headers, the LAPACK one
+    (:class:`flexpkm.compiled.locked_loop.LockedLoop`)."""
     plan = plan_of(cm)
     if "locked_loop" not in plan:
         from flexpkm.compiled.locked_eigen import EigenLoop
