@@ -30,21 +30,18 @@ import shutil
 import sys
 from pathlib import Path
 
-from flexpkm.compiled.locked_loop import COUPLED_CHECK, LockedLoop
+from flexpkm.compiled.locked_loop import ARGS, POSES_AND_BLOCKS, SHARED, LockedLoop
 from flexpkm.errors import BackendUnavailableError
 
 #: the loop, the C loop's signature (``work``, ``nbmax`` unused; ``f[4]`` dsterf)
-SOURCE = COUPLED_CHECK + r"""
+SOURCE = SHARED + r"""
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <vector>
 typedef Eigen::MatrixXd Mat;
 typedef void (*sterf_t)(int *, double *, double *, int *);
 
-extern "C" void flexpkm_locked_eigen(long B, long m, long np_, long nblk, const int *start,
-                                     const int *idx, const double *K, const double *M,
-                                     const double *Jp, double *lam, double *C, int *status,
-                                     double *work, long nbmax, void **f) {
+extern "C" void flexpkm_locked_eigen(""" + ARGS + r""") {
   sterf_t sterf = (sterf_t)f[4];
   std::vector<Mat> Kb, Ab, Xb;
   std::vector<Eigen::LLT<Mat>> llt;
@@ -55,34 +52,15 @@ extern "C" void flexpkm_locked_eigen(long B, long m, long np_, long nblk, const 
     llt.emplace_back(nb); tri.emplace_back(nb);
   }
   Eigen::VectorXd d(nbmax), e(nbmax);
-  long n = start[nblk];
-  int info;
-  for (long t = 0; t < B; ++t) {
-    const double *k = K + t * m * m, *mm = M + t * m * m, *jp = Jp + t * np_ * m;
-    double *c = C + t * np_ * np_, *l = lam + t * n;
-    status[t] = 0;
-    for (long b = 0; b < nblk && !status[t]; ++b) {
-      int nb = start[b + 1] - start[b];
-      const int *ix = idx + start[b];
-      Mat &Kt = Kb[b], &A = Ab[b], &X = Xb[b];
-      for (int j = 0; j < nb; ++j) {       /* K, M symmetric: row ix[j], along it */
-        const double *kj = k + ix[j] * m, *mj = mm + ix[j] * m;
-        for (int i = j; i < nb; ++i) Kt(i, j) = kj[ix[i]];
-        for (int i = 0; i < nb; ++i) A(i, j) = mj[ix[i]];
-        COUPLED_CHECK(kj, mj)
-      }
+  int info;""" + POSES_AND_BLOCKS + r"""
+      Mat &A = Ab[b], &X = Xb[b];
+      double *kt = Kb[b].data(), *at = A.data(), *x = X.data();
+      COPY_BLOCK(kt, at, x)
       if (status[t]) break;
-      for (long a = 0; a < np_; ++a)
-        for (int i = 0; i < nb; ++i) X(i, a) = jp[a * m + ix[i]];
-      llt[b].compute(Kt);                /* reads the lower triangle */
+      llt[b].compute(Kb[b]);             /* reads the lower triangle */
       if (llt[b].info() != Eigen::Success) { status[t] = 1; break; }
       llt[b].matrixL().solveInPlace(X);
-      for (long a = 0; a < np_; ++a)
-        for (long q = 0; q < np_; ++q) {
-          double s = 0.0;
-          for (int i = 0; i < nb; ++i) s += X(i, a) * X(i, q);
-          c[a * np_ + q] += s;
-        }
+      ADD_XTX(x)
       llt[b].matrixL().solveInPlace(A);
       llt[b].matrixU().template solveInPlace<Eigen::OnTheRight>(A);
       tri[b].compute(A);
