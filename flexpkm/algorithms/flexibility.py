@@ -35,7 +35,7 @@ import numpy as np
 from flexpkm.errors import IndefiniteMassMatrixError
 
 #: a C loop's status of a pose whose pencil ``blocks`` do not split
-#: (:data:`flexpkm.compiled.locked_loop.COUPLED`)
+#: (:mod:`flexpkm.compiled.locked_loop`)
 COUPLED = 3
 
 
@@ -64,8 +64,9 @@ def eigen_and_compliance(K, M, J_p, blocks, where="M_cc", loop=None):
     (:class:`flexpkm.compiled.locked_loop.LockedLoop` or
     :class:`flexpkm.compiled.locked_eigen.EigenLoop`), the poses it flags
     done here; where it finds ``blocks`` coupled (an entry between two not
-    zero: :data:`COUPLED`) the batch's own split (:func:`resplit`) is used. Raises :class:`IndefiniteMassMatrixError` naming ``where``
-    when M is not positive definite."""
+    zero: :data:`COUPLED`) the batch's own split (:func:`resplit`) is used.
+    Raises :class:`IndefiniteMassMatrixError` naming ``where`` when M is
+    not positive definite."""
     B, n = K.shape[0], sum(len(i) for i in blocks)
     if loop is not None:
         lam, C, status = loop(K, M, J_p, blocks)

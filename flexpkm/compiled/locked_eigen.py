@@ -33,7 +33,7 @@ from pathlib import Path
 from flexpkm.compiled.locked_loop import ARGS, POSES_AND_BLOCKS, SHARED, LockedLoop
 from flexpkm.errors import BackendUnavailableError
 
-#: the loop, the C loop's signature (``work``, ``nbmax`` unused; ``f[4]`` dsterf)
+#: the loop, the C loop's signature (``work`` unused; ``f[4]`` dsterf)
 SOURCE = SHARED + r"""
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>

@@ -12,7 +12,8 @@ A pose the loop cannot finish (a block of K not positive definite, or a
 flexibility form without positive eigenvalues) is flagged and left to
 the Python loop (``dsygvd``, its errors); a pose whose pencil the blocks do
 not split (an entry between two blocks not zero, checked on the rows the
-loop copies) is flagged :data:`COUPLED`.
+loop copies) is flagged ``COUPLED``
+(:data:`flexpkm.algorithms.flexibility.COUPLED`).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import ctypes
 
 import numpy as np
 
+from flexpkm.algorithms.flexibility import COUPLED
 from flexpkm.compiled.sparse_products import address, load_c
 
 #: what the loops share (this one and :mod:`flexpkm.compiled.locked_eigen`'s),
@@ -27,9 +29,9 @@ from flexpkm.compiled.sparse_products import address, load_c
 #: copies block ``b`` (K's lower triangle, M whole, the rows ``x`` of J_p;
 #: column-major, leading dimension ``nb``) along the rows of K and M
 #: (symmetric) and checks that their entries in the blocks before ``b`` are
-#: zero (else ``status[t]`` 3, :data:`COUPLED`); ``ADD_XTX`` adds ``x^T x`` to
+#: zero (else ``status[t]`` :data:`COUPLED`); ``ADD_XTX`` adds ``x^T x`` to
 #: the pose's compliance ``c``
-SHARED = r"""
+SHARED = f"#define COUPLED {COUPLED}\n" + r"""
 #define COPY_BLOCK(kt, at, x)                                                   \
   for (int j = 0; j < nb; ++j) {                                                \
     const double *kj = k + ix[j] * m, *mj = mm + ix[j] * m;                     \
@@ -37,7 +39,10 @@ SHARED = r"""
     for (int i = 0; i < nb; ++i) at[i + j * nb] = mj[ix[i]];                    \
     for (long a = 0; a < b && !status[t]; ++a)                                  \
       for (int i = start[a]; i < start[a + 1]; ++i)                             \
-        if (kj[idx[i]] != 0.0 || mj[idx[i]] != 0.0) { status[t] = 3; break; }   \
+        if (kj[idx[i]] != 0.0 || mj[idx[i]] != 0.0) {                          \
+          status[t] = COUPLED;                                                  \
+          break;                                                                \
+        }                                                                       \
   }                                                                             \
   for (long a = 0; a < np_; ++a)                                                \
     for (int i = 0; i < nb; ++i) x[i + a * nb] = jp[a * m + ix[i]];
@@ -51,7 +56,8 @@ SHARED = r"""
 """
 #: the loops' arguments (both loops: :class:`LockedLoop`'s signature); per
 #: pose t: status[t] 0 done, 1 a block of K not positive definite, 2 the
-#: flexibility form failed, 3 the blocks do not split the pencil; lam (B, n)
+#: flexibility form failed, 3 (:data:`COUPLED`) the blocks do not split the
+#: pencil; lam (B, n)
 #: per block 1/mu (unsorted), C (B, np, np) accumulated (zero on entry)
 ARGS = ("long B, long m, long np_, long nblk, const int *start, const int *idx, const double *K, "
         "const double *M, const double *Jp, double *lam, double *C, int *status, double *work, "
@@ -102,8 +108,6 @@ void flexpkm_locked(""" + ARGS + r""") {
   }
 }
 """
-#: the status of a pose whose pencil the blocks do not split
-COUPLED = 3
 #: SciPy's LAPACK routines the loop calls, in the order of ``f``
 ROUTINES = ("dpotrf", "dtrtrs", "dsygst", "dsytrd", "dsterf")
 
@@ -124,9 +128,10 @@ class LockedLoop:
     """The C loop (:data:`SOURCE`, compiled once into the cache folder,
     :func:`flexpkm.compiled.sparse_products.load_c`) with SciPy's LAPACK
     pointers: ``loop(K, M, J_p, blocks) -> (lam (B, n) unsorted or NaN, C,
-    status (B,): 0 done, 1 K, 2 M not positive definite, 3 coupled)``; ``fn``: another loop of the same signature (the Eigen
-    one, :mod:`flexpkm.compiled.locked_eigen`). Raises
-    :class:`flexpkm.errors.BackendUnavailableError` without a C compiler."""
+    status (B,))`` (the statuses of :data:`ARGS`); ``fn``: another loop of
+    the same signature (the Eigen one, :mod:`flexpkm.compiled.locked_eigen`).
+    Raises :class:`flexpkm.errors.BackendUnavailableError` without a C
+    compiler."""
 
     def __init__(self, fn=None):
         self.fn = fn or load_c(SOURCE, "flexpkm_locked")

@@ -119,7 +119,7 @@ def locked_blocks(cm) -> list:
     patterns of the products do not split it (CasADi's expressions of
     those zeros are not structural zeros), and a configuration off the
     loops is not planar. The locked loop checks them on the rows it copies
-    (status :data:`flexpkm.compiled.locked_loop.COUPLED`: then the chunk's
+    (status :data:`flexpkm.algorithms.flexibility.COUPLED`: then the chunk's
     own split, :func:`flexpkm.algorithms.flexibility.resplit`; a zero by
     coincidence at the reference is not taken for a split)."""
     plan = plan_of(cm)

@@ -11,9 +11,9 @@ import scipy.linalg as sla
 
 import flexpkm as fp
 from flexpkm import cases
-from flexpkm.algorithms.flexibility import eigen_and_compliance
+from flexpkm.algorithms.flexibility import COUPLED, eigen_and_compliance
 from flexpkm.compiled import locked_eigen, modal_flat
-from flexpkm.compiled.locked_loop import COUPLED, LockedLoop
+from flexpkm.compiled.locked_loop import LockedLoop
 from flexpkm.errors import BackendUnavailableError
 from tests.algorithms.test_eigen import block_pencil
 from tests.algorithms.test_flexibility import _blocks
