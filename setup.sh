@@ -10,7 +10,8 @@
 # As root it first installs the system packages missing: python3-venv (the
 # venv), libblas3/liblapack3 (OpenSeesPy, the tests' independent FE solver)
 # and gcc (the generated models; without a C compiler they run on CasADi's
-# slower virtual machine).
+# slower virtual machine), g++ (the workspace map's locked loop with Eigen's
+# headers, cmeel-eigen; without it the map uses LAPACK's slower loop).
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
@@ -18,6 +19,7 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   need=()
   dpkg -s libblas3 liblapack3 >/dev/null 2>&1 || need+=(libblas3 liblapack3)
   command -v cc >/dev/null 2>&1 || need+=(gcc)
+  command -v g++ >/dev/null 2>&1 || need+=(g++)   # the map's locked loop with Eigen
   if [ -z "${VIRTUAL_ENV:-}" ] && [ ! -x .venv/bin/python ] \
       && ! "$PY" -c "import ensurepip" >/dev/null 2>&1; then
     need+=(python3-venv)

@@ -34,19 +34,19 @@ import numpy as np
 
 from flexpkm.errors import IndefiniteMassMatrixError
 
+#: a C loop's status of a pose whose pencil ``blocks`` do not split
+#: (:mod:`flexpkm.compiled.locked_loop`)
+COUPLED = 3
 
-def coupled(K, M, blocks) -> bool:
-    """Whether an entry of K or M (B, m, m, symmetric: one triangle is read)
-    between two of the ``blocks`` (index arrays into their last axes) is
-    non-zero at some pose: the blocks do not split these pencils."""
-    m = K.shape[-1]
-    for a in range(len(blocks)):
-        for b in range(a):
-            flat = (blocks[a][:, None] * m + blocks[b][None, :]).ravel()
-            for A in (K, M):
-                if np.take(np.reshape(A, (A.shape[0], m * m)), flat, axis=1).any():
-                    return True
-    return False
+
+def resplit(K, M, blocks) -> list:
+    """The uncoupled blocks of the pencils K, M (B, m, m) over the
+    coordinates of ``blocks`` (their union), searched on these pencils
+    (:func:`flexpkm.algorithms.eigen.decoupled_blocks`)."""
+    from flexpkm.algorithms.eigen import decoupled_blocks
+    idx = np.sort(np.concatenate(blocks))
+    sub = np.ix_(range(K.shape[0]), idx, idx)
+    return [idx[b] for b in decoupled_blocks(K[sub], M[sub])]
 
 
 def _lapack(K):
@@ -61,12 +61,18 @@ def eigen_and_compliance(K, M, J_p, blocks, where="M_cc", loop=None):
     exactly zero between two blocks) and the compliance ``C = J_p K^-1
     J_p^T`` of the rows ``J_p`` (B, n_p, m) (module doc); ``ok`` False (C
     NaN) where K is not positive definite. ``loop``: the same loop in C
-    (:class:`flexpkm.compiled.locked_loop.LockedLoop`), the poses it flags
-    done here. Raises :class:`IndefiniteMassMatrixError` naming ``where``
-    when M is not positive definite."""
+    (:class:`flexpkm.compiled.locked_loop.LockedLoop` or
+    :class:`flexpkm.compiled.locked_eigen.EigenLoop`), the poses it flags
+    done here; where it finds ``blocks`` coupled (an entry between two not
+    zero: :data:`COUPLED`) the batch's own split (:func:`resplit`) is used.
+    Raises :class:`IndefiniteMassMatrixError` naming ``where`` when M is
+    not positive definite."""
     B, n = K.shape[0], sum(len(i) for i in blocks)
     if loop is not None:
         lam, C, status = loop(K, M, J_p, blocks)
+        if (status == COUPLED).any():               # these pencils' own split, once
+            blocks = resplit(K, M, blocks)
+            lam, C, status = loop(K, M, J_p, blocks)
         redo = np.flatnonzero(status)
     else:
         lam, C, redo = np.empty((B, n)), np.zeros((B, J_p.shape[1], J_p.shape[1])), range(B)

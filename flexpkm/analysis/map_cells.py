@@ -22,8 +22,7 @@ import numpy as np
 from flexpkm.algorithms.compliance import rows_of_J
 from flexpkm.algorithms.conditioning import (NEAR_SINGULAR_COND, NEAR_SINGULAR_MEASURE,
                                              pencil_measures)
-from flexpkm.algorithms.eigen import decoupled_blocks
-from flexpkm.algorithms.flexibility import coupled, eigen_and_compliance
+from flexpkm.algorithms.flexibility import eigen_and_compliance
 from flexpkm.algorithms.modal import Modes
 from flexpkm.analysis.backend import choose_backend
 from flexpkm.threads import one_blas_thread
@@ -44,10 +43,7 @@ def locked_cells(model, q, n_modes=None, backend="compiled"):
     with one_blas_thread(scipy=True):
         red = modal_flat.fast_reduced_matrices(model, q)
         cm = modal.compiled_robot(model)[0]
-        blocks = modal_flat.locked_blocks(cm)
-        if coupled(red.K_r, red.M_r, blocks):          # this chunk's own split
-            na = red.n_a
-            blocks = [b + na for b in decoupled_blocks(red.K_r[:, na:, na:], red.M_r[:, na:, na:])]
+        blocks = modal_flat.locked_blocks(cm)        # the loop checks them (else resplit)
         layout = model.layout
         J_p = rows_of_J(red, range(layout.n_t, layout.n_tot))
         lam, C, ok = eigen_and_compliance(red.K_r, red.M_r, J_p, blocks,

@@ -10,7 +10,10 @@ linked). In Python the same loop cost 10 LAPACK calls and 2 gathers of
 
 A pose the loop cannot finish (a block of K not positive definite, or a
 flexibility form without positive eigenvalues) is flagged and left to
-the Python loop (``dsygvd``, its errors).
+the Python loop (``dsygvd``, its errors); a pose whose pencil the blocks do
+not split (an entry between two blocks not zero, checked on the rows the
+loop copies) is flagged ``COUPLED``
+(:data:`flexpkm.algorithms.flexibility.COUPLED`).
 """
 from __future__ import annotations
 
@@ -18,33 +21,49 @@ import ctypes
 
 import numpy as np
 
+from flexpkm.algorithms.flexibility import COUPLED
 from flexpkm.compiled.sparse_products import address, load_c
 
-#: the C loop; ``f``: dpotrf, dtrtrs, dsygst, dsytrd, dsterf (SciPy's pointers)
-SOURCE = r"""
-typedef void (*potrf_t)(char *, int *, double *, int *, int *);
-typedef void (*trtrs_t)(char *, char *, char *, int *, int *, double *, int *, double *, int *,
-                        int *);
-typedef void (*sygst_t)(int *, char *, int *, double *, int *, double *, int *, int *);
-typedef void (*sytrd_t)(char *, int *, double *, int *, double *, double *, double *, double *,
-                        int *, int *);
-typedef void (*sterf_t)(int *, double *, double *, int *);
-
-/* per pose t: status[t] 0 done, 1 a block of K not positive definite, 2 the
-   flexibility form failed; lam (B, n) per block 1/mu (unsorted), C (B, np, np)
-   accumulated (zero on entry) */
-void flexpkm_locked(long B, long m, long np_, long nblk, const int *start, const int *idx,
-                    const double *K, const double *M, const double *Jp, double *lam,
-                    double *C, int *status, double *work, long nbmax, void **f) {
-  potrf_t potrf = (potrf_t)f[0];
-  trtrs_t trtrs = (trtrs_t)f[1];
-  sygst_t sygst = (sygst_t)f[2];
-  sytrd_t sytrd = (sytrd_t)f[3];
-  sterf_t sterf = (sterf_t)f[4];
-  double *L = work, *A = L + nbmax * nbmax, *X = A + nbmax * nbmax, *d = X + nbmax * np_;
-  double *e = d + nbmax, *tau = e + nbmax, *w = tau + nbmax;
-  int lw = (int)(64 * nbmax), one = 1, info, nrhs = (int)np_;
-  char lo = 'L', no = 'N';
+#: what the loops share (this one and :mod:`flexpkm.compiled.locked_eigen`'s),
+#: written into a loop over the blocks ``b`` of the poses ``t``: ``COPY_BLOCK``
+#: copies block ``b`` (K's lower triangle, M whole, the rows ``x`` of J_p;
+#: column-major, leading dimension ``nb``) along the rows of K and M
+#: (symmetric) and checks that their entries in the blocks before ``b`` are
+#: zero (else ``status[t]`` :data:`COUPLED`); ``ADD_XTX`` adds ``x^T x`` to
+#: the pose's compliance ``c``
+SHARED = f"#define COUPLED {COUPLED}\n" + r"""
+#define COPY_BLOCK(kt, at, x)                                                   \
+  for (int j = 0; j < nb; ++j) {                                                \
+    const double *kj = k + ix[j] * m, *mj = mm + ix[j] * m;                     \
+    for (int i = j; i < nb; ++i) kt[i + j * nb] = kj[ix[i]];                    \
+    for (int i = 0; i < nb; ++i) at[i + j * nb] = mj[ix[i]];                    \
+    for (long a = 0; a < b && !status[t]; ++a)                                  \
+      for (int i = start[a]; i < start[a + 1]; ++i)                             \
+        if (kj[idx[i]] != 0.0 || mj[idx[i]] != 0.0) {                          \
+          status[t] = COUPLED;                                                  \
+          break;                                                                \
+        }                                                                       \
+  }                                                                             \
+  for (long a = 0; a < np_; ++a)                                                \
+    for (int i = 0; i < nb; ++i) x[i + a * nb] = jp[a * m + ix[i]];
+#define ADD_XTX(x)                                                              \
+  for (long a = 0; a < np_; ++a)                                                \
+    for (long q = 0; q < np_; ++q) {                                            \
+      double s = 0.0;                                                           \
+      for (int i = 0; i < nb; ++i) s += x[i + a * nb] * x[i + q * nb];          \
+      c[a * np_ + q] += s;                                                      \
+    }
+"""
+#: the loops' arguments (both loops: :class:`LockedLoop`'s signature); per
+#: pose t: status[t] 0 done, 1 a block of K not positive definite, 2 the
+#: flexibility form failed, 3 (:data:`COUPLED`) the blocks do not split the
+#: pencil; lam (B, n)
+#: per block 1/mu (unsorted), C (B, np, np) accumulated (zero on entry)
+ARGS = ("long B, long m, long np_, long nblk, const int *start, const int *idx, const double *K, "
+        "const double *M, const double *Jp, double *lam, double *C, int *status, double *work, "
+        "long nbmax, void **f")
+#: the loops over the poses t and their blocks b (``nb`` coordinates ``ix``)
+POSES_AND_BLOCKS = r"""
   long n = start[nblk];
   for (long t = 0; t < B; ++t) {
     const double *k = K + t * m * m, *mm = M + t * m * m, *jp = Jp + t * np_ * m;
@@ -53,22 +72,33 @@ void flexpkm_locked(long B, long m, long np_, long nblk, const int *start, const
     for (long b = 0; b < nblk && !status[t]; ++b) {
       int nb = start[b + 1] - start[b];
       const int *ix = idx + start[b];
-      for (int j = 0; j < nb; ++j)
-        for (int i = 0; i < nb; ++i) {
-          L[i + j * nb] = k[ix[i] * m + ix[j]];
-          A[i + j * nb] = mm[ix[i] * m + ix[j]];
-        }
-      for (long a = 0; a < np_; ++a)
-        for (int i = 0; i < nb; ++i) X[i + a * nb] = jp[a * m + ix[i]];
+"""
+#: the C loop; ``f``: dpotrf, dtrtrs, dsygst, dsytrd, dsterf (SciPy's pointers)
+SOURCE = SHARED + r"""
+typedef void (*potrf_t)(char *, int *, double *, int *, int *);
+typedef void (*trtrs_t)(char *, char *, char *, int *, int *, double *, int *, double *, int *,
+                        int *);
+typedef void (*sygst_t)(int *, char *, int *, double *, int *, double *, int *, int *);
+typedef void (*sytrd_t)(char *, int *, double *, int *, double *, double *, double *, double *,
+                        int *, int *);
+typedef void (*sterf_t)(int *, double *, double *, int *);
+
+void flexpkm_locked(""" + ARGS + r""") {
+  potrf_t potrf = (potrf_t)f[0];
+  trtrs_t trtrs = (trtrs_t)f[1];
+  sygst_t sygst = (sygst_t)f[2];
+  sytrd_t sytrd = (sytrd_t)f[3];
+  sterf_t sterf = (sterf_t)f[4];
+  double *L = work, *A = L + nbmax * nbmax, *X = A + nbmax * nbmax, *d = X + nbmax * np_;
+  double *e = d + nbmax, *tau = e + nbmax, *w = tau + nbmax;
+  int lw = (int)(64 * nbmax), one = 1, info, nrhs = (int)np_;
+  char lo = 'L', no = 'N';""" + POSES_AND_BLOCKS + r"""
+      COPY_BLOCK(L, A, X)
+      if (status[t]) break;
       potrf(&lo, &nb, L, &nb, &info);
       if (info) { status[t] = 1; break; }
       trtrs(&lo, &no, &no, &nb, &nrhs, L, &nb, X, &nb, &info);
-      for (long a = 0; a < np_; ++a)
-        for (long q = 0; q < np_; ++q) {
-          double s = 0.0;
-          for (int i = 0; i < nb; ++i) s += X[i + a * nb] * X[i + q * nb];
-          c[a * np_ + q] += s;
-        }
+      ADD_XTX(X)
       sygst(&one, &lo, &nb, A, &nb, L, &nb, &info);
       sytrd(&lo, &nb, A, &nb, d, e, tau, w, &lw, &info);
       sterf(&nb, d, e, &info);
@@ -98,11 +128,13 @@ class LockedLoop:
     """The C loop (:data:`SOURCE`, compiled once into the cache folder,
     :func:`flexpkm.compiled.sparse_products.load_c`) with SciPy's LAPACK
     pointers: ``loop(K, M, J_p, blocks) -> (lam (B, n) unsorted or NaN, C,
-    status (B,))``. Raises :class:`flexpkm.errors.BackendUnavailableError`
-    without a C compiler."""
+    status (B,))`` (the statuses of :data:`ARGS`); ``fn``: another loop of
+    the same signature (the Eigen one, :mod:`flexpkm.compiled.locked_eigen`).
+    Raises :class:`flexpkm.errors.BackendUnavailableError` without a C
+    compiler."""
 
-    def __init__(self):
-        self.fn = load_c(SOURCE, "flexpkm_locked")
+    def __init__(self, fn=None):
+        self.fn = fn or load_c(SOURCE, "flexpkm_locked")
         self.fn.restype = None
         self.fn.argtypes = ([ctypes.c_long] * 4 + [ctypes.c_void_p] * 9 + [ctypes.c_long,
                             ctypes.c_void_p])

@@ -29,6 +29,7 @@ import ctypes
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import casadi as ca
@@ -209,14 +210,16 @@ def load_kernel():
     return fn
 
 
-def load_c(source: str, symbol: str, flags=FLAGS):
+def load_c(source: str, symbol: str, flags=FLAGS, compiler=None):
     """The function ``symbol`` of the C ``source`` (``ctypes``, its argument
     types unset), compiled once with ``flags`` into the cache folder
     (keyed by the source's hash, checked by its recorded hash) or a private
-    temporary one. Raises :class:`BackendUnavailableError` without a C
-    compiler or when it fails."""
-    from flexpkm.compiled.codegen import find_compiler
-    cc = find_compiler()
+    temporary one; ``compiler``: its path (default the C compiler of
+    :func:`flexpkm.compiled.codegen.find_compiler`); its compile time is
+    added to ``codegen.COMPILE_SECONDS["total"]``. Raises
+    :class:`BackendUnavailableError` without a compiler or when it fails."""
+    from flexpkm.compiled import codegen
+    cc = compiler or codegen.find_compiler()
     if cc is None:
         raise BackendUnavailableError("workspace_map", f"no C compiler for {symbol}")
     key = hashlib.sha256(source.encode()).hexdigest()[:24]
@@ -226,7 +229,9 @@ def load_c(source: str, symbol: str, flags=FLAGS):
         lib = cache.library_path(folder or tmp, symbol, key, cc, flags)
         if cache.verify(lib) is not None:
             (tmp / "loop.c").write_text(source)
+            t0 = time.perf_counter()
             _compile([cc, *flags, "loop.c", "-o", "loop.so"], tmp)
+            codegen.COMPILE_SECONDS["total"] += time.perf_counter() - t0
             os.replace(tmp / "loop.so", lib)
             cache.write_record(lib, file_sha256(lib))
         return getattr(ctypes.CDLL(str(lib)), symbol)

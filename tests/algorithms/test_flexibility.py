@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from flexpkm.algorithms.flexibility import coupled, eigen_and_compliance
+from flexpkm.algorithms.flexibility import eigen_and_compliance, resplit
 from flexpkm.errors import IndefiniteMassMatrixError
 from tests.algorithms.test_eigen import block_pencil
 
@@ -68,11 +68,14 @@ def test_indefinite_mass_is_refused():
         eigen_and_compliance(K, M, np.ones((1, 1, 4)), [np.arange(4)])
 
 
-def test_coupled():
-    """A non-zero entry between two blocks at one pose of the batch couples
-    them (symmetric matrices: one triangle is read)."""
+def test_resplit():
+    """The blocks (3, 2) given as one block of their union, or as a wrong
+    split, are found again on the pencils: one entry between them at one
+    pose of the batch (1e-300) couples them."""
     K, M, perm, sizes = block_pencil((3, 2))
     blocks = _blocks(perm, sizes)
-    assert not coupled(K, M, blocks)
+    wrong = [np.sort(perm[:2]), np.sort(perm[2:])]
+    for given in (wrong, [np.arange(5)]):
+        assert sorted(map(tuple, resplit(K, M, given))) == sorted(map(tuple, blocks))
     M[2, blocks[0][0], blocks[1][1]] = M[2, blocks[1][1], blocks[0][0]] = 1e-300
-    assert coupled(K, M, blocks)
+    assert [b.tolist() for b in resplit(K, M, wrong)] == [list(range(5))]
