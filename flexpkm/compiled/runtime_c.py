@@ -71,10 +71,11 @@ INCLUDE = "#include <string.h>\n"
 
 def faster(code: str) -> str:
     """The generated C ``code`` with :data:`REPLACEMENTS` made (each where
-    its original is found) and ``<string.h>`` included when ``memmove`` is
+    its original is found, once) and ``<string.h>`` included when ``memmove`` is
     then used."""
     for old, new in REPLACEMENTS:
-        code = code.replace(old, new)
+        if new not in code:                     # not twice
+            code = code.replace(old, new)
     if "memmove(" in code and INCLUDE not in code:
         at = code.find("#include")
         code = code[:at] + INCLUDE + code[at:] if at >= 0 else INCLUDE + code
