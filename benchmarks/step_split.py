@@ -52,7 +52,8 @@ sys.path.insert(0, str(ROOT))
 SPAN = 0.125
 H = 2.5e-4
 #: the function names of each part (regular expressions on the C's names)
-PARTS = {"model": r"model_loops|model_ne|newton_ne|newton", "refresh": r"refresh|flexpkm_iteration\d",
+PARTS = {"model": r"model_loops|model_ne|newton_ne|newton",
+         "refresh": r"refresh|flexpkm_iteration\d",
          "solve": r"ldl_solve\d+"}
 
 

@@ -12,7 +12,7 @@ from functools import cached_property
 import casadi as ca
 import numpy as np
 
-from flexpkm.compiled import codegen, loop_functions, modified_newton
+from flexpkm.compiled import codegen, kept_sample, loop_functions, modified_newton
 from flexpkm.compiled.design import design_vector, fixed_entries
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
@@ -237,7 +237,7 @@ class CompiledRobot:
         (:func:`flexpkm.compiled.step.record_function`), with a kept
         iteration matrix (the kernel graph, not ``exact``) also the iteration
         matrix at a state (:meth:`iteration`) and the sample's end
-        (:func:`flexpkm.compiled.step.finish_function`), generated into ONE
+        (:func:`flexpkm.compiled.kept_sample.finish_function`), generated into ONE
         library (one compiler run, the kernels they share once: the Delta's
         6.4 s of gcc instead of 4.1 + 1.6 + 3.9 s for three libraries); the
         options are part of its cache key. Above :data:`UNROLLED_MAX`
@@ -291,7 +291,7 @@ class CompiledRobot:
                 return out
             return out + (modified_newton.iteration_function(graph, prescribed, dims, loops,
                                                              names[3]),
-                          steps.finish_function(*out[1:], names[4]))
+                          kept_sample.finish_function(*out[1:], names[4]))
         fixed = None if self.unrolled else self.fixed
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
                              sensors, exact, fixed, *(("loops",) if loops else ()), names=names,
