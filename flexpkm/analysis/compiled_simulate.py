@@ -210,8 +210,8 @@ def compiled_robot(model, dep, kept=None, design_input=False):
 def kept_rows(cm):
     """``(rows, slices)``: the rows of the step state x kept per output sample
     (q, v, a and the last evaluation's q_ev, v_ev: what the recorder and the
-    numpy sensors read; not J nor the kept iteration matrix, 88 % of x at 8
-    elements per body on the DualEMPS) and their slices in the kept rows."""
+    numpy sensors read; not J, the counters nor a_prev, g, b) and their
+    slices in the kept rows."""
     sl = cm.state_slices()
     rows, out, k = [], {}, 0
     for name in ("q", "v", "a", "q_ev", "v_ev"):
