@@ -8,8 +8,8 @@ whole ``simulate`` call (median of ``REPEATS``, BLAS on one thread) and of
 its compiled blocks alone (no set-up), Newton evaluations per step, the
 refreshes of the kept matrix (the samples whose state's ``age`` fell back,
 one per sample at most: ``n_sub`` = 4 steps per sample), the CPU us of one
-refresh (the step from a stale state minus the same step from a fresh one,
-interleaved medians) and the blocks' CPU per step without the refreshes
+refresh (the driver's: the iteration matrix by generated code and its
+LAPACK inverse, median) and the blocks' CPU per step without the refreshes
 (the "cost per step excluding the factorisation" of the acceptance); then
 the fitted exponents in the coordinates. The first use (compile) is not
 timed: see ``bench_scaling.py``.
@@ -87,34 +87,26 @@ class _Probe:
 
 
 def refresh_cost(cm, q, repeats=7, calls=20):
-    """CPU us of one refresh: the compiled step from a state whose kept
-    matrix is stale minus the same step from that state with the matrix
-    this refresh forms (the same corrections), interleaved medians; ``q``
-    an assembled state (n_tot,)."""
+    """CPU us of one refresh, the driver's: the iteration matrix by generated
+    code (:meth:`flexpkm.compiled.robot.CompiledRobot.iteration`) and its
+    LAPACK inverse (:func:`flexpkm.analysis.kept_matrix.formed`), median of
+    ``repeats``; ``q`` an assembled state (n_tot,)."""
+    from flexpkm.analysis import kept_matrix as km
     config = next(iter(cm.blocks))
-    step = cm.simulation(config[0], config[1], config[4], config[5])[0]
-    n_r, n_a, sl = len(cm.indep), cm.n_a, cm.state_slices()
+    iteration = cm.iteration(config[0], config[1], config[4], config[5])
+    n_r, n_a = len(cm.indep), cm.n_a
     par = np.asarray(cm.parameters(np.zeros(n_a), np.zeros(n_a), H, 0.05, cm.model.gravity,
                                    1.0, 1e-3), float)
     ref = full_dynamics(cm.model, q, 0.0, dep=cm.dep)
-    stale = cm.pack(q, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b)
-    fresh = stale.copy()
-    for name in ("S", "S_h", "age"):
-        fresh[sl[name]] = np.array(step(stale, np.zeros(3 * n_a), par)[0]).ravel()[sl[name]]
-    buf, evaluate = step.buffer()
-    x, u, out = np.zeros(len(stale)), np.zeros(3 * n_a), np.zeros(len(stale))
-    for i, a in enumerate((x, u, par)):
-        buf.set_arg(i, memoryview(a))
-    buf.set_res(0, memoryview(out))
-    times = {0: [], 1: []}
+    x = cm.pack(q, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b)
+    unknown, at, h = km.where(cm, config[0])
+    times = []
     for _ in range(repeats):
-        for k, state in ((0, fresh), (1, stale)):
-            c0 = time.process_time()
-            for _ in range(calls):
-                x[:] = state
-                evaluate()
-            times[k].append((time.process_time() - c0) / calls)
-    return 1e6 * (statistics.median(times[1]) - statistics.median(times[0]))
+        c0 = time.process_time()
+        for _ in range(calls):
+            km.formed(np.array(iteration(x, par)), unknown, n_r, x.copy(), at, par[h])
+        times.append((time.process_time() - c0) / calls)
+    return 1e6 * statistics.median(times)
 
 
 def row(n, span, probe):

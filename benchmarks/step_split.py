@@ -8,10 +8,14 @@ split by the generated functions' names into
   model's ``model_loops``; on the flat and unrolled graphs the model is
   fused with the correction, reported as such);
 * **factorisation**: the refreshes of the kept iteration matrix
-  (``refresh``: the mass matrix's n_r columns, the iteration matrix and its
-  LDL^T inverse, CasADi's) and the solves with a kept factor where the
-  library has them (``ldl_solve<n_r>``); the product by the kept inverse
-  is part of the Newton correction's MX call and counted in **rest**;
+  (``flexpkm_iteration``: the mass matrix's n_r columns and the iteration
+  matrix, generated; its inverse by LAPACK in the driver, not in the
+  profile: 0.07 ms each at N = 8, :mod:`flexpkm.analysis.kept_matrix`;
+  ``refresh``: the matrices of a slow step's full Newton corrections, and
+  of the kept inverse before the eighth session, CasADi's LDL^T) and the
+  solves with a kept factor where the library has them
+  (``ldl_solve<n_r>``); the product by the kept inverse is part of the
+  Newton correction's MX call and counted in **rest**;
 * **rest**: everything else (Newmark update, residual, state copies, the
   conditionals, the recorder and the loop projection once per output
   sample, CasADi's virtual machine around the sample function).
@@ -48,7 +52,8 @@ sys.path.insert(0, str(ROOT))
 SPAN = 0.125
 H = 2.5e-4
 #: the function names of each part (regular expressions on the C's names)
-PARTS = {"model": r"model_loops|model_ne|newton_ne|newton", "refresh": r"refresh",
+PARTS = {"model": r"model_loops|model_ne|newton_ne|newton",
+         "refresh": r"refresh|flexpkm_iteration\d",
          "solve": r"ldl_solve\d+"}
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from flexpkm.algorithms.dynamics import full_dynamics
 from flexpkm.analysis.drives import EffortHistory, Free, PDControl, PrescribedMotion
+from flexpkm.analysis.kept_matrix import CONVERGED, EVALUATIONS, RHO, KeptSample
 from flexpkm.analysis.step_control import MAX_HALVINGS, Attempt, converged_sample
 from flexpkm.compiled.energies import gravity_energies
 from flexpkm.compiled.robot import CompiledRobot
@@ -33,9 +34,9 @@ from flexpkm.errors import InvalidArgumentError
 
 #: output samples per block (one drive table; one compiled call per sample)
 CHUNK = 500
-#: rows of a compiled sample's record after the sensors
-#: (:func:`flexpkm.compiled.step.sample_function`)
-DRIFT, RHO, EVALUATIONS, CONVERGED = -4, -3, -2, -1
+#: row of a compiled sample's record before RHO, EVALUATIONS, CONVERGED
+#: (:mod:`flexpkm.analysis.kept_matrix`; :func:`flexpkm.compiled.step.sample_function`)
+DRIFT = -4
 
 
 #: the drives of the compiled step (:mod:`flexpkm.compiled.step`)
@@ -108,7 +109,7 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
                          options.coulomb_smoothing, p.tol) for level in range(MAX_HALVINGS + 1)]
     config = (prescribed, p.iterations, n_sub, options.project == "step", tuple(specs),
               options.exact_tangent)
-    x = cm.pack(state.q, state.v, state.a, state.g, m.J, m.b)
+    x = (cm.pack(state.q, state.v, state.a, state.g, m.J, m.b), None)   # no kept matrix yet
     n_out = len(rec.t)
     times = np.cumsum(np.full((n_out - 1) * n_sub, p.h))
     store = _Store(model, cm, rec, names, other, options, progress)
@@ -126,7 +127,7 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
         k = k0 + n_ok                               # redo sample k with smaller steps
         x = x_before
         t0 = times[(k - 1) * n_sub - 1] if k > 1 else 0.0
-        first = _attempt(store.rows(x_after), recs[:, n_ok:n_ok + 1], p.tol,
+        first = _attempt(store.rows(x_after[0]), recs[:, n_ok:n_ok + 1], p.tol,
                          times[(k - 1) * n_sub:k * n_sub], 0, x_after)
 
         def advance(level, x=x, t0=t0, first=first):
@@ -136,7 +137,7 @@ def run_compiled(model, p, state, drive, rec, n_sub, options, sensors, progress)
             t = t0 + np.cumsum(np.full(steps, p.h / (1 << level)))
             _, recs, _, _, x_after = _block(cm, config[:2] + (steps,) + config[3:])(
                 x, drive_table(drive, t, n_a), par[level])
-            return _attempt(store.rows(x_after), recs, p.tol, t, int(recs[EVALUATIONS, 0]),
+            return _attempt(store.rows(x_after[0]), recs, p.tol, t, int(recs[EVALUATIONS, 0]),
                             x_after)
         (rows, recs, x), _ = converged_sample(advance, n_sub, p.h, p.tol, rec.log)
         store(rows, recs, k)
@@ -152,10 +153,11 @@ def _converged(xs, recs, tol):
 
 def _attempt(xs, recs, tol, times, evaluations, x) -> Attempt:
     """The :class:`Attempt` of one compiled sample (its kept rows xs (n, 1),
-    recs (n_rec, 1), its whole state x (n_x,)) whose steps end at ``times``:
+    recs (n_rec, 1), its whole state x: (x (n_x,), kept matrix), :func:`_block`)
+    whose steps end at ``times``:
     failed at its first step above tol (the sample's end when it diverged);
     the largest residual (inf if it diverged)."""
-    if _converged(xs, recs, tol)[0] and np.isfinite(x).all():
+    if _converged(xs, recs, tol)[0] and np.isfinite(x[0]).all():
         return Attempt((xs, recs, x), float(recs[RHO, 0]), evaluations)
     finite = np.isfinite(xs).all() and np.isfinite(recs).all()
     first = int(recs[CONVERGED, 0]) if finite else len(times) - 1
@@ -208,8 +210,8 @@ def compiled_robot(model, dep, kept=None, design_input=False):
 def kept_rows(cm):
     """``(rows, slices)``: the rows of the step state x kept per output sample
     (q, v, a and the last evaluation's q_ev, v_ev: what the recorder and the
-    numpy sensors read; not J nor the kept iteration matrix, 88 % of x at 8
-    elements per body on the DualEMPS) and their slices in the kept rows."""
+    numpy sensors read; not J, the counters nor a_prev, g, b) and their
+    slices in the kept rows."""
     sl = cm.state_slices()
     rows, out, k = [], {}, 0
     for name in ("q", "v", "a", "q_ev", "v_ev"):
@@ -219,15 +221,19 @@ def kept_rows(cm):
 
 
 def _block(cm, config):
-    """``(x, U, par) -> (rows (n, K), recs (n_rec, K), n_ok, x_before,
-    x_after)``: the K output samples of the drive table U (3 n_a, K n_sub),
-    one call of the compiled sample function each (:meth:`CompiledRobot.sample`),
+    """``((x, S), U, par) -> (rows (n, K), recs (n_rec, K), n_ok, (x, S)_before,
+    (x, S)_after)``: the K output samples of the drive table U (3 n_a, K
+    n_sub) from the step state x and the kept inverse iteration matrix S
+    (None: none, or not formed yet), one call of the compiled sample
+    function each (:meth:`CompiledRobot.sample`),
     through numpy buffers (no CasADi matrix conversions), the state of one
     the input of the next; stops at a sample that did not converge (the
     later ones NaN: not converged). ``rows`` the :func:`kept_rows` of each
     sample's state, ``n_ok`` the samples converged before the first that
-    did not, ``x_before`` the whole state that sample started from and
-    ``x_after`` its end (the last sample's end when all converged). A loop
+    did not, ``(x, S)_before`` the whole state that sample started from and
+    ``(x, S)_after`` its end (the last sample's end when all converged). With a
+    kept matrix, a sample stopped before a step that needs it formed is
+    called again from that step (:class:`flexpkm.analysis.kept_matrix.KeptSample`). A loop
     here rather than CasADi's ``mapaccum(K)``, whose graph of K calls took 1-3 s to build per block
     size at 8 elements per body (the whole state, J and the kept
     iteration matrix included, concatenated K times). Built once per model
@@ -237,33 +243,41 @@ def _block(cm, config):
         prescribed, iterations, n_sub, project_each, specs, exact = config
         fn = cm.sample(prescribed, iterations, n_sub, project_each, specs, exact)
         buf, evaluate = fn.buffer()
-        ins = [np.zeros(fn.nnz_in(i)) for i in range(3)]
-        out = np.zeros(fn.nnz_out(0) + fn.nnz_out(1))   # both outputs: one sum checks them
-        outs = [out[:fn.nnz_out(0)], out[fn.nnz_out(0):]]
+        ins = [np.zeros(fn.nnz_in(i)) for i in range(min(fn.n_in(), 3))] + [None, np.zeros(1)]
+        sizes = [fn.nnz_out(i) for i in range(fn.n_out())]
+        out = np.zeros(sum(sizes))      # every output: one sum checks them
+        outs = np.split(out, np.cumsum(sizes)[:-1])
         ones = np.ones(len(out))
-        for i, a in enumerate(ins):
-            buf.set_arg(i, memoryview(a))
+        for i in range(fn.n_in()):
+            if ins[i] is not None:
+                buf.set_arg(i, memoryview(ins[i]))
         for i, a in enumerate(outs):
             buf.set_res(i, memoryview(a))
-
+        kept = fn.n_in() == 5 and KeptSample(cm.iteration(prescribed, iterations, specs, exact),
+                                              (buf, evaluate, ins, outs), n_sub, cm, prescribed)
         keep = kept_rows(cm)[0]
 
-        def run(x, U, par, hold=(fn, buf)):          # fn and buf must outlive the calls
+        def run(state, U, par, hold=(fn, buf)):          # fn and buf must outlive the calls
             K = U.shape[1] // n_sub
             xs, recs = np.full((K, len(keep)), np.nan), np.full((K, len(outs[1])), np.nan)
-            ins[0][:], ins[2][:] = x, par
-            tol, n_ok = float(par[-1]), 0
+            ins[0][:], ins[2][:] = state[0], par
+            S, start, tol, n_ok = state[1], None, float(par[-1]), 0
             Us = np.ascontiguousarray(U.T).reshape(K, -1)   # row k: sample k's U, column-major
             for k in range(K):                     # rows: contiguous writes
                 ins[1][:] = Us[k]
-                evaluate()
+                if kept:
+                    S, start = kept(S)
+                else:
+                    evaluate()
                 xs[k], recs[k] = outs[0][keep], outs[1]
                 if not (outs[1][RHO] <= tol and math.isfinite(out.dot(ones))):
                     break                           # (_converged, one sample: one sum)
                 n_ok = k + 1
                 if k + 1 < K:
                     ins[0][:] = outs[0]
-            return xs.T, recs.T, n_ok, ins[0].copy(), outs[0].copy()
+            before = (ins[0].copy() if start is None else start,
+                      kept.start_matrix if kept else state[1])
+            return xs.T, recs.T, n_ok, before, (outs[0].copy(), S)
         blocks[config] = run
     return blocks[config]
 

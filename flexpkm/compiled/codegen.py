@@ -34,7 +34,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from flexpkm.compiled import cache
+from flexpkm.compiled import cache, runtime_c
 from flexpkm.compiled.cache import cache_dir  # noqa: F401  (the cache folder, re-exported)
 from flexpkm.errors import FlexPKMError
 from flexpkm.signals import stop_on_signals
@@ -262,7 +262,7 @@ def _build(fns, name, cc, flags, lib, timeout):
             gen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
             for fn in fns:
                 gen.add(fn)
-            code = gen.dump()
+            code = runtime_c.faster(gen.dump())
             write_source(tmp / f"{name}.c", code)
             out = tmp / f"{name}.so"
             lines = code.count("\n")

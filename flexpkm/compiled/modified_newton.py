@@ -18,8 +18,11 @@ iteration limit goes on as a full Newton (the matrix at each iterate:
 quadratic convergence where the kept matrix converges slowly, e.g. a
 tight ``tol``), the next step forms it at its first iterate and earlier
 again if it is slow too (:func:`flexpkm.compiled.step.step_function`),
-then the steps keep it. State fields ``S`` (n_r x n_r, the inverse on the unknown rows and
-columns), ``S_h``, ``age``, ``evals`` (:func:`flexpkm.compiled.step.layout`).
+then the steps keep it. The kept inverse (n_r x n_r, on the unknown rows and
+columns) is an input of the step, formed by the driver (:func:`iteration_function`,
+inverted by LAPACK) when :func:`refresh_due`;
+state fields ``S_h``, ``age``, ``evals``
+(:func:`flexpkm.compiled.step.layout`).
 """
 from __future__ import annotations
 
@@ -158,7 +161,9 @@ def refresh_function(kd, prescribed, loops=False):
     """``(q_ev, v_ev, J, par) -> S_inv`` (n_r, n_r): the inverse iteration
     matrix on the unknown rows and columns at an evaluation ``(q_ev (n_tot),
     v_ev (n_r), J (n_tot, n_r) on the structural entries of the model's J)``
-    (zero elsewhere); M by :func:`mass_matrix_function` (whole Newton-Euler
+    (zero elsewhere; CasADi's LDL^T, generated: the full Newton corrections
+    of a slow step, :func:`flexpkm.compiled.corrections.corrected`); M by
+    :func:`mass_matrix_function` (whole Newton-Euler
     columns took 27 us each at 8 elements per body on the DualEMPS, where
     the MX graph's M took 5 ms); ``loops``: M by
     :func:`flexpkm.compiled.loop_functions.mass_matrix_function`."""
@@ -166,30 +171,49 @@ def refresh_function(kd, prescribed, loops=False):
     n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))[2]
     q_ev, v_ev, par = X.sym("q_ev", n_tot), X.sym("v_ev", n_r), X.sym("par", n_par)
     J = X.sym("J", kd.J.sparsity())
-    mass = loop_functions.mass_matrix_function if loops else mass_matrix_function
-    M = mass(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
-    S = step.iteration_matrix(kd, M, J, v_ev, par)
+    S = _iteration_matrix(kd, prescribed, loops, q_ev, v_ev, J, par)
     unk = step.unknowns(n_r, n_a, prescribed)
     S_inv = X(n_r, n_r)
-    S_inv[unk, unk] = ca.solve(S[unk, unk], X.eye(len(unk)), "ldl", {})
+    S_inv[unk, unk] = ca.solve(S, X.eye(len(unk)), "ldl", {})
     return ca.Function("refresh", [q_ev, v_ev, J, par], [ca.densify(S_inv)])
 
 
-def kept_inverse(kd, prescribed, x, par, loops=False):
-    """``(S_inv, stale, refresh)`` at the start of a step from the state
-    ``x``: the kept inverse, or a new one (CasADi's conditional: formed only
-    when stale), and the :func:`refresh_function` it calls (its code once),
-    for the full Newton corrections of a slow step
-    (:func:`flexpkm.compiled.step.step_function`)."""
-    n_tot, n_r, n_a, d = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, step.Dims.of(kd)
-    sl = step.layout(n_tot, n_r, n_a, d.n_p, d.n_J)[0]
-    stale = (((x[sl["age"]] >= refresh_age(n_r)) + (x[sl["evals"]] > SLOW)
-              + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (
-        x[sl["evals"]] >= 0)        # after Newton's matrix the first correction forms it
-    refresh = refresh_function(kd, prescribed, loops)
-    xs, ps = ca.MX.sym("x", x.shape[0]), ca.MX.sym("par", par.shape[0])
-    keep = ca.Function("keep_S", [xs, ps], [ca.reshape(xs[sl["S"]], n_r, n_r)])
-    J = step.state_jacobian(xs, sl, n_tot, n_r, d.J_pattern)
-    fresh = ca.Function("fresh_S", [xs, ps], [refresh(xs[sl["q_ev"]], xs[sl["v_ev"]], J, ps)])
-    choose = ca.Function.conditional("S_if", [keep], fresh)
-    return choose(stale, x, par), stale, refresh
+def _iteration_matrix(kd, prescribed, loops, q_ev, v_ev, J, par):
+    """The iteration matrix (:func:`flexpkm.compiled.step.iteration_matrix`)
+    on the unknown rows and columns at an evaluation (MX)."""
+    mass = loop_functions.mass_matrix_function if loops else mass_matrix_function
+    M = mass(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
+    unk = step.unknowns(kd.qd_r.shape[0], kd.n_a, prescribed)
+    return step.iteration_matrix(kd, M, J, v_ev, par)[unk, unk]
+
+
+def iteration_function(kd, prescribed, d, loops=False, name="iteration"):
+    """``(x, par) -> S`` (m, m, dense; m the unknown accelerations,
+    :func:`flexpkm.compiled.step.unknowns`): the iteration matrix at the
+    last evaluation ``q_ev, v_ev, J`` of the step state x (``d`` the
+    :class:`flexpkm.compiled.step.Dims`), generated code. The simulation's
+    driver inverts it by LAPACK (:mod:`flexpkm.analysis.compiled_simulate`)
+    when a step is :func:`refresh_due` and gives the inverse to the steps
+    as an input (:func:`flexpkm.compiled.step.step_function`): the matrix
+    then neither goes through every step's state (n_r^2 numbers copied in
+    and out) nor is inverted by CasADi's generated LDL^T (its solve with m
+    right-hand sides: 1.7 ms per refresh with the mass matrix at 8 elements
+    per body on the DualEMPS, LAPACK's dpotrf + dpotri 0.07 ms)."""
+    sl, n_x, n_par = step.layout(d.n_tot, d.n_r, d.n_a, d.n_p, d.n_J)
+    x, par = ca.MX.sym("x", n_x), ca.MX.sym("par", n_par)
+    J = step.state_jacobian(x, sl, d.n_tot, d.n_r, d.J_pattern)
+    S = _iteration_matrix(kd, prescribed, loops, x[sl["q_ev"]], x[sl["v_ev"]], J, par)
+    return ca.Function(name, [x, par], [ca.densify(S)])
+
+
+def refresh_due(x, par, sl, n_r, n_a):
+    """Whether the kept iteration matrix must be formed before the step
+    from the state ``x`` with ``par`` (MX scalar, 1 or 0; ``sl`` the
+    state's slices, :func:`flexpkm.compiled.step.layout`, for n_r
+    coordinates q_r and n_a actuators): at :func:`refresh_age`, after a
+    step of more than :data:`SLOW` model evaluations, for another step
+    length h than its own, never after a step with Newton's matrix (``evals``
+    -1: that step's corrections form it at each iterate,
+    :func:`flexpkm.compiled.step.step_function`)."""
+    return (((x[sl["age"]] >= refresh_age(n_r)) + (x[sl["evals"]] > SLOW)
+             + (x[sl["S_h"]] != par[2 * n_a])) > 0) * (x[sl["evals"]] >= 0)

@@ -12,7 +12,7 @@ from functools import cached_property
 import casadi as ca
 import numpy as np
 
-from flexpkm.compiled import codegen, loop_functions, modified_newton
+from flexpkm.compiled import codegen, kept_sample, loop_functions, modified_newton
 from flexpkm.compiled.design import design_vector, fixed_entries
 from flexpkm.compiled.full import point_acceleration, symbolic_dynamics
 from flexpkm.compiled import step as steps
@@ -234,7 +234,10 @@ class CompiledRobot:
         the loop projection ``(q, par) -> (q_proj, drift)``
         (:func:`flexpkm.compiled.step.project_function`) and the recorder
         ``(x, u, par) -> [tau; energy; sensors]``
-        (:func:`flexpkm.compiled.step.record_function`), generated into ONE
+        (:func:`flexpkm.compiled.step.record_function`), with a kept
+        iteration matrix (the kernel graph, not ``exact``) also the iteration
+        matrix at a state (:meth:`iteration`) and the sample's end
+        (:func:`flexpkm.compiled.kept_sample.finish_function`), generated into ONE
         library (one compiler run, the kernels they share once: the Delta's
         6.4 s of gcc instead of 4.1 + 1.6 + 3.9 s for three libraries); the
         options are part of its cache key. Above :data:`UNROLLED_MAX`
@@ -259,28 +262,36 @@ class CompiledRobot:
                          None if x is None else tuple(float(v) for v in x))
                         for f, a, x in sensors)
         tags = (f"{int(prescribed)}{int(exact)}", f"{int(prescribed)}")
-        names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}")
+        kept = not self.unrolled and not exact         # recursive, kept matrix
+        names = (f"flexpkm_step{tags[0]}", "flexpkm_project", f"flexpkm_record{tags[1]}") + (
+            (f"flexpkm_iteration{tags[1]}", f"flexpkm_finish{tags[1]}") if kept else ())
 
         loops = self.on_loops and not exact
 
         def build():
             graph = self.simulation_graph
             dims = steps.Dims.of(graph)           # J's non-zeros in the kernel graph's state
-            if not self.unrolled and not exact:     # recursive, kept matrix
-                kd = graph
-                step = steps.step_function(modified_newton.newton_function(kd, prescribed, loops),
-                                           dims, prescribed, iterations, names[0],
-                                           lambda x, par: modified_newton.kept_inverse(
-                                               kd, prescribed, x, par, loops), modified_newton.SLOW)
+            if kept:
+                step = steps.step_function(
+                    modified_newton.newton_function(graph, prescribed, loops), dims, prescribed,
+                    iterations, names[0], (modified_newton.refresh_function(
+                        graph, prescribed, loops), self._due), modified_newton.SLOW)
             else:
                 step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])
             if not loops:
-                return (step, steps.project_function(graph),
-                        steps.record_function(graph, self.model, prescribed, sensors))
-            return (step, steps.project_function(graph, equations=loop_functions.loop_equations(graph)),
+                out = (step, steps.project_function(graph),
+                       steps.record_function(graph, self.model, prescribed, sensors))
+            else:
+                out = (step, steps.project_function(
+                    graph, equations=loop_functions.loop_equations(graph)),
                     steps.record_function(graph, self.model, prescribed, sensors,
                                           loop_functions.record_function(graph, sensors)))
+            if not kept:
+                return out
+            return out + (modified_newton.iteration_function(graph, prescribed, dims, loops,
+                                                             names[3]),
+                          kept_sample.finish_function(*out[1:], names[4]))
         fixed = None if self.unrolled else self.fixed
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
                              sensors, exact, fixed, *(("loops",) if loops else ()), names=names,
@@ -304,9 +315,25 @@ class CompiledRobot:
     def sample(self, prescribed, iterations, n_sub, project_each, sensors=(), exact=False):
         """``(x, U, par) -> (x_next, rec)``: ``n_sub`` steps and an output sample
         (:func:`flexpkm.compiled.step.sample_function`) of the :meth:`simulation`
-        functions."""
-        step, project, record = self.simulation(prescribed, iterations, sensors, exact)
-        return steps.sample_function(step, project, record, n_sub, project_each)
+        functions; with a kept iteration matrix ``(x, U, par, S_inv, k0) ->
+        (x_next, rec, stop)`` (the driver forms S_inv from :meth:`iteration`)."""
+        fns = self.simulation(prescribed, iterations, sensors, exact)
+        return steps.sample_function(*fns[:3], n_sub, project_each,
+                                     fns[4] if len(fns) > 4 else None, self._due)
+
+    def iteration(self, prescribed, iterations, sensors=(), exact=False):
+        """``(x, par) -> S`` (m, m): the iteration matrix of the :meth:`simulation`
+        step on its m unknown accelerations at the state x
+        (:func:`flexpkm.compiled.modified_newton.iteration_function`), whose
+        inverse the step takes; None for a step without a kept matrix (the
+        unrolled graph, ``exact``)."""
+        fns = self.simulation(prescribed, iterations, sensors, exact)
+        return fns[3] if len(fns) > 3 else None
+
+    def _due(self, x, par):
+        """:func:`flexpkm.compiled.modified_newton.refresh_due` of the
+        simulation's state ``x`` (MX)."""
+        return modified_newton.refresh_due(x, par, self.state_slices(), len(self.indep), self.n_a)
 
     @cached_property
     def state_pattern(self):
@@ -330,11 +357,10 @@ class CompiledRobot:
         from the numpy state at t_n (the model of the last evaluation at (q,
         v)); J (n_tot, n_r) on :attr:`state_pattern`'s entries unless ``dense``
         (a state of :class:`flexpkm.compiled.step.Dims` without a pattern)."""
-        n_r = len(v)       # no kept iteration matrix yet (age: stale at the first step)
-        pattern = None if dense else self.state_pattern
-        J = np.asarray(J, float)        # the non-zeros in column-major order
+        pattern = None if dense else self.state_pattern     # no kept iteration matrix
+        J = np.asarray(J, float)        # yet (age: due at the first step); J's non-zeros
         J = J.reshape(-1, order="F") if pattern is None else J[pattern.get_triplet()]
-        return np.concatenate([q, v, a, a, g, b, q, v, np.zeros(n_r * n_r), [0.0, 1e9, 0.0], J])
+        return np.concatenate([q, v, a, a, g, b, q, v, [0.0, 1e9, 0.0], J])     # column-major
 
     def state_slices(self) -> dict:
         """The slices of the step state x (:func:`flexpkm.compiled.step.layout`)."""

@@ -25,8 +25,11 @@ its steps and their Newton iterations, and the driver redoes a sample that
 did not converge with smaller steps (:mod:`flexpkm.analysis.step_control`).
 
 State vector ``x = [q (n_tot); v; a; a_prev; g (n_r each); b (n_tot); q_ev
-(n_tot); v_ev (n_r); S; S_h; age; evals; J]``: J, b, g of the last
-evaluation of the model, at (q_ev, v_ev), J last: on the kernel graph its
+(n_tot); v_ev (n_r); S_h; age; evals; J]``: J, b, g of the last
+evaluation of the model, at (q_ev, v_ev) (the kept iteration matrix is
+not in it: an input of the step, the driver's, :func:`sample_function`;
+``S_h``, ``age``, ``evals`` its step length and age and the last step's
+model evaluations), J last: on the kernel graph its
 structural non-zeros only (:func:`layout`, :class:`Dims`), else n_tot n_r
 column-major; drive input per step ``u``
 (3 n_a): ``[q_a; qd_a; qdd_a]`` at t_n+1 for a prescribed motion, else
@@ -45,6 +48,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 
 from flexpkm.compiled import corrections
+from flexpkm.compiled.kept_sample import closed, kept_sample_function
 from flexpkm.compiled.full import SymbolicDynamics, point_acceleration
 from flexpkm.compiled.newton_euler import recursive_dynamics
 from flexpkm.compiled.recursive import KernelDynamics
@@ -155,7 +159,7 @@ def layout(n_tot, n_r, n_a, n_p=0, n_J=None):
     the design vector's entries in it, :func:`design_size`; ``n_J``: the
     entries of J, last, default n_tot n_r, :attr:`Dims.n_J`)."""
     sizes = [("q", n_tot), ("v", n_r), ("a", n_r), ("a_prev", n_r), ("g", n_r),
-             ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r), ("S", n_r * n_r), ("S_h", 1),
+             ("b", n_tot), ("q_ev", n_tot), ("v_ev", n_r), ("S_h", 1),
              ("age", 1), ("evals", 1), ("J", n_tot * n_r if n_J is None else n_J)]
     out, k = {}, 0
     for name, n in sizes:
@@ -322,10 +326,21 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     correction, then up to ``iterations - 1`` more while the relative
     residual rho of the last iterate is above ``tol`` (the last entry of
     ``par``); rho of the last evaluated iterate. Composed at run time (MX:
-    no new code to compile per iteration limit). ``kept``: ``(x, par) ->
-    (S_inv, stale, refresh)`` for a ``newton`` taking the kept inverse
-    iteration matrix as its last input and returning the residual last
-    (:func:`flexpkm.compiled.modified_newton.kept_inverse`): a step not
+    no new code to compile per iteration limit). ``kept``: ``(refresh,
+    due)`` for a ``newton`` taking the kept inverse iteration matrix as its
+    last input and returning the residual last
+    (:func:`flexpkm.compiled.modified_newton.newton_function`): the step is
+    then ``(x, u, par, S_inv, go) -> (x1, rho, evaluations, due1)`` with the
+    kept inverse ``S_inv`` (n_r, n_r) an input, read, not carried in the
+    state (the driver forms it when ``due``,
+    :func:`flexpkm.compiled.modified_newton.iteration_function`), ``due1``
+    whether the next step needs it formed again
+    (:func:`flexpkm.compiled.modified_newton.refresh_due` of x1); ``go`` 0:
+    no step, ``(x, 0, 0, due of x)`` (a switch in the generated code, so
+    that the sample's calls pass S and x by pointer); ``refresh``
+    ``(q_ev, v_ev, J, par) -> S_inv``
+    (:func:`flexpkm.compiled.modified_newton.refresh_function`) for the full
+    Newton corrections: a step not
     converged after ``max(mid, iterations - 2)`` corrections (the last two
     of the budget) makes its next ones with the
     iteration matrix of their own iterate
@@ -349,13 +364,15 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
     b = x[sl["b"]]
     evaluations = 1
     if kept is None:
+        ins = [x, u, par]
         state = newton(x, a1, J, b, u, par)
         if iterations > 1:
             *state, more = corrections.newton_corrections(newton, iterations)(x, *state, u, par)
             evaluations += more
     else:               # after a slow step (evals < 0): Newton's matrix at every iterate
+        (refresh, due), S_inv = kept, ca.MX.sym("S", n_r, n_r)
+        ins = [x, u, par, S_inv]
         slow, mid = mid, max(mid, iterations - 2)     # the kept matrix while the budget allows
-        S_inv, stale, refresh = kept(x, par)
         flagged = x[sl["evals"]] < 0
         state = corrections.first_correction(newton, refresh)(flagged, x, a1, J, b, u, par, S_inv)
         if iterations > 1:
@@ -364,17 +381,22 @@ def step_function(newton, d: Dims, prescribed, iterations, name="hht_step", kept
             evaluations += more
     a1, J, b, g, q_ev, v_ev, rho = state
     if kept is None:
-        S, age, slow = x[sl["S"]], x[sl["age"]], evaluations
+        age, slow = x[sl["age"]], evaluations
     else:   # flagged for the next step: it used Newton's matrix (and took > SLOW when flagged)
         newton_used = evaluations > ca.if_else(flagged, slow, mid)
-        S, slow = ca.vec(S_inv), ca.if_else(newton_used, -1, evaluations)
-        age = ca.if_else(flagged, corrections.REFRESH_AFTER_NEWTON,
-                         ca.if_else(stale, 0, x[sl["age"]] + 1))
+        slow = ca.if_else(newton_used, -1, evaluations)
+        age = ca.if_else(flagged, corrections.REFRESH_AFTER_NEWTON, x[sl["age"]] + 1)
     q1, v1 = newmark(d, x, a1, J, b, u, par, prescribed, pattern)
     J = ca.vec(J) if d.J_pattern is None else ca.project(J, d.J_pattern).nz[:]
-    parts = (q1, v1, a1, a, g, b, q_ev, v_ev, S, par[2 * n_a], age, slow, J)
-    x1 = ca.vertcat(*[ca.densify(e) for e in parts])     # one pass over S, not two
-    return ca.Function(name, [x, u, par], [x1, rho, evaluations])
+    parts = (q1, v1, a1, a, g, b, q_ev, v_ev, par[2 * n_a], age, slow, J)
+    x1 = ca.vertcat(*[ca.densify(e) for e in parts])
+    if kept is None:
+        return ca.Function(name, ins, [x1, rho, evaluations])
+    due, go = kept[1], ca.MX.sym("go")       # the switch in the generated code: the
+    guard = ca.Function.conditional(f"{name}_if", [        # driver's calls read S, x
+        ca.Function(f"{name}_skip", ins, [x, 0, 0, due(x, par)])],
+        ca.Function(f"{name}_run", ins, [x1, rho, evaluations, due(x1, par)]))
+    return ca.Function(name, ins + [go], guard(go, *ins))
 
 
 #: the loop residual (m or rad, every row) below which the projection stops:
@@ -492,7 +514,7 @@ def record_function(sm: SymbolicDynamics, model, prescribed, sensors=(), terms=N
     return ca.Function("record", [x, u, par], [ca.vertcat(tau, energy, *vals)])
 
 
-def sample_function(step, project, record, n_sub, project_each):
+def sample_function(step, project, record, n_sub, project_each, finish=None, due=None):
     """``(x, U (3 n_a, n_sub), par) -> (x_next, rec)`` composed at run time
     (MX, no code generation) from the compiled ``step`` (:func:`step_function`),
     ``project`` (:func:`project_function`) and ``record``
@@ -501,23 +523,33 @@ def sample_function(step, project, record, n_sub, project_each):
     ``rec = [tau; energy; sensors; drift; rho; evaluations; converged]``
     (the largest relative residual of the steps, their Newton evaluations,
     the number of steps before the first one whose residual is above tol:
-    n_sub when all converged)."""
-    n_x, n_u, n_par = (step.size1_in(i) for i in range(3))
-    n_q = project.size1_in(0)
-    x, par = ca.MX.sym("x", n_x), ca.MX.sym("par", n_par)
+    n_sub when all converged).
 
-    def closed(xk):
-        qp, drift = project(xk[:n_q], par)
-        return ca.vertcat(qp, xk[n_q:]), drift
+    A ``step`` with a kept iteration matrix (five inputs), the ``finish``
+    compiled with it (:func:`flexpkm.compiled.kept_sample.finish_function`)
+    and ``due`` (``(x, par) -> 1`` when the kept matrix must be formed
+    before the step from x, :func:`flexpkm.compiled.modified_newton.refresh_due`)
+    give
+    ``(x, U, par, S_inv, k0) -> (x_next, rec, stop)``
+    (:func:`flexpkm.compiled.kept_sample.kept_sample_function`): the steps
+    from ``k0`` on with the kept inverse
+    ``S_inv``, stopped before a step that needs it formed again: ``stop``
+    that step's index and ``x_next`` its state (neither projected nor
+    recorded; the driver forms the matrix and calls again from ``k0 =
+    stop``), else ``stop = n_sub``."""
+    if step.n_in() == 5:
+        return kept_sample_function(step, project, finish, due, n_sub, project_each)
+    n_x, n_u, n_par = (step.size1_in(i) for i in range(3))
+    x, par = ca.MX.sym("x", n_x), ca.MX.sym("par", n_par)
     U = ca.MX.sym("U", n_u, n_sub)
     xk, rhos, evals = x, [], []
     for k in range(n_sub):        # the calls chained, not mapaccum: no copies of the states
         xk, rho, evaluations = step(xk, U[:, k], par)
-        xk = closed(xk)[0] if project_each else xk
+        xk = closed(project, xk, par)[0] if project_each else xk
         rhos.append(rho)
         evals.append(evaluations)
     rhos, evals = ca.horzcat(*rhos), ca.horzcat(*evals)
-    xk, drift = closed(xk)
+    xk, drift = closed(project, xk, par)
     rec = record(xk, U[:, -1], par)
     converged = ca.find((rhos > par[-1]).T)             # n_sub when none is above tol
     return ca.Function("sample", [x, U, par],

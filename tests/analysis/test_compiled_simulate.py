@@ -37,8 +37,8 @@ class StandIn:
 def run(bad, K=6):
     U = np.random.default_rng(0).uniform(-1, 1, (2, K * N_SUB))
     config = (True, 8, N_SUB, False, (), False)
-    rows, recs, n_ok, x_before, x_after = cs._block(StandIn(bad), config)(
-        np.zeros(5), U, np.array([0.0, 1e-6]))
+    rows, recs, n_ok, (x_before, _), (x_after, _) = cs._block(StandIn(bad), config)(
+        (np.zeros(5), None), U, np.array([0.0, 1e-6]))
     weights = np.arange(1.0, 2 * N_SUB + 1)
     expected = [U[:, k * N_SUB:(k + 1) * N_SUB].ravel(order="F") @ weights for k in range(K)]
     return rows, n_ok, x_before, x_after, np.array(expected)

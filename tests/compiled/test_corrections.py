@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import flexpkm as fp
+from flexpkm.analysis.kept_matrix import kept_step
 from flexpkm.compiled import modified_newton
 from flexpkm.compiled.robot import CompiledRobot
 from tests.compiled.test_newton_euler import _refined_dualemps, virtual_machine  # noqa: F401
@@ -29,13 +30,13 @@ def test_slow_step_goes_on_with_newtons_matrix(virtual_machine, monkeypatch):
         n_r, n_a = len(cm.indep), cm.n_a
         par = cm.parameters(np.full(n_a, 50.0), np.full(n_a, 2.0), 1e-4, 0.05, model.gravity,
                             1.0, 1e-3, 1e-13)
-        step = cm.simulation(False, 4 if slow == 1 else 6)[0]
-        x = cm.pack(q0, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b)
+        config = (False, 4 if slow == 1 else 6, (), False)
+        x, S = cm.pack(q0, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b), None
         runs[slow] = []
         for _ in range(2):
-            x1, rho, evaluations = step(x, np.array([5.0, -3, 0, 0, 0, 0]), par)
-            x = np.array(x1).ravel()
-            runs[slow].append((x, float(rho), float(evaluations)))
+            x, rho, evaluations, S = kept_step(cm, config, x, np.array([5.0, -3, 0, 0, 0, 0]),
+                                               par, S)
+            runs[slow].append((x, rho, evaluations))
     sl = layout(model.layout.n_tot, n_r, n_a)[0]
     (x, rho, evaluations), (x2, rho2, evaluations2) = runs[1]
     (x_kept, rho_kept, _), (_, _, evaluations_kept) = runs[10]

@@ -39,8 +39,9 @@ def test_kernel_state_holds_the_structural_entries_of_J():
     """The kernel graph's step state stores J by its structural non-zeros
     (last; the O(n) state: 444 of 79 x 74 entries at 8 elements per body),
     read back as numpy's J; a dense pack (the motors' augmented model) keeps
-    n_tot n_r entries; q, v, a, S and the counters where layout() puts them
-    without the pattern."""
+    n_tot n_r entries; q, v, a and the kept matrix's counters (S_h, age; the
+    matrix itself is not in the state) where layout() puts them without the
+    pattern."""
     model, q0 = _refined_dualemps(2)
     cm = CompiledRobot(model, q_ref=q0, compile=False)
     n_tot, n_r, n_a = model.layout.n_tot, len(cm.indep), cm.n_a
@@ -57,5 +58,5 @@ def test_kernel_state_holds_the_structural_entries_of_J():
     plain = step.layout(n_tot, n_r, n_a)[0]
     assert len(dense) == plain["J"].stop
     assert np.array_equal(dense[plain["J"]].reshape(n_tot, n_r, order="F"), ref.J)
-    for name in ("q", "v", "a", "b", "S", "age"):
+    for name in ("q", "v", "a", "b", "S_h", "age"):
         assert sl[name] == plain[name]

@@ -77,25 +77,29 @@ def test_refined_simulation_agrees_with_numpy():
 
 
 def test_kept_iteration_matrix_is_refreshed_when_stale(virtual_machine):
-    """The step state's iteration matrix: formed at the first step from the
-    state it starts from (its inverse times the numpy step's matrix
-    ``M + (1 - alpha) (gamma h D + beta h^2 K)`` with numpy's M is the
-    identity), then kept (its age counts up), formed again for another h."""
-    from flexpkm.compiled.step import iteration_matrix, layout
+    """The kept iteration matrix, formed by the driver (the iteration matrix
+    by generated code, its inverse by LAPACK) when the step is due: at the
+    first step from the state it starts from (its inverse times the numpy
+    step's matrix ``M + (1 - alpha) (gamma h D + beta h^2 K)`` with numpy's
+    M is the identity), then kept (the same array; the state's age counts
+    up), formed again for another h."""
+    from flexpkm.analysis.kept_matrix import kept_step
+    from flexpkm.compiled.step import iteration_matrix
     model, q0 = _refined_dualemps(2)
     cm = CompiledRobot(model, q_ref=q0, compile=False)
     ref = fp.full_dynamics(model, q0, 0.0, dep=cm.dep)
     n_r, n_a = len(cm.indep), cm.n_a
-    sl = layout(model.layout.n_tot, n_r, n_a)[0]
-    step = cm.simulation(False, 3)[0]
-    x = cm.pack(q0, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b)
+    sl = cm.state_slices()
+    x, S = cm.pack(q0, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b), None
     par = [cm.parameters(np.full(n_a, 50.0), np.full(n_a, 2.0), h, 0.05, model.gravity, 1.0,
                          1e-3) for h in (1e-4, 5e-5)]
-    S = iteration_matrix(cm.kernels, ca.DM(ref.M), ca.DM(ref.J), ca.DM.zeros(n_r), ca.DM(par[0]))
+    M = iteration_matrix(cm.kernels, ca.DM(ref.M), ca.DM(ref.J), ca.DM.zeros(n_r), ca.DM(par[0]))
     states = []
     for p in (par[0], par[0], par[1]):
-        x = np.array(step(x, np.zeros(3 * n_a), p)[0]).ravel()
-        states.append((x[sl["age"]][0], x[sl["S_h"]][0], x[sl["S"]].reshape(n_r, n_r, order="F")))
+        x, _, _, S = kept_step(cm, (False, 3, (), False), x, np.zeros(3 * n_a), p, S)
+        states.append((x[sl["age"].start], x[sl["S_h"].start], S))
     assert [s[:2] for s in states] == [(0, 1e-4), (1, 1e-4), (0, 5e-5)]
-    assert np.array_equal(states[0][2], states[1][2]) and modified_newton.REFRESH_AGE > 1
-    assert np.abs(np.array(ca.evalf(S)) @ states[0][2] - np.eye(n_r)).max() < 1e-10
+    assert states[0][2] is states[1][2] and modified_newton.REFRESH_AGE > 1
+    assert states[2][2] is not states[1][2]
+    inverse = states[0][2].reshape(n_r, n_r, order="F")
+    assert np.abs(np.array(ca.evalf(M)) @ inverse - np.eye(n_r)).max() < 1e-10

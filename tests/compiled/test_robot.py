@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import flexpkm as fp
+from flexpkm.analysis import kept_matrix
 from flexpkm.analysis.simulate import simulate
 from flexpkm.cases import dualemps
 from flexpkm.cases.file_case import configure
@@ -136,17 +137,23 @@ def test_step_on_the_design_symbol_equals_the_folded_step():
     n_r, n_a, p = len(cm.indep), cm.n_a, cm.design
     x0 = cm.pack(q0, np.zeros(n_r), np.zeros(n_r), np.zeros(n_r), ref.J, ref.b)
     args = (np.full(n_a, 50.0), np.full(n_a, 2.0), 1e-4, 0.05, model.gravity, 1.0, 1e-3, 1e-10)
+    unknown, at, _ = kept_matrix.where(cm, False)
+
+    def due(x, pr):
+        return modified_newton.refresh_due(x, pr, cm.state_slices(), n_r, n_a)
     states = []
     for graph, par in ((cm.simulation_graph, cm.parameters(*args)),
                        (cm.kernels, cm.parameters(*args, design=()))):
         dims = steps.Dims.of(graph)
         assert len(par) == steps.layout(dims.n_tot, n_r, n_a, dims.n_p)[2]
         step = steps.step_function(modified_newton.newton_function(graph, False), dims, False, 4,
-                                   kept=lambda x, pr, g=graph: modified_newton.kept_inverse(
-                                       g, False, x, pr))
-        x = x0
+                                   kept=(modified_newton.refresh_function(graph, False), due))
+        x = x0.copy()                       # the kept matrix formed first, as the driver does
+        A = np.array(modified_newton.iteration_function(graph, False, dims)(x, par))
+        S = kept_matrix.formed(A, unknown, n_r, x, at, 1e-4).reshape(n_r, n_r, order="F")
         for _ in range(3):
-            x = np.array(step(x, np.zeros(3 * n_a), par)[0]).ravel()
+            x, _, _, stale = (np.array(v).ravel() for v in step(x, np.zeros(3 * n_a), par, S, 1))
+            assert not stale
         states.append(x)
     assert par[-1] == 1e-10 and steps.Dims.of(cm.simulation_graph).n_p == p.size
     assert np.array_equal(cm.parameters(*args)[-p.size - 1:-1], p)
