@@ -25,7 +25,7 @@ while it is built in an empty cache, then loaded by the profiled run),
 compiled with ``-fno-inline-functions-called-once`` (else gcc folds a
 function called from one place into its caller and its cost is lost).
 ``uniform``: every N on the kernel graph's loop model (``design_input``,
-``robot.LOOPS_MIN = 0``), the same functions at every size, so that the
+``robot.LOOPS_MIN = robot.PLANAR_LOOPS_MIN = 0``), the same functions at every size, so that the
 split compares; else the shipped choice (N = 1 unrolled, N = 2 flat).
 
 Run alone: ``python benchmarks/step_split.py [--shipped] [N ...]``
@@ -66,7 +66,7 @@ def child(n, span, uniform, capture=None):
     from flexpkm.cli.simulate import _refined
     from flexpkm.compiled import codegen, robot
     if uniform:
-        robot.LOOPS_MIN = 0
+        robot.LOOPS_MIN = robot.PLANAR_LOOPS_MIN = 0
     #: the library's functions kept apart (gcc inlines a static function
     #: called once, e.g. the model into the Newton correction at N = 4)
     codegen.FLAGS = codegen.FLAGS + ("-fno-inline-functions-called-once",)

@@ -157,7 +157,17 @@ def mass_matrix_function(kd):
         linear(terms, *args, unit[:, k]) for k in range(n_r)])])
 
 
-def refresh_function(kd, prescribed, loops=False):
+def mass_function(kd, loops=False):
+    """The mass matrix's function of the graph inputs: :func:`mass_matrix_function`,
+    or with ``loops`` :func:`flexpkm.compiled.loop_functions.mass_matrix_function`.
+    Built once per library and given to :func:`refresh_function` and
+    :func:`iteration_function` (``mass``), so that the generated C holds it
+    once: two builds were two copies in the C (DualEMPS, 8 elements per
+    link, flat graph: 92,031 -> 78,700 lines)."""
+    return (loop_functions.mass_matrix_function if loops else mass_matrix_function)(kd)
+
+
+def refresh_function(kd, prescribed, loops=False, mass=None):
     """``(q_ev, v_ev, J, par) -> S_inv`` (n_r, n_r): the inverse iteration
     matrix on the unknown rows and columns at an evaluation ``(q_ev (n_tot),
     v_ev (n_r), J (n_tot, n_r) on the structural entries of the model's J)``
@@ -166,28 +176,30 @@ def refresh_function(kd, prescribed, loops=False):
     :func:`mass_matrix_function` (whole Newton-Euler
     columns took 27 us each at 8 elements per body on the DualEMPS, where
     the MX graph's M took 5 ms); ``loops``: M by
-    :func:`flexpkm.compiled.loop_functions.mass_matrix_function`."""
+    :func:`flexpkm.compiled.loop_functions.mass_matrix_function`; ``mass``
+    that function already built (:func:`mass_function`)."""
+    mass = mass_function(kd, loops) if mass is None else mass
     n_tot, n_r, n_a, X = kd.q.shape[0], kd.qd_r.shape[0], kd.n_a, ca.MX
     n_par = step.layout(n_tot, n_r, n_a, step.design_size(kd))[2]
     q_ev, v_ev, par = X.sym("q_ev", n_tot), X.sym("v_ev", n_r), X.sym("par", n_par)
     J = X.sym("J", kd.J.sparsity())
-    S = _iteration_matrix(kd, prescribed, loops, q_ev, v_ev, J, par)
+    S = _iteration_matrix(kd, prescribed, mass, q_ev, v_ev, J, par)
     unk = step.unknowns(n_r, n_a, prescribed)
     S_inv = X(n_r, n_r)
     S_inv[unk, unk] = ca.solve(S, X.eye(len(unk)), "ldl", {})
     return ca.Function("refresh", [q_ev, v_ev, J, par], [ca.densify(S_inv)])
 
 
-def _iteration_matrix(kd, prescribed, loops, q_ev, v_ev, J, par):
+def _iteration_matrix(kd, prescribed, mass, q_ev, v_ev, J, par):
     """The iteration matrix (:func:`flexpkm.compiled.step.iteration_matrix`)
-    on the unknown rows and columns at an evaluation (MX)."""
-    mass = loop_functions.mass_matrix_function if loops else mass_matrix_function
-    M = mass(kd)(*step.graph_arguments(kd, q_ev, v_ev, par))
+    on the unknown rows and columns at an evaluation (MX), M by the
+    function ``mass`` (:func:`mass_function`)."""
+    M = mass(*step.graph_arguments(kd, q_ev, v_ev, par))
     unk = step.unknowns(kd.qd_r.shape[0], kd.n_a, prescribed)
     return step.iteration_matrix(kd, M, J, v_ev, par)[unk, unk]
 
 
-def iteration_function(kd, prescribed, d, loops=False, name="iteration"):
+def iteration_function(kd, prescribed, d, loops=False, name="iteration", mass=None):
     """``(x, par) -> S`` (m, m, dense; m the unknown accelerations,
     :func:`flexpkm.compiled.step.unknowns`): the iteration matrix at the
     last evaluation ``q_ev, v_ev, J`` of the step state x (``d`` the
@@ -198,11 +210,13 @@ def iteration_function(kd, prescribed, d, loops=False, name="iteration"):
     then neither goes through every step's state (n_r^2 numbers copied in
     and out) nor is inverted by CasADi's generated LDL^T (its solve with m
     right-hand sides: 1.7 ms per refresh with the mass matrix at 8 elements
-    per body on the DualEMPS, LAPACK's dpotrf + dpotri 0.07 ms)."""
+    per body on the DualEMPS, LAPACK's dpotrf + dpotri 0.07 ms). ``mass``:
+    as :func:`refresh_function`'s."""
+    mass = mass_function(kd, loops) if mass is None else mass
     sl, n_x, n_par = step.layout(d.n_tot, d.n_r, d.n_a, d.n_p, d.n_J)
     x, par = ca.MX.sym("x", n_x), ca.MX.sym("par", n_par)
     J = step.state_jacobian(x, sl, d.n_tot, d.n_r, d.J_pattern)
-    S = _iteration_matrix(kd, prescribed, loops, x[sl["q_ev"]], x[sl["v_ev"]], J, par)
+    S = _iteration_matrix(kd, prescribed, mass, x[sl["q_ev"]], x[sl["v_ev"]], J, par)
     return ca.Function(name, [x, par], [ca.densify(S)])
 
 

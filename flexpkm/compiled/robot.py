@@ -38,6 +38,16 @@ UNROLLED_MAX = 20
 #: at 2 elements (25) the flat one compiles in a few seconds and evaluates
 #: 2.6x faster (docs/simulation.md, "Loops over chains")
 LOOPS_MIN = 40
+#: the same for a planar robot (``plane_normal`` set): its flat graph keeps
+#: the plane's exact zeros (``design.design_vector``), so it stays small and
+#: compiles in seconds well past LOOPS_MIN. DualEMPS ``square``, one BLAS
+#: thread, libraries cached, quiet machine (eighth session): 4 elements per
+#: link (43 coordinates) flat 0.17-0.19 s per simulated s against the loop
+#: model's 0.29-0.32, first compile 7.0 against 6.4 s; 8 elements (79) flat
+#: 0.41-0.46 against 0.66-0.68, first compile 13.3 against 9.2 s; 16
+#: elements (151) stay on the loop model (docs/simulation.md, "Planar
+#: robots on the flat model")
+PLANAR_LOOPS_MIN = 100
 
 #: outputs of :meth:`CompiledRobot.full`
 FULL_OUTPUTS = ("M", "c", "J", "b", "J_tot", "residual")
@@ -271,11 +281,12 @@ class CompiledRobot:
         def build():
             graph = self.simulation_graph
             dims = steps.Dims.of(graph)           # J's non-zeros in the kernel graph's state
+            mass = modified_newton.mass_function(graph, loops) if kept else None  # C once
             if kept:
                 step = steps.step_function(
                     modified_newton.newton_function(graph, prescribed, loops), dims, prescribed,
                     iterations, names[0], (modified_newton.refresh_function(
-                        graph, prescribed, loops), self._due), modified_newton.SLOW)
+                        graph, prescribed, loops, mass), self._due), modified_newton.SLOW)
             else:
                 step = steps.step_function(steps.newton_function(graph, prescribed, exact),
                                            dims, prescribed, iterations, names[0])
@@ -290,7 +301,7 @@ class CompiledRobot:
             if not kept:
                 return out
             return out + (modified_newton.iteration_function(graph, prescribed, dims, loops,
-                                                             names[3]),
+                                                             names[3], mass),
                           kept_sample.finish_function(*out[1:], names[4]))
         fixed = None if self.unrolled else self.fixed
         return self.function(f"flexpkm_simulation{tags[0]}", build, prescribed, iterations,
@@ -302,9 +313,11 @@ class CompiledRobot:
     def on_loops(self):
         """Whether the simulation's functions on the kernel graph use the loop
         model (:mod:`flexpkm.compiled.loop_model`): at least :data:`LOOPS_MIN`
-        coordinates, every frame carrying at most one body."""
+        coordinates (:data:`PLANAR_LOOPS_MIN` for a planar robot), every frame
+        carrying at most one body."""
         from flexpkm.compiled.chains import frame_bodies
-        if self.unrolled or self.model.layout.n_tot < LOOPS_MIN:
+        planar = getattr(self.model, "plane_normal", None) is not None
+        if self.unrolled or self.model.layout.n_tot < (PLANAR_LOOPS_MIN if planar else LOOPS_MIN):
             return False
         try:
             frame_bodies(self.model)

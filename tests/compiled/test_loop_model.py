@@ -92,11 +92,12 @@ def test_loop_model_equals_the_flat_model(robot_name):
 
 def test_simulation_on_the_loops_agrees_with_numpy(monkeypatch, tmp_path):
     """DualEMPS ``square`` at two elements per link with the loop model
-    forced (LOOPS_MIN 0; compiled once, ~5 s of gcc, in a fresh cache): the
+    forced (LOOPS_MIN and PLANAR_LOOPS_MIN 0; compiled once, ~5 s of gcc, in a fresh cache): the
     numpy step's Newton evaluations, efforts and energy to 1e-8, positions
     to 1e-10, the accelerometer to 1e-7 (as the flat model,
     test_newton_euler.py)."""
     monkeypatch.setattr(robot, "LOOPS_MIN", 0)
+    monkeypatch.setattr(robot, "PLANAR_LOOPS_MIN", 0)
     monkeypatch.setenv("FLEXPKM_CACHE", str(tmp_path))
     model, q0, drive, sensors = dualemps.simulation_setup("square")
     model, q0 = _refined(model, q0, 2)

@@ -159,3 +159,20 @@ def test_step_on_the_design_symbol_equals_the_folded_step():
     assert np.array_equal(cm.parameters(*args)[-p.size - 1:-1], p)
     assert np.abs(states[0] - states[1]).max() <= 1e-13 * np.abs(states[1]).max()
     assert np.abs(states[0] - x0).max() > 0
+
+
+def test_planar_robots_stay_flat_up_to_their_own_threshold():
+    """The loop model is chosen from LOOPS_MIN coordinates for a spatial
+    robot and from PLANAR_LOOPS_MIN for a planar one (plane_normal set):
+    the DualEMPS at 4 and 8 elements per link (43, 79 coordinates) runs the
+    flat graph, at 16 (151) the loops; the spatial three-RRR example (51)
+    the loops. No compilation (``compile=False``)."""
+    assert robot.LOOPS_MIN < 43 and 79 < robot.PLANAR_LOOPS_MIN < 151
+    model, q0, _, _ = dualemps.simulation_setup("square")
+    for n, loops in ((4, False), (8, False), (16, True)):
+        m, q = _refined(model, q0, n)
+        assert m.plane_normal is not None
+        assert CompiledRobot(m, q_ref=q, compile=False).on_loops is loops, n
+    spatial = fp.load_robot(file_of("three_rrr"))
+    assert spatial.plane_normal is None and spatial.layout.n_tot >= robot.LOOPS_MIN
+    assert CompiledRobot(spatial, q_ref=configure(spatial, None), compile=False).on_loops
