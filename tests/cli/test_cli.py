@@ -153,3 +153,22 @@ def test_the_manifest_records_the_backend(capsys, tmp_path):
     assert "backend: numpy (asked)" in capsys.readouterr().out
     run = json.loads((tmp_path / "s.csv.run.json").read_text())
     assert (run["backend"], run["backend_reason"]) == ("numpy", "asked")
+
+
+def test_no_compilation_note_without_a_build(monkeypatch, capsys):
+    """A child process that ran during the block (not a build: no timed
+    function spent time) gives no "one-time compilation" note and 0 s
+    subtracted; a build of 0.2 s gives the note and its time."""
+    from flexpkm import stopwatch
+    from flexpkm.cli import common
+    clock = iter([0.0, 1.0, 1.0, 2.0, 2.0])
+    monkeypatch.setattr(common, "children_seconds", lambda: next(clock, 2.0))
+    with common.compilation_timer("X") as built:
+        pass
+    assert built["seconds"] == 0.0 and "one-time" not in capsys.readouterr().err
+    times = iter([10.0, 10.2])
+    monkeypatch.setattr(stopwatch.time, "perf_counter", lambda: next(times, 10.2))
+    with common.compilation_timer("X") as built:
+        stopwatch.timed(lambda: None)()
+    assert abs(built["seconds"] - 0.2) < 1e-12
+    assert "X's models took 0.2 s" in capsys.readouterr().err
