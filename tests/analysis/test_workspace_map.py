@@ -109,7 +109,8 @@ def test_navaro_3d_map_masked_closed_form_equals_single_poses():
     equal the single-pose modal analysis to 1e-12, every masked cell is
     refused by the closed form alone with that status, and the map equals
     the one through the raising closed form (batches bisected) and the one
-    solved by 2 worker processes (chunks of 7 cells)."""
+    solved by 2 worker processes (chunks of 7 cells; its cells assembled job
+    by job as the jobs are sent, :func:`stream_cells`)."""
     case = cases.get("navaro")
     options = {o.name: o.default for o in case.options}
     model = fp.build_model(case.robot(options))
@@ -137,6 +138,7 @@ def test_navaro_3d_map_masked_closed_form_equals_single_poses():
                              configure=lambda p: masked(model, p, options), chunk=7, workers=2)
     np.testing.assert_array_equal(parallel.frequencies_hz, m.frequencies_hz)
     np.testing.assert_array_equal(parallel.compliance, m.compliance)
+    np.testing.assert_array_equal(parallel.q_tot, m.q_tot)      # assembled as the jobs are sent
     assert parallel.status.tolist() == m.status.tolist()
 
 def test_dataset_and_netcdf(five_bar_map, tmp_path):
