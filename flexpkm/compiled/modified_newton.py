@@ -163,7 +163,7 @@ def mass_function(kd, loops=False):
     Built once per library and given to :func:`refresh_function` and
     :func:`iteration_function` (``mass``), so that the generated C holds it
     once: two builds were two copies in the C (DualEMPS, 8 elements per
-    link, flat graph: 92,031 -> 78,700 lines)."""
+    link, flat graph: 92,031 -> 78,772 lines, first compile 13.4-13.9 -> 11.9 s)."""
     return (loop_functions.mass_matrix_function if loops else mass_matrix_function)(kd)
 
 

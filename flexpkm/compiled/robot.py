@@ -43,10 +43,10 @@ LOOPS_MIN = 40
 #: compiles in seconds well past LOOPS_MIN. DualEMPS ``square``, one BLAS
 #: thread, libraries cached, quiet machine (eighth session): 4 elements per
 #: link (43 coordinates) flat 0.17-0.19 s per simulated s against the loop
-#: model's 0.29-0.32, first compile 7.0 against 6.4 s; 8 elements (79) flat
-#: 0.41-0.46 against 0.66-0.68, first compile 13.3 against 9.2 s; 16
+#: model's 0.29-0.32, first compile 7.0-7.7 against 6.4 s; 8 elements (79) flat
+#: 0.41-0.46 against 0.66-0.68, first compile 11.9 against 9.2 s; 16
 #: elements (151) stay on the loop model (docs/simulation.md, "Planar
-#: robots on the flat model")
+#: robots on the flat graph")
 PLANAR_LOOPS_MIN = 100
 
 #: outputs of :meth:`CompiledRobot.full`
